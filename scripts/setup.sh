@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what is missing on a fresh Debian machine, and returns fast when everything is present.
+# Called by `npm start`, `npm test` and `npm run bench`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(libreoffice-writer-nogui fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
+  fonts-dejavu poppler-utils qpdf)
+# Tools only the tests and benchmarks need (reference implementations, the browser, NSS tools for pdfsig).
+if [ "${FOLIO_SETUP_DEV:-1}" = "1" ]; then
+  apt_packages+=(pandoc chromium libnss3-tools openssl)
+fi
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# npm packages: `npm ci` when node_modules is absent or older than the lock file.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages (npm ci)" >&2
+  npm ci --no-audit --no-fund >&2
+fi

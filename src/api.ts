@@ -1,0 +1,73 @@
+/**
+ * Composition root of the API service: builds the services from the configuration, the Fastify app with
+ * the routes of every capability whose engine is available, and starts listening.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config/index.js';
+import { buildApiApp } from './http/app.js';
+import { LocalInFlightLimiter } from './http/in-flight.js';
+import type { HttpMetrics } from './http/metrics.js';
+import { healthRoutes, healthSchema } from './http/routes/health.js';
+import { authRoutes } from './http/routes/auth.js';
+import { SafeFetcher } from './fetch/safe-fetch.js';
+import { createAuthService } from './auth/service.js';
+import type { Services } from './services.js';
+import { MAX_IN_FLIGHT_PER_KEY } from './http/app.js';
+
+export interface ApiOptions {
+  config: Config;
+  logger: Logger;
+  metrics?: HttpMetrics;
+  /** Skip starting the LibreOffice pool (tests of capabilities that never convert). */
+  withoutOffice?: boolean;
+}
+
+export interface RunningApi {
+  app: FastifyInstance;
+  services: Services;
+  close(): Promise<void>;
+}
+
+export async function createServices(opts: ApiOptions): Promise<Services> {
+  const { config, logger } = opts;
+  const services: Services = {
+    config,
+    logger,
+    fetcher: new SafeFetcher({ allowlist: config.urlFetchAllowlist }),
+    auth: await createAuthService(config, logger),
+    engines: [],
+    closers: [],
+  };
+  services.closers.push(() => services.fetcher.close(), () => services.auth.close());
+  return services;
+}
+
+export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
+  const services = await createServices(opts);
+  const limiter = new LocalInFlightLimiter(MAX_IN_FLIGHT_PER_KEY);
+  const app = await buildApiApp({
+    logger: opts.logger,
+    authenticator: services.auth,
+    limiter,
+    metrics: opts.metrics,
+    routes: [
+      async (a) => {
+        a.addSchema(healthSchema);
+      },
+      healthRoutes(services),
+      authRoutes(services),
+    ],
+  });
+  return {
+    app,
+    services,
+    async close() {
+      await app.close();
+      await limiter.close();
+      for (const close of [...services.closers].reverse()) {
+        await close().catch((e) => opts.logger.warn({ err: e }, 'error while closing a service'));
+      }
+    },
+  };
+}

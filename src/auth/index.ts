@@ -1,0 +1,1 @@
+export type { AuthenticatedKey, KeyAuthenticator, IssuedKey, KeySummary, AuthService } from './types.js';

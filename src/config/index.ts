@@ -1,0 +1,146 @@
+/**
+ * Configuration from the environment (CONTRACT §9). Every variable is optional; a bad value stops
+ * start-up with one line naming the variable (ConfigError.message is that line).
+ */
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  ingestPort: number;
+  dataDir: string;
+  databaseUrl?: string;
+  telemetryDatabaseUrl?: string;
+  redisUrl?: string;
+  smtpUrl?: string;
+  mailFrom: string;
+  signingP12?: string;
+  signingP12Password?: string;
+  tsaUrl?: string;
+  /** Operator opt-in: sign without a timestamp when the TSA fails (default: the request fails). */
+  tsaOptional: boolean;
+  trustAnchors?: string;
+  /** `host:port` pairs the URL fetcher may reach even when they resolve to internal addresses. */
+  urlFetchAllowlist: string[];
+  adminToken?: string;
+  officeWorkers: number;
+  /** Conversions waiting for a worker beyond which the server answers 503. */
+  officeQueueSize: number;
+  /** Time budget of one conversion, in milliseconds. */
+  officeTimeoutMs: number;
+  logLevel: string;
+  metricsPort?: number;
+  /** Secret for keyed hashes of verification codes; generated into DATA_DIR when absent. */
+  codeHashSecret?: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, issue: string) {
+    super(`Invalid configuration: ${variable} ${issue}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')} (got ${parsed.protocol})`);
+  }
+  return raw;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const ingestPort = int(env, 'INGEST_PORT', 8081, 0, 65535);
+  const metricsRaw = str(env, 'METRICS_PORT');
+  const metricsPort = metricsRaw === undefined ? undefined : int(env, 'METRICS_PORT', 0, 0, 65535);
+
+  const allowlist = (str(env, 'URL_FETCH_ALLOWLIST') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of allowlist) {
+    if (!/^[A-Za-z0-9.\-]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(entry)) {
+      throw new ConfigError('URL_FETCH_ALLOWLIST', `entry "${entry}" is not host:port`);
+    }
+  }
+
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const mailFrom = str(env, 'MAIL_FROM') ?? 'Folio <no-reply@folio.localhost>';
+  if (!/@/.test(mailFrom)) throw new ConfigError('MAIL_FROM', 'must contain an e-mail address');
+
+  const signingP12 = str(env, 'SIGNING_P12');
+  const signingP12Password = env.SIGNING_P12_PASSWORD;
+  if (signingP12Password !== undefined && signingP12 === undefined) {
+    throw new ConfigError('SIGNING_P12_PASSWORD', 'is set but SIGNING_P12 is not');
+  }
+
+  const adminToken = str(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
+  }
+
+  return {
+    host,
+    port,
+    ingestPort,
+    dataDir: path.resolve(str(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    telemetryDatabaseUrl: url(env, 'TELEMETRY_DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom,
+    signingP12,
+    signingP12Password,
+    tsaUrl: url(env, 'TSA_URL', ['http:', 'https:']),
+    tsaOptional: bool(env, 'TSA_OPTIONAL', false),
+    trustAnchors: str(env, 'TRUST_ANCHORS'),
+    urlFetchAllowlist: allowlist,
+    adminToken,
+    officeWorkers: int(env, 'OFFICE_WORKERS', Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 1, 64),
+    officeQueueSize: int(env, 'OFFICE_QUEUE_SIZE', 64, 1, 10_000),
+    officeTimeoutMs: int(env, 'OFFICE_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    logLevel,
+    metricsPort,
+    codeHashSecret: str(env, 'CODE_HASH_SECRET'),
+  };
+}

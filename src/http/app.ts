@@ -1,0 +1,206 @@
+/**
+ * The API's Fastify instance: request ids, logging, body parsing and limits, the auth hook, the per-key
+ * in-flight limit, the error envelope for every failure, OpenAPI, and graceful closing. Capabilities add
+ * their routes as plugins (src/http/routes/*) and know nothing of each other.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import multipart from '@fastify/multipart';
+import type { Logger } from 'pino';
+import { FolioError } from '../errors.js';
+import { errorEnvelopeSchema, sendError, toFolioError } from './envelope.js';
+import { parseJsonBody } from './json-body.js';
+import type { InFlightLimiter } from './in-flight.js';
+import type { HttpMetrics } from './metrics.js';
+import type { KeyAuthenticator } from '../auth/index.js';
+import './types.js';
+
+export const API_VERSION = '0.9.0';
+/** Largest document (CONTRACT §0). */
+export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
+/** A JSON body carries the document in base64 (4/3 larger) plus fields: room for that, no more. */
+export const MAX_JSON_BODY_BYTES = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 2 * 1024 * 1024;
+export const MAX_IN_FLIGHT_PER_KEY = 10;
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,64}$/;
+
+export interface ApiAppOptions {
+  logger: Logger;
+  authenticator: KeyAuthenticator;
+  limiter: InFlightLimiter;
+  metrics?: HttpMetrics;
+  /** Route plugins; each registers its own paths. */
+  routes: Array<(app: FastifyInstance) => Promise<void>>;
+}
+
+export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: opts.logger as unknown as FastifyBaseLogger,
+    disableRequestLogging: true, // our own line below: never the query string (it may hold a code)
+    genReqId: (req) => {
+      const sent = req.headers['x-request-id'];
+      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
+    },
+    requestIdHeader: false,
+    bodyLimit: MAX_JSON_BODY_BYTES,
+    maxParamLength: 200,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
+    // Malformed requests rejected by Node's parser (e.g. a 10 MB query string) still get the envelope.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const tooLarge = (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
+      const status = tooLarge ? 431 : 400;
+      const body = JSON.stringify({
+        code: 'VALIDATION_ERROR',
+        error: tooLarge ? 'Request Header Fields Too Large' : 'Bad Request',
+        message: tooLarge ? 'The request line or headers are too large' : 'Malformed HTTP request',
+        requestId: randomUUID(),
+      });
+      socket.end(
+        `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Connection: close\r\n\r\n${body}`,
+      );
+    },
+  });
+
+  let closing = false;
+  app.addSchema(errorEnvelopeSchema);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+  await app.register(multipart, {
+    limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25 },
+    throwFileSizeLimit: true,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Folio API',
+        version: API_VERSION,
+        description: 'Convert, fill, sign and verify documents. Errors use the ErrorEnvelope schema.',
+      },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'folio_sk_… API key' } },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  // Paths and methods known to the router, for 405 versus 404.
+  const routePatterns: Array<{ re: RegExp; methods: Set<string> }> = [];
+  app.addHook('onRoute', (route) => {
+    const url = route.url;
+    const re = new RegExp(
+      '^' + url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+').replace(/\\\*/g, '.*') + '/?$',
+    );
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let entry = routePatterns.find((p) => p.re.source === re.source);
+    if (!entry) routePatterns.push((entry = { re, methods: new Set() }));
+    for (const m of methods) entry.methods.add(m.toUpperCase());
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.startedAt = process.hrtime.bigint();
+    reply.header('X-Request-Id', request.id);
+    if (closing) {
+      reply.header('Connection', 'close');
+      throw new FolioError('SERVICE_UNAVAILABLE', 'The server is shutting down', { retryAfter: 5 });
+    }
+    const config = request.routeOptions.config;
+    if (config?.auth) {
+      request.apiKey = await authenticate(opts.authenticator, request);
+    }
+    if (config?.documentEndpoint && request.apiKey) {
+      if (!(await opts.limiter.tryAcquire(request.apiKey.keyId))) {
+        throw new FolioError(
+          'RATE_LIMIT_ERROR',
+          `At most ${MAX_IN_FLIGHT_PER_KEY} requests may be in flight per API key; retry when one finishes`,
+          { retryAfter: 1 },
+        );
+      }
+      request.holdsDocumentSlot = true;
+      opts.metrics?.inFlight.inc({ endpoint: config.endpoint ?? request.routeOptions.url ?? '' });
+    }
+  });
+
+  const releaseSlot = async (request: FastifyRequest) => {
+    if (request.holdsDocumentSlot && request.apiKey) {
+      request.holdsDocumentSlot = false;
+      opts.metrics?.inFlight.dec({ endpoint: request.routeOptions.config?.endpoint ?? request.routeOptions.url ?? '' });
+      await opts.limiter.release(request.apiKey.keyId);
+    }
+  };
+  app.addHook('onRequestAbort', releaseSlot);
+  app.addHook('onResponse', async (request, reply) => {
+    await releaseSlot(request);
+    const seconds = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e9 : 0;
+    const route = request.routeOptions.url ?? 'unmatched';
+    opts.metrics?.observe(request.method, route, reply.statusCode, seconds);
+    request.log.info(
+      { reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(seconds * 1000) },
+      'request completed',
+    );
+  });
+
+  app.setErrorHandler(async (thrown, request, reply) => {
+    const err = toFolioError(thrown);
+    if (err.status >= 500 && err.code === 'INTERNAL_ERROR') {
+      request.log.error({ reqId: request.id, err: thrown }, 'unhandled error');
+    }
+    return sendError(request, reply, err);
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const match = routePatterns.find((p) => p.re.test(path));
+    if (match && !match.methods.has(request.method)) {
+      const allowed = [...match.methods].sort();
+      reply.header('Allow', allowed.join(', '));
+      return sendError(
+        request,
+        reply,
+        new FolioError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on this path; use ${allowed.join(', ')}`),
+      );
+    }
+    return sendError(request, reply, new FolioError('NOT_FOUND', 'The requested path does not exist'));
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  for (const plugin of opts.routes) await app.register(plugin);
+
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  return app;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+async function authenticate(authenticator: KeyAuthenticator, request: FastifyRequest) {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || header.length === 0) {
+    throw new FolioError('AUTHENTICATION_ERROR', 'Missing Authorization: Bearer <API key> header');
+  }
+  const m = BEARER.exec(header);
+  if (!m) throw new FolioError('AUTHENTICATION_ERROR', 'The Authorization header must be "Bearer <API key>"');
+  const key = await authenticator.authenticate(m[1]!);
+  if (!key) throw new FolioError('AUTHENTICATION_ERROR', 'The API key is invalid or has been revoked');
+  return key;
+}
+
+export type { FastifyInstance, FastifyReply, FastifyRequest };

@@ -1,0 +1,128 @@
+/**
+ * The contract's error envelope (CONTRACT §0), used for every error on every path, and the mapping from
+ * whatever was thrown (FolioError, Fastify's own errors, anything else) to it.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { FolioError, type ErrorCode, type ErrorDetail } from '../errors.js';
+
+export interface ErrorEnvelope {
+  code: ErrorCode;
+  error: string;
+  message: string;
+  requestId: string;
+  details?: ErrorDetail[];
+}
+
+export const errorEnvelopeSchema = {
+  $id: 'ErrorEnvelope',
+  type: 'object',
+  required: ['code', 'error', 'message', 'requestId'],
+  properties: {
+    code: { type: 'string' },
+    error: { type: 'string', description: 'HTTP reason phrase' },
+    message: { type: 'string' },
+    requestId: { type: 'string' },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['field', 'issue'],
+        properties: { field: { type: 'string' }, issue: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+/** OpenAPI `responses` entries for the given error statuses, all pointing at the envelope schema. */
+export function errorResponses(...statuses: number[]): Record<number, unknown> {
+  const out: Record<number, unknown> = {};
+  for (const s of statuses) {
+    out[s] = { description: STATUS_CODES[s] ?? 'Error', $ref: 'ErrorEnvelope#' };
+  }
+  return out;
+}
+
+export function envelopeFor(err: FolioError, requestId: string): ErrorEnvelope {
+  const body: ErrorEnvelope = {
+    code: err.code,
+    error: STATUS_CODES[err.status] ?? 'Error',
+    message: err.message,
+    requestId,
+  };
+  if (err.details && err.details.length > 0) body.details = err.details;
+  return body;
+}
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  message: string;
+  validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown>; keyword?: string }>;
+  validationContext?: string;
+}
+
+/** Maps Fastify's built-in and plugin errors onto contract codes; anything unknown is a 500. */
+export function toFolioError(thrown: unknown): FolioError {
+  if (thrown instanceof FolioError) return thrown;
+  const e = (thrown ?? {}) as FastifyLikeError;
+  if (e.validation) {
+    const where = e.validationContext ?? 'body';
+    const details: ErrorDetail[] = e.validation.map((v) => {
+      let field = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+      if (v.keyword === 'required' && typeof v.params?.missingProperty === 'string') {
+        field = field ? `${field}.${v.params.missingProperty}` : v.params.missingProperty;
+      }
+      if (v.keyword === 'additionalProperties' && typeof v.params?.additionalProperty === 'string') {
+        field = field ? `${field}.${v.params.additionalProperty}` : v.params.additionalProperty;
+        return { field, issue: 'unknown property' };
+      }
+      return { field: field || where, issue: v.message ?? 'is invalid' };
+    });
+    return new FolioError('VALIDATION_ERROR', `Request ${where} is invalid`, { details });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new FolioError('FILE_TOO_LARGE', 'The request body exceeds the size limit (25 MB per document)');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new FolioError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type for this operation');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new FolioError('VALIDATION_ERROR', 'The request body is not valid JSON', {
+        details: [{ field: 'body', issue: e.message }],
+      });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+    case 'FST_PROTO_VIOLATION':
+    case 'FST_CONSTRUCTOR_VIOLATION':
+      return new FolioError('VALIDATION_ERROR', e.message);
+    case 'FST_ERR_BAD_URL':
+      return new FolioError('NOT_FOUND', 'The requested path does not exist');
+    default:
+      break;
+  }
+  if (thrown instanceof SyntaxError) {
+    return new FolioError('VALIDATION_ERROR', 'The request body is not valid JSON', {
+      details: [{ field: 'body', issue: thrown.message }],
+    });
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    const status = e.statusCode;
+    const code: ErrorCode =
+      status === 413 ? 'FILE_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : status === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR';
+    return new FolioError(code, e.message, { status: code === 'VALIDATION_ERROR' ? 400 : status });
+  }
+  return new FolioError('INTERNAL_ERROR', 'An unexpected error occurred', { cause: thrown });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: FolioError): FastifyReply {
+  if (err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
+  return reply
+    .code(err.status)
+    .header('Content-Type', 'application/json; charset=utf-8')
+    .send(envelopeFor(err, request.id));
+}

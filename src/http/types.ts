@@ -1,0 +1,22 @@
+/** What the HTTP layer attaches to requests, and the route options each route declares. */
+import type { AuthenticatedKey } from '../auth/index.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook on routes with `config.auth = true`. */
+    apiKey?: AuthenticatedKey;
+    /** Set while the request holds one of its key's document-endpoint slots. */
+    holdsDocumentSlot?: boolean;
+    startedAt?: bigint;
+  }
+  interface FastifyContextConfig {
+    /** Requires `Authorization: Bearer <API key>`. */
+    auth?: boolean;
+    /** Counts toward the per-key limit of requests in flight (convert, annotate, sign, verify). */
+    documentEndpoint?: boolean;
+    /** Name used in metrics and logs for the in-flight gauge. */
+    endpoint?: string;
+  }
+}
+
+export {};

@@ -1,0 +1,28 @@
+/**
+ * The office engine's public surface: DOCX → PDF through LibreOffice. Other capabilities (convert, annotate
+ * ?to=pdf, sign of a DOCX) depend on this interface only, never on how the pool works.
+ */
+export interface DocxToPdfOptions {
+  /** How tracked changes appear: as markup (default), all accepted, or all rejected. */
+  trackedChanges?: 'markup' | 'accept' | 'reject';
+  pdfa?: '1b' | '2b' | '3b';
+  tagged?: boolean;
+}
+
+export interface OfficeEngineStatus {
+  status: 'healthy' | 'degraded' | 'unhealthy';
+  workers: number;
+  busy: number;
+  queued: number;
+}
+
+export interface OfficeEngine {
+  /**
+   * Converts a DOCX held in memory to PDF bytes. Throws FolioError: INVALID_FILE_FORMAT (not a DOCX),
+   * UNPROCESSABLE_DOCUMENT (corrupt, encrypted, zip bomb, conversion failed), CONVERSION_TIMEOUT,
+   * SERVICE_UNAVAILABLE (queue full, with retryAfter).
+   */
+  docxToPdf(docx: Uint8Array, options?: DocxToPdfOptions): Promise<Uint8Array>;
+  status(): OfficeEngineStatus;
+  close(): Promise<void>;
+}
