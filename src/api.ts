@@ -8,7 +8,7 @@ import type { Config } from './config/index.js';
 import { buildApiApp } from './http/app.js';
 import { LocalInFlightLimiter } from './http/in-flight.js';
 import type { HttpMetrics } from './http/metrics.js';
-import { healthRoutes, healthSchema } from './http/routes/health.js';
+import { healthRoutes } from './http/routes/health.js';
 import { authRoutes } from './http/routes/auth.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
@@ -52,9 +52,6 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     limiter,
     metrics: opts.metrics,
     routes: [
-      async (a) => {
-        a.addSchema(healthSchema);
-      },
       healthRoutes(services),
       authRoutes(services),
     ],

@@ -4,7 +4,8 @@
  * their routes as plugins (src/http/routes/*) and know nothing of each other.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
+import Fastify, {
+  LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
@@ -38,14 +39,15 @@ export interface ApiAppOptions {
 export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: opts.logger as unknown as FastifyBaseLogger,
-    disableRequestLogging: true, // our own line below: never the query string (it may hold a code)
+    // Our own line per request below: never the query string (it may hold a code).
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const sent = req.headers['x-request-id'];
       return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
     },
     requestIdHeader: false,
     bodyLimit: MAX_JSON_BODY_BYTES,
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },

@@ -7,6 +7,7 @@ const startTime = new Date();
 
 export function healthRoutes(services: Services) {
   return async (app: FastifyInstance) => {
+    app.addSchema(healthSchema);
     app.route({
       method: ['GET', 'HEAD'],
       url: '/v1/health',

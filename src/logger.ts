@@ -1,0 +1,16 @@
+/**
+ * Structured logs (pino). Request logging is our own line per request (route pattern, status, duration,
+ * request id); headers and query strings are never logged, and the redaction list is a second guard.
+ */
+import pino, { type Logger } from 'pino';
+
+export function createLogger(level: string, name = 'folio'): Logger {
+  return pino({
+    name,
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-license-key"]', 'apiKey', 'code', 'password', '*.apiKey', '*.code'],
+      censor: '[redacted]',
+    },
+  });
+}

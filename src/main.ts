@@ -1,0 +1,66 @@
+/**
+ * Entry point: `node dist/src/main.js [api|ingest|all]` (default all). Reads the configuration (one line and
+ * exit 1 when invalid), starts the services, serves /metrics on METRICS_PORT, and drains on SIGTERM/SIGINT.
+ */
+import { loadConfig, ConfigError, type Config } from './config/index.js';
+import { createLogger } from './logger.js';
+import { buildApi } from './api.js';
+import { createHttpMetrics, startMetricsServer } from './http/metrics.js';
+import type { Server } from 'node:http';
+
+type Mode = 'api' | 'ingest' | 'all';
+
+async function main(): Promise<void> {
+  const mode = (process.argv[2] ?? 'all') as Mode;
+  if (!['api', 'ingest', 'all'].includes(mode)) {
+    console.error(`usage: main.js [api|ingest|all] (got "${mode}")`);
+    process.exit(2);
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+  const logger = createLogger(config.logLevel);
+  const closers: Array<() => Promise<void>> = [];
+  const metrics = createHttpMetrics('folio');
+
+  if (mode === 'api' || mode === 'all') {
+    const api = await buildApi({ config, logger, metrics });
+    await api.app.listen({ host: config.host, port: config.port });
+    logger.info({ host: config.host, port: config.port }, 'API listening');
+    closers.push(() => api.close());
+  }
+  if (mode === 'ingest' || mode === 'all') {
+    const { startIngestService } = await import('./ingest-entry.js');
+    closers.push(await startIngestService(config, logger, metrics.registry));
+  }
+  let metricsServer: Server | undefined;
+  if (config.metricsPort !== undefined) {
+    metricsServer = await startMetricsServer(config.host, config.metricsPort, [metrics.registry]);
+    logger.info({ port: config.metricsPort }, 'metrics listening');
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining in-flight requests');
+    metricsServer?.close();
+    for (const close of closers.reverse()) await close().catch((e) => logger.error({ err: e }, 'error while closing'));
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((e) => {
+  console.error(`Folio failed to start: ${(e as Error).message}`);
+  process.exit(1);
+});
