@@ -1,0 +1,120 @@
+/** Configuration validation (CONTRACT §9), OpenAPI/docs, health, and SIGTERM draining of the real process. */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from '../../src/config/index.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+function runMain(env: Record<string, string>, args: string[] = []) {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts'), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('configuration', () => {
+  it('has the contract defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, ingestPort: 8081, logLevel: 'info' });
+    expect(c.dataDir).toBe(path.resolve('./data'));
+    expect(c.officeWorkers).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['INGEST_PORT', '-1'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['TELEMETRY_DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://x'],
+    ['SMTP_URL', 'ftp://x'],
+    ['TSA_URL', 'file:///etc/passwd'],
+    ['URL_FETCH_ALLOWLIST', 'host-without-port'],
+    ['OFFICE_WORKERS', '0'],
+    ['LOG_LEVEL', 'loud'],
+    ['METRICS_PORT', 'x'],
+    ['ADMIN_TOKEN', 'short'],
+  ])('rejects %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
+  });
+
+  it('stops start-up with one line naming the bad variable', async () => {
+    const child = runMain({ PORT: 'nope' });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT must be an integer, got "nope"']);
+  });
+});
+
+describe('process lifecycle', () => {
+  it('serves, then drains on SIGTERM and exits 0', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-life-'));
+    const port = await freePort();
+    const child = runMain({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', OFFICE_WORKERS: '1' }, ['api']);
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const deadline = Date.now() + 60_000;
+    while (!stdout.includes('API listening')) {
+      if (Date.now() > deadline) throw new Error(`server did not start: ${stdout}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const health = await fetch(`http://127.0.0.1:${port}/v1/health`);
+    expect(health.status).toBe(200);
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(code).toBe(0);
+    expect(stdout).toContain('draining in-flight requests');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 90_000);
+});
+
+describe('health, OpenAPI and docs', () => {
+  let t: TestApi;
+  beforeAll(async () => {
+    t = await startTestApi();
+  });
+  afterAll(async () => t?.close());
+
+  it('GET and HEAD /v1/health need no key and reveal no paths', async () => {
+    const res = await fetch(`${t.url}/v1/health`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 'healthy', version: '0.9.0', service: 'folio-api' });
+    expect(Date.parse(body.timestamp as string)).not.toBeNaN();
+    expect(body.instance).toMatchObject({ startTime: expect.any(String), uptimeSeconds: expect.any(Number) });
+    expect(JSON.stringify(body)).not.toContain(t.dataDir);
+    const head = await fetch(`${t.url}/v1/health`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+  });
+
+  it('serves OpenAPI 3.1 at version 0.9.0 describing the registered routes, and /docs', async () => {
+    const res = await fetch(`${t.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    expect(doc.openapi).toMatch(/^3\.1/);
+    expect(doc.info.version).toBe('0.9.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/health', '/v1/auth/register', '/v1/auth/verify', '/v1/auth/keys', '/v1/auth/keys/{keyId}']));
+    expect(Object.keys(doc.paths['/v1/auth/keys/{keyId}']!.delete!.responses)).toEqual(expect.arrayContaining(['204', '401', '404']));
+    const docs = await fetch(`${t.url}/docs`, { redirect: 'follow' });
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toMatch(/swagger/i);
+  });
+});
