@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     metricsServer?.close();
     for (const close of closers.reverse()) await close().catch((e) => logger.error({ err: e }, 'error while closing'));
     logger.info('stopped');
-    process.exit(0);
+    logger.flush(() => process.exit(0));
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -103,6 +103,14 @@ function toKey(r: Row | undefined): KeyRecord | undefined {
 
 export class SqliteAuthStore implements AuthStore {
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** Prepared once per SQL text: preparing is most of the cost of a small query. */
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
 
   constructor(file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -124,8 +132,8 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async putCode(c: Omit<CodeRecord, 'attempts' | 'usedAt'>): Promise<void> {
-    this.db
-      .prepare(
+    this
+      .stmt(
         `INSERT INTO verification_codes (email, code_hash, created_at, expires_at, attempts, used_at)
          VALUES (?, ?, ?, ?, 0, NULL)
          ON CONFLICT (email) DO UPDATE SET code_hash = excluded.code_hash, created_at = excluded.created_at,
@@ -135,19 +143,19 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async getCode(email: string) {
-    return toCode(this.db.prepare('SELECT * FROM verification_codes WHERE email = ?').get(email) as Row | undefined);
+    return toCode(this.stmt('SELECT * FROM verification_codes WHERE email = ?').get(email) as Row | undefined);
   }
 
   async recordFailedAttempt(email: string): Promise<number> {
-    const r = this.db
-      .prepare('UPDATE verification_codes SET attempts = attempts + 1 WHERE email = ? RETURNING attempts')
+    const r = this
+      .stmt('UPDATE verification_codes SET attempts = attempts + 1 WHERE email = ? RETURNING attempts')
       .get(email) as Row | undefined;
     return r ? Number(r.attempts) : 0;
   }
 
   async consumeCode(email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean> {
-    const r = this.db
-      .prepare(
+    const r = this
+      .stmt(
         `UPDATE verification_codes SET used_at = ? WHERE email = ? AND code_hash = ? AND used_at IS NULL
          AND expires_at > ? AND attempts < ?`,
       )
@@ -156,37 +164,37 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async insertKey(k: KeyRecord): Promise<void> {
-    this.db
-      .prepare('INSERT INTO api_keys (key_id, email, key_hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)')
+    this
+      .stmt('INSERT INTO api_keys (key_id, email, key_hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(k.keyId, k.email, k.keyHash, k.createdAt, k.lastUsedAt, k.revokedAt);
   }
 
   async findKeyByHash(keyHash: string) {
-    return toKey(this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(keyHash) as Row | undefined);
+    return toKey(this.stmt('SELECT * FROM api_keys WHERE key_hash = ?').get(keyHash) as Row | undefined);
   }
 
   async touchKey(keyId: string, now: number): Promise<void> {
-    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE key_id = ?').run(now, keyId);
+    this.stmt('UPDATE api_keys SET last_used_at = ? WHERE key_id = ?').run(now, keyId);
   }
 
   async listKeys(email: string) {
-    return (this.db.prepare('SELECT * FROM api_keys WHERE email = ? ORDER BY created_at, key_id').all(email) as Row[]).map(
+    return (this.stmt('SELECT * FROM api_keys WHERE email = ? ORDER BY created_at, key_id').all(email) as Row[]).map(
       (r) => toKey(r)!,
     );
   }
 
   async revokeKey(keyId: string, email: string, now: number): Promise<boolean> {
-    const found = this.db.prepare('SELECT revoked_at FROM api_keys WHERE key_id = ? AND email = ?').get(keyId, email) as
+    const found = this.stmt('SELECT revoked_at FROM api_keys WHERE key_id = ? AND email = ?').get(keyId, email) as
       | Row
       | undefined;
     if (!found) return false;
-    this.db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ?').run(now, keyId);
+    this.stmt('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ?').run(now, keyId);
     return true;
   }
 
   async getOrCreateSetting(name: string, create: () => string): Promise<string> {
-    this.db.prepare('INSERT INTO auth_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, create());
-    return String((this.db.prepare('SELECT value FROM auth_settings WHERE name = ?').get(name) as Row).value);
+    this.stmt('INSERT INTO auth_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, create());
+    return String((this.stmt('SELECT value FROM auth_settings WHERE name = ?').get(name) as Row).value);
   }
 
   async close(): Promise<void> {

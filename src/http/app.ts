@@ -41,6 +41,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     loggerInstance: opts.logger as unknown as FastifyBaseLogger,
     // Our own line per request below: never the query string (it may hold a code).
     logController: new LogController({ disableRequestLogging: true }),
+    // No per-request child logger: the request id is written explicitly in the lines that need it.
+    childLoggerFactory: (logger) => logger,
     genReqId: (req) => {
       const sent = req.headers['x-request-id'];
       return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
@@ -115,18 +117,10 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     for (const m of methods) entry.methods.add(m.toUpperCase());
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    request.startedAt = process.hrtime.bigint();
-    reply.header('X-Request-Id', request.id);
-    if (closing) {
-      reply.header('Connection', 'close');
-      throw new FolioError('SERVICE_UNAVAILABLE', 'The server is shutting down', { retryAfter: 5 });
-    }
+  const admit = async (request: FastifyRequest) => {
     const config = request.routeOptions.config;
-    if (config?.auth) {
-      request.apiKey = await authenticate(opts.authenticator, request);
-    }
-    if (config?.documentEndpoint && request.apiKey) {
+    request.apiKey = await authenticate(opts.authenticator, request);
+    if (config.documentEndpoint) {
       if (!(await opts.limiter.tryAcquire(request.apiKey.keyId))) {
         throw new FolioError(
           'RATE_LIMIT_ERROR',
@@ -137,6 +131,18 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       request.holdsDocumentSlot = true;
       opts.metrics?.inFlight.inc({ endpoint: config.endpoint ?? request.routeOptions.url ?? '' });
     }
+  };
+
+  // Callback style: the common path (no key needed) allocates no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = process.hrtime.bigint();
+    reply.header('X-Request-Id', request.id);
+    if (closing) {
+      reply.header('Connection', 'close');
+      return done(new FolioError('SERVICE_UNAVAILABLE', 'The server is shutting down', { retryAfter: 5 }));
+    }
+    if (!request.routeOptions.config?.auth) return done();
+    admit(request).then(() => done(), done);
   });
 
   const releaseSlot = async (request: FastifyRequest) => {
@@ -147,8 +153,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     }
   };
   app.addHook('onRequestAbort', releaseSlot);
-  app.addHook('onResponse', async (request, reply) => {
-    await releaseSlot(request);
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.holdsDocumentSlot) void releaseSlot(request);
     const seconds = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e9 : 0;
     const route = request.routeOptions.url ?? 'unmatched';
     opts.metrics?.observe(request.method, route, reply.statusCode, seconds);
@@ -156,6 +162,7 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       { reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(seconds * 1000) },
       'request completed',
     );
+    done();
   });
 
   app.setErrorHandler(async (thrown, request, reply) => {

@@ -1,0 +1,26 @@
+/**
+ * `npm run bench`: runs every benchmark in bench/ (one file per capability) in turn and prints its figures.
+ * `npm run bench -- convert sign` runs only those.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const dir = import.meta.dirname;
+const wanted = process.argv.slice(2);
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .filter((f) => wanted.length === 0 || wanted.includes(f.replace(/\.ts$/, '')))
+  .sort((a, b) => (a === 'foundation.ts' ? -1 : b === 'foundation.ts' ? 1 : a.localeCompare(b)));
+
+let failed = 0;
+for (const f of files) {
+  console.log(`\n=== bench/${f} ===`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(dir, f)], { stdio: 'inherit', cwd: path.dirname(dir) });
+  if (r.status !== 0) {
+    failed++;
+    console.log(`bench/${f} exited with ${r.status}`);
+  }
+}
+process.exit(failed ? 1 : 0);

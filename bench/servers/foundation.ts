@@ -1,0 +1,36 @@
+/**
+ * Benchmark target: a bare Fastify hello-world and the real Folio API (SQLite, info-level logs) in one
+ * process, each on its own port. Prints one JSON line with the ports and an API key, then serves.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import { loadConfig } from '../../src/config/index.js';
+import { createLogger } from '../../src/logger.js';
+import { buildApi } from '../../src/api.js';
+
+const bare = Fastify();
+bare.get('/hello', async () => ({ hello: 'world' }));
+await bare.listen({ host: '127.0.0.1', port: 0 });
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-'));
+const config = loadConfig({ ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
+const api = await buildApi({ config, logger: createLogger(config.logLevel), withoutOffice: true });
+await api.app.listen({ host: '127.0.0.1', port: 0 });
+const key = await api.services.auth.issueKey('bench@example.com');
+
+process.stderr.write(
+  JSON.stringify({
+    bare: (bare.server.address() as AddressInfo).port,
+    api: (api.app.server.address() as AddressInfo).port,
+    apiKey: key.apiKey,
+  }) + '\n',
+);
+process.on('SIGTERM', async () => {
+  await api.close();
+  await bare.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+});
