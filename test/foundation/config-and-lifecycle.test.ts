@@ -72,15 +72,17 @@ describe('process lifecycle', () => {
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     const deadline = Date.now() + 60_000;
-    while (!stdout.includes('API listening')) {
+    let health: Response | undefined;
+    while (!health) {
       if (Date.now() > deadline) throw new Error(`server did not start: ${stdout}`);
-      await new Promise((r) => setTimeout(r, 100));
+      health = await fetch(`http://127.0.0.1:${port}/v1/health`).catch(() => undefined);
+      if (!health) await new Promise((r) => setTimeout(r, 200));
     }
-    const health = await fetch(`http://127.0.0.1:${port}/v1/health`);
     expect(health.status).toBe(200);
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect(code).toBe(0);
+    expect(stdout).toContain('API listening');
     expect(stdout).toContain('draining in-flight requests');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }, 90_000);
