@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config/index.js';
 import { buildApiApp } from './http/app.js';
-import { LocalInFlightLimiter } from './http/in-flight.js';
+import { LocalInFlightLimiter, RedisInFlightLimiter } from './http/in-flight.js';
 import type { HttpMetrics } from './http/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -45,7 +45,9 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
 
 export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
   const services = await createServices(opts);
-  const limiter = new LocalInFlightLimiter(MAX_IN_FLIGHT_PER_KEY);
+  const limiter = opts.config.redisUrl
+    ? new RedisInFlightLimiter(opts.config.redisUrl, MAX_IN_FLIGHT_PER_KEY)
+    : new LocalInFlightLimiter(MAX_IN_FLIGHT_PER_KEY);
   const app = await buildApiApp({
     logger: opts.logger,
     authenticator: services.auth,
