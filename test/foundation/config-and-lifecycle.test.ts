@@ -68,7 +68,8 @@ describe('process lifecycle', () => {
   it('serves, then drains on SIGTERM and exits 0', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-life-'));
     const port = await freePort();
-    const child = runMain({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', OFFICE_WORKERS: '1' }, ['api']);
+    const metricsPort = await freePort();
+    const child = runMain({ PORT: String(port), METRICS_PORT: String(metricsPort), DATA_DIR: dataDir, LOG_LEVEL: 'info', OFFICE_WORKERS: '1' }, ['api']);
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     const deadline = Date.now() + 60_000;
@@ -79,11 +80,59 @@ describe('process lifecycle', () => {
       if (!health) await new Promise((r) => setTimeout(r, 200));
     }
     expect(health.status).toBe(200);
+    await fetch(`http://127.0.0.1:${port}/v1/nowhere`);
+
+    // Prometheus metrics only on METRICS_PORT: counts and latency per route and status.
+    const publicMetrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(publicMetrics.status).toBe(404);
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/folio_http_requests_total\{[^}]*route="\/v1\/health"[^}]*status="200"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/folio_http_request_duration_seconds_bucket\{[^}]*status="404"/);
+    expect(metrics).toContain('folio_http_in_flight_requests');
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect(code).toBe(0);
     expect(stdout).toContain('API listening');
     expect(stdout).toContain('draining in-flight requests');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 90_000);
+});
+
+describe('draining', () => {
+  it('lets an in-flight request finish after SIGTERM, refuses new ones, then exits 0', async () => {
+    const { SMTPServer } = await import('smtp-server');
+    // An SMTP server that takes 1.5 s to accept a message keeps a register request in flight.
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, _s, cb) {
+        stream.resume();
+        stream.on('end', () => setTimeout(() => cb(), 1500));
+      },
+    });
+    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+    const smtpPort = (smtp.server.address() as net.AddressInfo).port;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-drain-'));
+    const port = await freePort();
+    const child = runMain({ PORT: String(port), DATA_DIR: dataDir, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, LOG_LEVEL: 'warn' }, ['api']);
+    const deadline = Date.now() + 60_000;
+    while (!(await fetch(`http://127.0.0.1:${port}/v1/health`).catch(() => undefined))) {
+      if (Date.now() > deadline) throw new Error('server did not start');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const inFlight = fetch(`http://127.0.0.1:${port}/v1/auth/register?email=drain@example.com`);
+    await new Promise((r) => setTimeout(r, 500));
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    const late = await fetch(`http://127.0.0.1:${port}/v1/health`).catch((e: Error) => e);
+    // A new request is either refused at the socket (listener closed) or answered 503 on a kept-alive one.
+    if (!(late instanceof Error)) expect(late.status).toBe(503);
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(await exited).toBe(0);
+    await new Promise<void>((r) => smtp.close(() => r()));
     fs.rmSync(dataDir, { recursive: true, force: true });
   }, 90_000);
 });
