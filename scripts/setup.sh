@@ -25,5 +25,10 @@ fi
 # npm packages: `npm ci` when node_modules is absent or older than the lock file.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm packages (npm ci)" >&2
-  npm ci --no-audit --no-fund >&2
+  # This registry lacks some optional platform binaries (e.g. rollup's android builds); npm then leaves them
+  # out of the lock file and `npm ci` refuses the lock as out of sync. `npm install` honours the same lock.
+  npm ci --no-audit --no-fund >&2 || {
+    echo "setup: npm ci refused the lock file; installing with npm install from the same lock" >&2
+    npm install --no-audit --no-fund >&2
+  }
 fi
