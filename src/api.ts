@@ -10,6 +10,7 @@ import { LocalInFlightLimiter, RedisInFlightLimiter } from './http/in-flight.js'
 import type { HttpMetrics } from './http/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
 import { authRoutes } from './http/routes/auth.js';
+import { convertRoutes } from './http/routes/convert.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
 import type { Services } from './services.js';
@@ -56,6 +57,7 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     routes: [
       healthRoutes(services),
       authRoutes(services),
+      convertRoutes(services),
     ],
   });
   return {

@@ -1,0 +1,87 @@
+/**
+ * Public surface of the convert capability: Markdown/HTML → DOCX natively (no process spawn), DOCX → PDF
+ * through the office engine, and the (from, to) pair dispatch used by POST /v1/convert.
+ */
+import { FolioError } from '../errors.js';
+import type { DocxToPdfOptions, OfficeEngine } from '../office/types.js';
+import { decodeText } from './text.js';
+import { markdownToHtml } from './markdown.js';
+import { buildDocxPackage } from './package.js';
+import { convertHtml, type ConvertOptions } from './html-to-docx.js';
+
+export type { ConvertOptions, WordFragment, FragmentOptions } from './html-to-docx.js';
+export { htmlToWordFragment } from './html-to-docx.js';
+export { markdownToHtml } from './markdown.js';
+
+export type SourceFormat = 'docx' | 'md' | 'html';
+export type TargetFormat = 'pdf' | 'docx';
+
+/** Markdown (CommonMark + GFM) → DOCX bytes. */
+export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
+  return htmlToDocx(markdownToHtml(markdown), options);
+}
+
+/** HTML (with inline and <style> CSS) → DOCX bytes. Never fetches anything; scripts are ignored. */
+export function htmlToDocx(html: string, options: ConvertOptions = {}): Uint8Array {
+  const doc = convertHtml(html, options);
+  return buildDocxPackage(doc, options);
+}
+
+const MD_EXT = new Set(['md', 'markdown', 'mdown', 'mkd', 'mkdn', 'mdwn', 'txt', 'text']);
+const HTML_EXT = new Set(['html', 'htm', 'xhtml', 'xht']);
+
+export function isZip(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+}
+
+/** The source format from the file name and the first bytes, or undefined when neither tells. */
+export function inferSourceFormat(filename: string, bytes: Uint8Array): SourceFormat | undefined {
+  const base = filename.split(/[\\/]/).pop() ?? '';
+  const dot = base.lastIndexOf('.');
+  const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+  if (isZip(bytes)) return ext === 'docx' || ext === '' || ext === 'docm' || ext === 'dotx' ? 'docx' : ext === 'zip' ? undefined : 'docx';
+  if (ext === 'docx') return undefined; // named DOCX, but not a ZIP
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) return undefined; // binary
+  const text = new TextDecoder('utf-8').decode(head);
+  if (/^\s*%PDF-/.test(text)) return undefined;
+  const looksHtml = /^\uFEFF?\s*(<!--[\s\S]*?-->\s*)*(<!doctype\s+html|<html[\s>]|<\?xml[^>]*>\s*(<!doctype\s+html|<html)|<head[\s>]|<body[\s>])/i.test(text);
+  if (HTML_EXT.has(ext) || looksHtml) return 'html';
+  if (MD_EXT.has(ext) || ext === '') return 'md';
+  return undefined;
+}
+
+export interface ConvertDocumentOptions {
+  office?: OfficeEngine;
+  pageSize?: 'A4' | 'Letter';
+  pdf?: DocxToPdfOptions;
+}
+
+const PAIRS = new Set(['docx>pdf', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf']);
+
+/** Converts bytes of `from` into `to`; throws FolioError for an unsupported pair or unusable input. */
+export async function convertDocument(
+  bytes: Uint8Array,
+  from: SourceFormat,
+  to: TargetFormat,
+  options: ConvertDocumentOptions,
+): Promise<Uint8Array> {
+  if (!PAIRS.has(`${from}>${to}`)) {
+    throw new FolioError('UNSUPPORTED_CONVERSION', `Conversion from ${from} to ${to} is not supported`, {
+      details: [{ field: 'to', issue: `supported: docx→pdf, md→docx, html→docx, md→pdf, html→pdf` }],
+    });
+  }
+  if (to === 'pdf' && !options.office) {
+    throw new FolioError('SERVICE_UNAVAILABLE', 'PDF conversion is not available on this instance', { retryAfter: 30 });
+  }
+  let docx: Uint8Array;
+  if (from === 'docx') {
+    if (!isZip(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
+    docx = bytes;
+  } else {
+    const text = decodeText(bytes);
+    docx = from === 'md' ? markdownToDocx(text, { pageSize: options.pageSize }) : htmlToDocx(text, { pageSize: options.pageSize });
+  }
+  if (to === 'docx') return docx;
+  return options.office!.docxToPdf(docx, options.pdf ?? {});
+}

@@ -1,0 +1,28 @@
+/** Text decoding and XML escaping shared by the converters. */
+
+/** Bytes → string: UTF-16 by BOM, otherwise UTF-8 with invalid sequences replaced (U+FFFD), never rejected. */
+export function decodeText(bytes: Uint8Array): string {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(bytes);
+  return text;
+}
+
+// Characters XML 1.0 forbids (C0 controls other than tab/LF/CR, lone surrogates, U+FFFE/U+FFFF).
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const TEXT_SPECIAL = /[&<>]/;
+const ATTR_SPECIAL = /[&<>"]/;
+
+/** Escapes text content for XML and drops characters XML cannot carry. */
+export function xmlText(s: string): string {
+  s = s.replace(XML_INVALID, '');
+  if (!TEXT_SPECIAL.test(s)) return s;
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Escapes an attribute value (double-quoted). */
+export function xmlAttr(s: string): string {
+  s = s.replace(XML_INVALID, '').replace(/[\t\n\r]/g, ' ');
+  if (!ATTR_SPECIAL.test(s)) return s;
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
