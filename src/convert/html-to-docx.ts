@@ -1304,7 +1304,7 @@ function textOf(root: Element): string {
   while (stack.length) {
     const n = stack.pop()!;
     if (n.type === 'text') out += (n as unknown as { data: string }).data;
-    else if ('children' in n && (n as Element).name !== 'script' && (n as Element).name !== 'style') {
+    else if ('children' in n && (n === root || ((n as Element).name !== 'script' && (n as Element).name !== 'style'))) {
       const kids = (n as Element).children;
       for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
     }

@@ -16,7 +16,26 @@ function markdownRenderer() {
 function createRenderer() {
   // maxNesting bounds block/inline recursion: 100,000-deep quotes or lists are flattened, never overflow.
   const md = new MarkdownIt('default', { html: true, linkify: true, typographer: false, maxNesting: 64 });
-  md.linkify.set({ fuzzyLink: false, fuzzyEmail: true });
+  md.linkify.set({ fuzzyLink: true, fuzzyEmail: true });
+  // GFM's extended autolinks are scheme://, www. and e-mail addresses; linkify-it's fuzzy mode also links
+  // bare domains ("example.com"), which GFM leaves as text: unwrap those.
+  md.core.ruler.after('linkify', 'gfm-autolink-scope', (state) => {
+    for (const block of state.tokens) {
+      if (block.type !== 'inline' || !block.children) continue;
+      const kids = block.children;
+      for (let i = 0; i < kids.length; i++) {
+        const t = kids[i]!;
+        if (t.type !== 'link_open' || t.markup !== 'linkify') continue;
+        const text = kids[i + 1]?.type === 'text' ? kids[i + 1]!.content : '';
+        if (/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) || text.includes('@')) continue;
+        let j = i + 1;
+        while (j < kids.length && kids[j]!.type !== 'link_close') j++;
+        if (j < kids.length) kids.splice(j, 1);
+        kids.splice(i, 1);
+        i--;
+      }
+    }
+  });
   md.use(footnote);
   md.use(taskLists, { enabled: false });
   return md;
