@@ -12,6 +12,7 @@ import type { AnyNode, Document, Element } from 'domhandler';
 import { imageSize } from 'image-size';
 import { Cascade, boxSides, cssColor, fontSizePt, lengthTwips, parseBorder, type BorderSpec, type Declarations } from './css.js';
 import { xmlAttr, xmlText } from './text.js';
+import { boundHtmlDepth } from './depth-guard.js';
 
 export interface ConvertOptions {
   pageSize?: 'A4' | 'Letter';
@@ -285,7 +286,7 @@ class HtmlConverter {
 
   convert(html: string): string {
     if (html.charCodeAt(0) === 0xfeff) html = html.slice(1);
-    const doc = parseDocument(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false });
+    const doc = parseDocument(boundHtmlDepth(html), { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false });
     const sheets: string[] = [];
     const footnoteContainers: Element[] = [];
     // One iterative pass: collect <style> text, the <title>, footnote sections (so references can pull them).

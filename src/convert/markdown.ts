@@ -7,6 +7,9 @@ import MarkdownIt from 'markdown-it';
 import footnote from 'markdown-it-footnote';
 import taskLists from 'markdown-it-task-lists';
 
+const MAX_QUOTE_DEPTH = 32;
+const DEEP_QUOTES = /^(?:[ \t]{0,3}>){33,}/gm;
+
 let renderer: ReturnType<typeof createRenderer> | undefined;
 
 function markdownRenderer() {
@@ -43,5 +46,7 @@ function createRenderer() {
 
 export function markdownToHtml(markdown: string): string {
   if (markdown.charCodeAt(0) === 0xfeff) markdown = markdown.slice(1);
+  // Past maxNesting markdown-it drops content; cap block-quote markers per line so deep quotes keep their words.
+  markdown = markdown.replace(DEEP_QUOTES, () => '>'.repeat(MAX_QUOTE_DEPTH) + ' ');
   return markdownRenderer().render(markdown);
 }

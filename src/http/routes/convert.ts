@@ -22,7 +22,9 @@ interface ConvertQuery {
 
 /** A file name's stem made safe for a quoted Content-Disposition filename (ASCII, no quotes or separators). */
 export function safeStem(filename: string): string {
-  const base = filename.split(/[\\/]/).pop() ?? '';
+  // Browsers send `"`, CR and LF in multipart file names as %22, %0D, %0A (HTML form encoding).
+  const decoded = filename.replace(/%(22|0d|0a)/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+  const base = decoded.split(/[\\/]/).pop() ?? '';
   const dot = base.lastIndexOf('.');
   const stem = dot > 0 ? base.slice(0, dot) : base;
   const cleaned = stem
