@@ -98,7 +98,16 @@ interface RunProps {
   rtl?: boolean;
 }
 
+const rPrCache = new WeakMap<RunProps, string>();
+
+/** Run properties XML, memoised per (immutable) RunProps object: text runs share their context's props. */
 function rPrXml(p: RunProps): string {
+  let cached = rPrCache.get(p);
+  if (cached === undefined) rPrCache.set(p, (cached = buildRPr(p)));
+  return cached;
+}
+
+function buildRPr(p: RunProps): string {
   let s = '';
   if (p.rStyle) s += `<w:rStyle w:val="${p.rStyle}"/>`;
   if (p.font) {
@@ -838,21 +847,37 @@ class HtmlConverter {
     }
     const reversed = false;
     void reversed;
-    const numId = this.nextNum++;
-    const baseIndent = ctx.indent;
-    let lvls = '';
-    for (let i = 0; i < 9; i++) {
-      const left = baseIndent + 720 * (i - level + 1);
-      const lvlFmt = i === level ? fmt : ordered ? ROMAN_LEVEL[i]! : 'bullet';
-      const text = lvlFmt === 'bullet' ? bulletChar(i === level ? cssType : undefined, i) : lvlFmt === 'none' ? '' : `%${i + 1}.`;
-      const font = lvlFmt === 'bullet' ? '' : '';
-      lvls +=
-        `<w:lvl w:ilvl="${i}"><w:start w:val="${i === level ? start : 1}"/><w:numFmt w:val="${lvlFmt}"/>` +
-        `<w:lvlText w:val="${xmlAttr(text)}"/><w:lvlJc w:val="left"/>` +
-        `<w:pPr><w:ind w:left="${Math.max(360, left)}" w:hanging="360"/></w:pPr>${font}</w:lvl>`;
+    const baseIndent = Math.round(ctx.indent);
+    // Lists of the same look share one w:abstractNum. Bullet lists also share their w:num (nothing to
+    // restart); every ordered list gets a w:num of its own with a startOverride, so each one restarts.
+    const signature = `${ordered ? 'o' : 'u'}|${fmt}|${level}|${cssType ?? ''}|${baseIndent}|${start}`;
+    let abstractId = this.abstractBySignature.get(signature);
+    if (abstractId === undefined) {
+      abstractId = this.nextNum++;
+      this.abstractBySignature.set(signature, abstractId);
+      let lvls = '';
+      for (let i = 0; i < 9; i++) {
+        const left = baseIndent + 720 * (i - level + 1);
+        const lvlFmt = i === level ? fmt : ordered ? ROMAN_LEVEL[i]! : 'bullet';
+        const text = lvlFmt === 'bullet' ? bulletChar(i === level ? cssType : undefined, i) : lvlFmt === 'none' ? '' : `%${i + 1}.`;
+        lvls +=
+          `<w:lvl w:ilvl="${i}"><w:start w:val="${i === level ? start : 1}"/><w:numFmt w:val="${lvlFmt}"/>` +
+          `<w:lvlText w:val="${xmlAttr(text)}"/><w:lvlJc w:val="left"/>` +
+          `<w:pPr><w:ind w:left="${Math.max(360, left)}" w:hanging="360"/></w:pPr></w:lvl>`;
+      }
+      this.abstractNums.push(`<w:abstractNum w:abstractNumId="${abstractId}"><w:multiLevelType w:val="multilevel"/>${lvls}</w:abstractNum>`);
     }
-    this.abstractNums.push(`<w:abstractNum w:abstractNumId="${numId}"><w:multiLevelType w:val="multilevel"/>${lvls}</w:abstractNum>`);
-    this.nums.push(`<w:num w:numId="${numId}"><w:abstractNumId w:val="${numId}"/></w:num>`);
+    let numId: number | undefined = ordered ? undefined : this.bulletNumBySignature.get(signature);
+    if (numId === undefined) {
+      numId = this.nextNum++;
+      this.numToAbstract.set(numId, abstractId);
+      if (!ordered) this.bulletNumBySignature.set(signature, numId);
+      this.nums.push(
+        ordered
+          ? `<w:num w:numId="${numId}"><w:abstractNumId w:val="${abstractId}"/><w:lvlOverride w:ilvl="${level}"><w:startOverride w:val="${start}"/></w:lvlOverride></w:num>`
+          : `<w:num w:numId="${numId}"><w:abstractNumId w:val="${abstractId}"/></w:num>`,
+      );
+    }
     const inner: Ctx = {
       ...ctx,
       para: { ...ctx.para, style: undefined, numPr: undefined },
@@ -896,6 +921,7 @@ class HtmlConverter {
         const numId = this.nextNum++;
         const abstract = this.abstractOf(list.numId);
         this.nums.push(`<w:num w:numId="${numId}"><w:abstractNumId w:val="${abstract}"/><w:lvlOverride w:ilvl="${list.depth}"><w:startOverride w:val="${Math.max(0, Math.min(32767, n))}"/></w:lvlOverride></w:num>`);
+        this.numToAbstract.set(numId, abstract);
         list.numId = numId;
         inner.item = { numPr: { numId, ilvl: list.depth } };
       }
@@ -912,10 +938,11 @@ class HtmlConverter {
   }
 
   private abstractOf(numId: number): number {
-    const found = this.nums.find((n) => n.startsWith(`<w:num w:numId="${numId}">`));
-    const m = found && /w:abstractNumId w:val="(\d+)"/.exec(found);
-    return m ? Number(m[1]) : numId;
+    return this.numToAbstract.get(numId) ?? numId;
   }
+  private readonly abstractBySignature = new Map<string, number>();
+  private readonly bulletNumBySignature = new Map<string, number>();
+  private readonly numToAbstract = new Map<number, number>();
 
   private levelIndent(ctx: Ctx, list: ListInfo): number {
     return ctx.indent + 720 * (list.depth - (ctx.list ? list.depth : 0) + 1);
