@@ -153,6 +153,12 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     }
   };
   app.addHook('onRequestAbort', releaseSlot);
+  // A response finished while draining closes its connection: otherwise a kept-alive socket would hold
+  // server.close() for the whole keep-alive timeout (72 s) after the last in-flight request ended.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('Connection', 'close');
+    done(null, payload);
+  });
   app.addHook('onResponse', (request, reply, done) => {
     if (request.holdsDocumentSlot) void releaseSlot(request);
     const seconds = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e9 : 0;
