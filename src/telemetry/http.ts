@@ -1,0 +1,242 @@
+/**
+ * The ingest's own Fastify app (CONTRACT §7): `POST /v1/collect` (CORS for any origin, no credentials),
+ * `OPTIONS /v1/collect` (preflight), `GET /v1/usage` (admin token; JSON or `?format=csv`). Errors use the
+ * API's envelope. The handler knows nothing of storage beyond `submit`, which resolves after the commit.
+ */
+import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { FolioError } from '../errors.js';
+import { errorEnvelopeSchema, errorResponses, sendError, toFolioError } from '../http/envelope.js';
+import { parseJsonBody } from '../http/json-body.js';
+import type { IngestMetrics, RejectReason } from './metrics.js';
+import {
+  MAX_BODY_BYTES, isLegacyBatch, licenseKeyFrom, monthOf, parseCollectBody, type CollectRecord,
+} from './payload.js';
+import type { TelemetryStore } from './store.js';
+import { usageCsv } from './usage.js';
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,64}$/;
+/** Chromium caps preflight caching at 2 h, Firefox at 24 h; ask for a day and let each clamp. */
+const PREFLIGHT_MAX_AGE = '86400';
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+export interface IngestAppOptions {
+  logger: Logger;
+  store: TelemetryStore;
+  metrics: IngestMetrics;
+  /** Resolves once the record is committed (group commit). */
+  submit(record: CollectRecord): Promise<void>;
+  adminToken?: string;
+  now(): number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    licenseKey?: string;
+  }
+}
+
+function setCors(reply: FastifyReply): void {
+  reply.header('Access-Control-Allow-Origin', '*');
+  reply.header('Vary', 'Origin');
+}
+
+function reasonFor(err: FolioError, thrownCode: string | undefined): RejectReason {
+  if (err.code === 'AUTHENTICATION_ERROR') return err.message.startsWith('Missing') ? 'missing_license_key' : 'invalid_license_key';
+  if (err.code === 'FILE_TOO_LARGE') return 'body_too_large';
+  if (err.code === 'UNSUPPORTED_MEDIA_TYPE') return 'unsupported_media_type';
+  if (err.code === 'VALIDATION_ERROR' && (thrownCode === 'json' || /JSON/.test(err.message))) return 'invalid_json';
+  if (err.status >= 500) return 'store_failure';
+  return 'invalid_payload';
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: opts.logger as unknown as FastifyBaseLogger,
+    // No line per request: at thousands of events per second the log would be the bottleneck; errors are logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger) => logger,
+    genReqId: (req) => {
+      const sent = req.headers['x-request-id'];
+      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
+    },
+    requestIdHeader: false,
+    bodyLimit: MAX_BODY_BYTES,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
+  });
+  app.addSchema(errorEnvelopeSchema);
+  let closing = false;
+
+  app.removeAllContentTypeParsers();
+  // text/plain too: a future sendBeacon path cannot set application/json without a preflight.
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (e) {
+      (e as { ingestReason?: string }).ingestReason = 'json';
+      done(e as Error, undefined);
+    }
+  });
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('X-Request-Id', request.id);
+    if (request.url.startsWith('/v1/collect')) setCors(reply);
+    if (closing) {
+      reply.header('Connection', 'close');
+      return done(new FolioError('SERVICE_UNAVAILABLE', 'The server is shutting down', { retryAfter: 5 }));
+    }
+    done();
+  });
+
+  app.setErrorHandler(async (thrown, request, reply) => {
+    let err = toFolioError(thrown);
+    const code = (thrown as { code?: string }).code;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      err = new FolioError('FILE_TOO_LARGE', `The body exceeds ${MAX_BODY_BYTES / 1024} KB`);
+    }
+    if (request.routeOptions.url === '/v1/collect' && request.method === 'POST') {
+      opts.metrics.rejected(reasonFor(err, (thrown as { ingestReason?: string }).ingestReason));
+    }
+    if (err.status >= 500 && err.code === 'INTERNAL_ERROR') {
+      request.log.error({ reqId: request.id, err: thrown }, 'unhandled error');
+    }
+    return sendError(request, reply, err);
+  });
+
+  const routes: Record<string, string[]> = { '/v1/collect': ['OPTIONS', 'POST'], '/v1/usage': ['GET', 'HEAD'] };
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = routes[path.replace(/\/$/, '')];
+    if (allowed && !allowed.includes(request.method)) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(request, reply, new FolioError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on this path; use ${allowed.join(', ')}`));
+    }
+    return sendError(request, reply, new FolioError('NOT_FOUND', 'The requested path does not exist'));
+  });
+
+  app.options('/v1/collect', { schema: { hide: true } }, async (_request, reply) => {
+    reply
+      .code(204)
+      .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
+      .header('Access-Control-Allow-Headers', 'Content-Type, X-License-Key')
+      .header('Access-Control-Max-Age', PREFLIGHT_MAX_AGE)
+      .header('Vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
+    return reply.send();
+  });
+
+  app.post(
+    '/v1/collect',
+    {
+      // The key is checked before the body is read: an unauthenticated request costs no parsing.
+      onRequest: (request, _reply, done) => {
+        try {
+          request.licenseKey = licenseKeyFrom(request.headers['x-license-key']);
+          done();
+        } catch (e) {
+          done(e as Error);
+        }
+      },
+      schema: {
+        summary: 'Record document-open events',
+        response: {
+          200: { type: 'object', properties: { accepted: { type: 'integer' }, ignored: { type: 'integer' } } },
+          202: { type: 'object', properties: { accepted: { type: 'integer' } } },
+          ...errorResponses(400, 401, 413, 415, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      if (isLegacyBatch(body)) {
+        // SuperDoc 0.x–1.x batches: acknowledged so those clients do not error, never billed nor stored.
+        opts.metrics.rejected('legacy_payload', Math.max(1, Math.min(body.length, 10_000)));
+        return reply.code(200).send({ accepted: 0, ignored: body.length });
+      }
+      const record = parseCollectBody(body, request.licenseKey!, opts.now());
+      try {
+        await opts.submit(record);
+      } catch (e) {
+        request.log.error({ reqId: request.id, err: e }, 'telemetry store write failed');
+        throw new FolioError('SERVICE_UNAVAILABLE', 'The events could not be stored; retry later', { retryAfter: 5, cause: e });
+      }
+      opts.metrics.accepted(record.events.length);
+      return reply.code(202).send({ accepted: record.events.length });
+    },
+  );
+
+  const adminDigest = opts.adminToken === undefined ? undefined : digest(opts.adminToken);
+  app.get<{ Querystring: { licenseKey?: string; month?: string; format?: 'json' | 'csv' } }>(
+    '/v1/usage',
+    {
+      onRequest: (request, _reply, done) => {
+        const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+        if (!adminDigest) {
+          return done(new FolioError('AUTHENTICATION_ERROR', 'The usage report is disabled: no ADMIN_TOKEN is configured'));
+        }
+        // Compare digests: equal length, constant time, whatever the presented token's length.
+        if (!m || !timingSafeEqual(digest(m[1]!), adminDigest)) {
+          return done(new FolioError('AUTHENTICATION_ERROR', 'Authorization: Bearer <ADMIN_TOKEN> is required'));
+        }
+        done();
+      },
+      schema: {
+        summary: 'Unique documents and opens per license key and UTC month',
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            licenseKey: { type: 'string', minLength: 1, maxLength: 256 },
+            month: { type: 'string', pattern: MONTH.source, description: 'YYYY-MM (UTC); default: the current month' },
+            format: { type: 'string', enum: ['json', 'csv'], default: 'json' },
+          },
+        },
+        response: {
+          200: {
+            description: 'JSON report, or text/csv with ?format=csv (every key of the month when licenseKey is absent)',
+            type: 'object',
+            properties: {
+              licenseKey: { type: 'string' },
+              month: { type: 'string' },
+              documents: { type: 'integer' },
+              opens: { type: 'integer' },
+              hostnames: { type: 'array', items: { type: 'string' } },
+            },
+          },
+          ...errorResponses(400, 401, 500),
+        },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const month = q.month ?? monthOf(opts.now());
+      reply.header('Cache-Control', 'no-store');
+      if (q.format === 'csv') {
+        const reports = q.licenseKey ? [await opts.store.usage(q.licenseKey, month)] : await opts.store.usageForMonth(month);
+        return reply
+          .header('Content-Type', 'text/csv; charset=utf-8')
+          .header('Content-Disposition', `attachment; filename="folio-usage-${month}.csv"`)
+          .send(usageCsv(reports));
+      }
+      if (!q.licenseKey) {
+        throw new FolioError('VALIDATION_ERROR', 'licenseKey is required (or use ?format=csv for every key)', {
+          details: [{ field: 'licenseKey', issue: 'required' }],
+        });
+      }
+      return reply.send(await opts.store.usage(q.licenseKey, month));
+    },
+  );
+
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  return app;
+}
+
+export type { FastifyRequest };

@@ -1,0 +1,68 @@
+/**
+ * The telemetry ingest (CONTRACT §7): validated document-open events, stored durably with group commit,
+ * counted per license key and UTC month. Public surface: `createIngest` (the app, not yet listening) and
+ * `openTelemetryStore`; src/ingest-entry.ts starts it on INGEST_PORT.
+ */
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config/index.js';
+import { GroupCommitter } from './group-commit.js';
+import { buildIngestApp } from './http.js';
+import { createIngestMetrics } from './metrics.js';
+import type { CollectRecord } from './payload.js';
+import { PostgresTelemetryStore } from './postgres-store.js';
+import { SqliteTelemetryStore } from './sqlite-store.js';
+import type { TelemetryStore } from './store.js';
+
+export type { TelemetryStore, UsageReport } from './store.js';
+export type { CollectRecord, CollectEvent } from './payload.js';
+export { COMMUNITY_LICENSE_KEY, monthOf } from './payload.js';
+export { SqliteTelemetryStore, PostgresTelemetryStore };
+
+export async function openTelemetryStore(config: Pick<Config, 'dataDir' | 'telemetryDatabaseUrl'>): Promise<TelemetryStore> {
+  if (config.telemetryDatabaseUrl) return PostgresTelemetryStore.open(config.telemetryDatabaseUrl);
+  return new SqliteTelemetryStore(path.join(config.dataDir, 'telemetry.sqlite'));
+}
+
+export interface IngestOptions {
+  config: Config;
+  logger: Logger;
+  registry: Registry;
+  /** Server clock (tests move it across months); defaults to Date.now. */
+  now?: () => number;
+}
+
+export interface Ingest {
+  app: FastifyInstance;
+  store: TelemetryStore;
+  /** Stops accepting, waits for in-flight requests and their commits, closes the store. */
+  close(): Promise<void>;
+}
+
+export async function createIngest(opts: IngestOptions): Promise<Ingest> {
+  const store = await openTelemetryStore(opts.config);
+  const metrics = createIngestMetrics(opts.registry);
+  const committer = new GroupCommitter<CollectRecord>((records) => store.append(records), 2000, (n) => metrics.committed(n));
+  const app = await buildIngestApp({
+    logger: opts.logger,
+    store,
+    metrics,
+    submit: (record) => committer.submit(record),
+    adminToken: opts.config.adminToken,
+    now: opts.now ?? Date.now,
+  });
+  let closed = false;
+  return {
+    app,
+    store,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await committer.drain();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * PostgreSQL adapter (TELEMETRY_DATABASE_URL). A batch is one transaction of a few set-based statements
+ * (unnest over arrays), so the round trips do not grow with the batch; the commit's WAL flush is what the
+ * 202 waits for (synchronous_commit is the server's, normally on).
+ */
+import pg from 'pg';
+import type { CollectRecord } from './payload.js';
+import { monthOf } from './payload.js';
+import { SCHEMA_SQL, type TelemetryStore, type UsageReport } from './store.js';
+
+export class PostgresTelemetryStore implements TelemetryStore {
+  readonly dialect = 'postgres' as const;
+  private constructor(private readonly pool: pg.Pool) {}
+
+  static async open(url: string): Promise<PostgresTelemetryStore> {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const client = await pool.connect();
+    try {
+      // Serialise schema creation between instances starting together.
+      await client.query('SELECT pg_advisory_lock(724011)');
+      await client.query(SCHEMA_SQL('postgres'));
+      await client.query('SELECT pg_advisory_unlock(724011)');
+    } finally {
+      client.release();
+    }
+    return new PostgresTelemetryStore(pool);
+  }
+
+  async append(records: CollectRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const cols = {
+      key: [] as string[], at: [] as string[], vf: [] as string[], v: [] as string[], host: [] as string[],
+      origin: [] as string[], path: [] as string[], ua: [] as string[], sw: [] as (number | null)[],
+      sh: [] as (number | null)[], meta: [] as (string | null)[],
+    };
+    for (const r of records) {
+      cols.key.push(r.licenseKey); cols.at.push(String(r.receivedAt)); cols.vf.push(r.versionField); cols.v.push(r.version);
+      cols.host.push(r.hostname); cols.origin.push(r.pageOrigin); cols.path.push(r.pagePath); cols.ua.push(r.userAgent);
+      cols.sw.push(r.screenWidth); cols.sh.push(r.screenHeight); cols.meta.push(r.metadata);
+    }
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Ids are drawn from the sequence first, so each event row can name its request without relying on
+      // the order of RETURNING rows.
+      const ids = await client.query<{ id: string }>(
+        "SELECT nextval(pg_get_serial_sequence('telemetry_requests', 'id'))::text AS id FROM generate_series(1, $1)",
+        [records.length],
+      );
+      await client.query(
+        `INSERT INTO telemetry_requests (id, license_key, received_at, version_field, version, hostname, page_origin, page_path,
+           user_agent, screen_width, screen_height, metadata)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+           $9::text[], $10::int[], $11::int[], $12::text[])`,
+        [ids.rows.map((r) => r.id), cols.key, cols.at, cols.vf, cols.v, cols.host, cols.origin, cols.path, cols.ua, cols.sw,
+          cols.sh, cols.meta],
+      );
+      const ev = { req: [] as string[], key: [] as string[], month: [] as string[], at: [] as string[], ts: [] as string[],
+        doc: [] as (string | null)[], created: [] as (string | null)[] };
+      const docs = { key: [] as string[], month: [] as string[], doc: [] as string[], at: [] as string[] };
+      const hosts = { key: [] as string[], month: [] as string[], host: [] as string[] };
+      records.forEach((r, i) => {
+        const month = monthOf(r.receivedAt);
+        for (const e of r.events) {
+          ev.req.push(ids.rows[i]!.id); ev.key.push(r.licenseKey); ev.month.push(month); ev.at.push(String(r.receivedAt));
+          ev.ts.push(e.timestamp); ev.doc.push(e.documentId); ev.created.push(e.documentCreatedAt);
+          if (e.documentId !== null) {
+            docs.key.push(r.licenseKey); docs.month.push(month); docs.doc.push(e.documentId); docs.at.push(String(r.receivedAt));
+          }
+        }
+        if (r.hostname !== '') { hosts.key.push(r.licenseKey); hosts.month.push(month); hosts.host.push(r.hostname); }
+      });
+      await client.query(
+        `INSERT INTO telemetry_events (request_id, license_key, month, received_at, client_timestamp, document_id, document_created_at)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])`,
+        [ev.req, ev.key, ev.month, ev.at, ev.ts, ev.doc, ev.created],
+      );
+      if (docs.doc.length > 0) {
+        await client.query(
+          `INSERT INTO telemetry_documents (license_key, month, document_id, first_seen_at)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) ON CONFLICT DO NOTHING`,
+          [docs.key, docs.month, docs.doc, docs.at],
+        );
+      }
+      if (hosts.host.length > 0) {
+        await client.query(
+          `INSERT INTO telemetry_hostnames (license_key, month, hostname)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
+          [hosts.key, hosts.month, hosts.host],
+        );
+      }
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async usage(licenseKey: string, month: string): Promise<UsageReport> {
+    const r = await this.pool.query<{ documents: string; opens: string; hostnames: string[] | null }>(
+      `SELECT (SELECT COUNT(*) FROM telemetry_documents WHERE license_key = $1 AND month = $2) AS documents,
+              (SELECT COUNT(*) FROM telemetry_events WHERE license_key = $1 AND month = $2) AS opens,
+              (SELECT array_agg(hostname ORDER BY hostname) FROM telemetry_hostnames WHERE license_key = $1 AND month = $2) AS hostnames`,
+      [licenseKey, month],
+    );
+    const row = r.rows[0]!;
+    return { licenseKey, month, documents: Number(row.documents), opens: Number(row.opens), hostnames: row.hostnames ?? [] };
+  }
+
+  async usageForMonth(month: string): Promise<UsageReport[]> {
+    const keys = await this.pool.query<{ license_key: string }>(
+      'SELECT DISTINCT license_key FROM telemetry_events WHERE month = $1 ORDER BY license_key',
+      [month],
+    );
+    const out: UsageReport[] = [];
+    for (const k of keys.rows) out.push(await this.usage(k.license_key, month));
+    return out;
+  }
+
+  async documentIds(licenseKey: string, month: string): Promise<string[]> {
+    const r = await this.pool.query<{ document_id: string }>(
+      'SELECT document_id FROM telemetry_documents WHERE license_key = $1 AND month = $2 ORDER BY document_id',
+      [licenseKey, month],
+    );
+    return r.rows.map((x) => x.document_id);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Storage of accepted telemetry behind one interface (SQLite by default, PostgreSQL with
+ * TELEMETRY_DATABASE_URL). `append` writes a whole batch of requests in one transaction and resolves only
+ * after the commit: the HTTP layer answers 202 on that promise, so an acknowledged event is durable.
+ *
+ * Tables (same in both dialects):
+ * - telemetry_requests: one row per accepted request (license key, receive time, version, page origin and
+ *   path, hostname, user agent, screen size, metadata). No column exists for the client address.
+ * - telemetry_events: one row per event (an "open"), with the month it is billed in.
+ * - telemetry_documents: the exact set of unique (license key, month, documentId); the primary key makes a
+ *   re-open a no-op, so the billed count is `COUNT(*)` and never an estimate.
+ * - telemetry_hostnames: the set of (license key, month, hostname) seen, for the usage report.
+ */
+import type { CollectRecord } from './payload.js';
+
+export interface UsageReport {
+  licenseKey: string;
+  month: string;
+  /** Unique documents opened in the month (documentId set). */
+  documents: number;
+  /** Every open, including those without a documentId. */
+  opens: number;
+  hostnames: string[];
+}
+
+export interface TelemetryStore {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Durably stores every record in one transaction; resolves after the commit. */
+  append(records: CollectRecord[]): Promise<void>;
+  usage(licenseKey: string, month: string): Promise<UsageReport>;
+  /** Usage of every license key with activity in the month, ordered by key (CSV export). */
+  usageForMonth(month: string): Promise<UsageReport[]>;
+  /** The documentIds counted for a key and month (dispute evidence; also what the durability test reads). */
+  documentIds(licenseKey: string, month: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export const SCHEMA_SQL = (dialect: 'sqlite' | 'postgres') => {
+  const id = dialect === 'sqlite' ? 'INTEGER PRIMARY KEY' : 'BIGSERIAL PRIMARY KEY';
+  return `
+  CREATE TABLE IF NOT EXISTS telemetry_requests (
+    id ${id},
+    license_key TEXT NOT NULL,
+    received_at BIGINT NOT NULL,
+    version_field TEXT NOT NULL,
+    version TEXT NOT NULL,
+    hostname TEXT NOT NULL,
+    page_origin TEXT NOT NULL,
+    page_path TEXT NOT NULL,
+    user_agent TEXT NOT NULL,
+    screen_width INTEGER,
+    screen_height INTEGER,
+    metadata TEXT
+  );
+  CREATE TABLE IF NOT EXISTS telemetry_events (
+    id ${id},
+    request_id BIGINT NOT NULL,
+    license_key TEXT NOT NULL,
+    month TEXT NOT NULL,
+    received_at BIGINT NOT NULL,
+    client_timestamp TEXT NOT NULL,
+    document_id TEXT,
+    document_created_at TEXT
+  );
+  CREATE INDEX IF NOT EXISTS telemetry_events_key_month ON telemetry_events (license_key, month);
+  CREATE TABLE IF NOT EXISTS telemetry_documents (
+    license_key TEXT NOT NULL,
+    month TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    first_seen_at BIGINT NOT NULL,
+    PRIMARY KEY (license_key, month, document_id)
+  );
+  CREATE TABLE IF NOT EXISTS telemetry_hostnames (
+    license_key TEXT NOT NULL,
+    month TEXT NOT NULL,
+    hostname TEXT NOT NULL,
+    PRIMARY KEY (license_key, month, hostname)
+  );`;
+};
