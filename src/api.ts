@@ -11,8 +11,11 @@ import type { HttpMetrics } from './http/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
 import { authRoutes } from './http/routes/auth.js';
 import { convertRoutes } from './http/routes/convert.js';
+import { signRoutes } from './http/routes/sign.js';
+import { loadSigningIdentity } from './sign/index.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
+import { createOfficePool } from './office/index.js';
 import type { Services } from './services.js';
 import { MAX_IN_FLIGHT_PER_KEY } from './http/app.js';
 
@@ -41,6 +44,27 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
     closers: [],
   };
   services.closers.push(() => services.fetcher.close(), () => services.auth.close());
+  services.signing = await loadSigningIdentity(config, logger);
+  if (!opts.withoutOffice) {
+    // Warm start: the workers boot LibreOffice now, so the first conversion is as fast as the next.
+    const office = createOfficePool(config, logger);
+    try {
+      await office.start();
+    } catch (e) {
+      // Keep serving the other capabilities; health reports office unhealthy and the pool keeps retrying.
+      logger.error({ err: e }, 'the LibreOffice pool could not start');
+    }
+    services.office = office;
+    services.engines.push({
+      name: 'office',
+      required: true,
+      status: () => {
+        const { status, workers, busy, queued } = office.status();
+        return { status, workers, busy, queued };
+      },
+    });
+    services.closers.push(() => office.close());
+  }
   return services;
 }
 
@@ -58,6 +82,7 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
       healthRoutes(services),
       authRoutes(services),
       convertRoutes(services),
+      signRoutes(services),
     ],
   });
   return {

@@ -1,0 +1,19 @@
+/** The office capability: DOCX → PDF through a supervised pool of LibreOfficeKit worker processes. */
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.js';
+import { OfficePool } from './pool.js';
+
+export { OfficePool, type OfficePoolOptions, type OfficePoolStatus } from './pool.js';
+export { validateDocx, OFFICE_PACKAGE_LIMITS } from './validate.js';
+export { minimalDocx } from './minimal-docx.js';
+export type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
+
+/** The pool as configured by OFFICE_WORKERS, OFFICE_QUEUE_SIZE and OFFICE_TIMEOUT_MS (not yet started). */
+export function createOfficePool(config: Config, logger?: Logger): OfficePool {
+  return new OfficePool({
+    workers: config.officeWorkers,
+    queueSize: config.officeQueueSize,
+    timeoutMs: config.officeTimeoutMs,
+    logger,
+  });
+}

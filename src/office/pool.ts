@@ -1,0 +1,374 @@
+/**
+ * A supervised pool of office worker processes, each holding one LibreOfficeKit instance (worker.ts).
+ *
+ * LOK is not thread-safe, can be booted once per process, and may crash or hang on hostile input, so the
+ * pool gives each worker one conversion at a time and owns its whole life: warm start, a time budget per
+ * conversion (then SIGKILL and 504), crash detection (the request fails, never hangs), respawn with
+ * back-off, recycling after N conversions or above an RSS ceiling, and a bounded FIFO queue (503 with
+ * Retry-After beyond it). Each worker's private directory (profile and document I/O) is removed when the
+ * process exits, whatever the cause.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { FolioError } from '../errors.js';
+import { validateDocx } from './validate.js';
+import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
+import type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
+
+export interface OfficePoolOptions {
+  /** Worker processes (OFFICE_WORKERS). */
+  workers: number;
+  /** Conversions that may wait for a worker (OFFICE_QUEUE_SIZE); beyond: 503. */
+  queueSize: number;
+  /** Time budget of one conversion once a worker has it (OFFICE_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** A worker is replaced after this many conversions (default 200). */
+  maxConversionsPerWorker?: number;
+  /** A worker is replaced once its resident memory exceeds this (default 450 MB). */
+  maxRssBytes?: number;
+  /** LibreOffice's program directory (default /usr/lib/libreoffice/program). */
+  installPath?: string;
+  /** Parent of the workers' private directories (default /dev/shm when writable, else the OS temp dir). */
+  tempRoot?: string;
+  /** Boot + warm-up budget of a worker (default 90 s). */
+  startTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface OfficePoolStatus extends OfficeEngineStatus {
+  starting: number;
+  restarts: number;
+  conversions: number;
+  version?: string;
+  /** Resident memory of each live worker, bytes (as last reported). */
+  workerRss: number[];
+}
+
+interface Job {
+  docx: Uint8Array;
+  options: DocxToPdfOptions;
+  resolve(pdf: Uint8Array): void;
+  reject(e: Error): void;
+}
+
+type WorkerState = 'starting' | 'idle' | 'busy' | 'stopping';
+
+interface Worker {
+  seq: number;
+  child: ChildProcess;
+  dir: string;
+  state: WorkerState;
+  conversions: number;
+  rss: number;
+  job?: Job & { id: number; timer: NodeJS.Timeout; settled: boolean };
+  /** Why the pool is stopping this worker, when it is. */
+  stopReason?: 'timeout' | 'recycle' | 'close' | 'start-timeout';
+  startTimer?: NodeJS.Timeout;
+}
+
+const DEFAULT_MAX_CONVERSIONS = 200;
+const DEFAULT_MAX_RSS = 450 * 1024 * 1024;
+const CRASH_SIGNALS = new Set(['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGILL', 'SIGFPE', 'SIGTRAP']);
+/** After this many consecutive failed starts, requests are refused at once instead of queued. */
+const BROKEN_AFTER_START_FAILURES = 3;
+
+/** The worker entry next to this module: worker.js when compiled, worker.ts (run through tsx) from source. */
+function workerEntry(): { file: string; execArgv: string[] } {
+  const here = fileURLToPath(import.meta.url);
+  const ext = path.extname(here);
+  const file = path.join(path.dirname(here), `worker${ext}`);
+  return { file, execArgv: ext === '.ts' ? ['--import', 'tsx'] : [] };
+}
+
+function defaultTempRoot(): string {
+  try {
+    fs.accessSync('/dev/shm', fs.constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return os.tmpdir();
+  }
+}
+
+export class OfficePool implements OfficeEngine {
+  private readonly workers = new Set<Worker>();
+  private readonly queue: Job[] = [];
+  private readonly maxConversions: number;
+  private readonly maxRss: number;
+  private readonly tempRoot: string;
+  private readonly entry = workerEntry();
+  private nextJobId = 1;
+  private nextWorkerSeq = 1;
+  private consecutiveStartFailures = 0;
+  private restarts = 0;
+  private conversions = 0;
+  private closed = false;
+  private version?: string;
+  /** Mean conversion time, for Retry-After estimates. */
+  private meanMillis = 1000;
+  private readonly readyWaiters: Array<() => void> = [];
+  private readonly respawnTimers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly opts: OfficePoolOptions) {
+    this.maxConversions = opts.maxConversionsPerWorker ?? DEFAULT_MAX_CONVERSIONS;
+    this.maxRss = opts.maxRssBytes ?? DEFAULT_MAX_RSS;
+    this.tempRoot = opts.tempRoot ?? defaultTempRoot();
+  }
+
+  /** Starts every worker and waits until all are warm (or until their start failed). */
+  async start(): Promise<void> {
+    const ready: Promise<boolean>[] = [];
+    for (let i = 0; i < this.opts.workers; i++) ready.push(this.spawn());
+    const results = await Promise.all(ready);
+    if (!results.some(Boolean)) {
+      throw new Error('no LibreOffice worker could start (is libreoffice-writer-nogui installed?)');
+    }
+  }
+
+  async docxToPdf(docx: Uint8Array, options: DocxToPdfOptions = {}): Promise<Uint8Array> {
+    validateDocx(docx);
+    if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 });
+    if (this.isBroken()) {
+      throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion engine is unavailable', { retryAfter: 30 });
+    }
+    if (this.queue.length >= this.opts.queueSize) {
+      throw new FolioError('SERVICE_UNAVAILABLE', 'Too many conversions are waiting; retry later', { retryAfter: this.retryAfterSeconds() });
+    }
+    return new Promise<Uint8Array>((resolve, reject) => {
+      this.queue.push({ docx, options, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  status(): OfficePoolStatus {
+    let idle = 0;
+    let busy = 0;
+    let starting = 0;
+    const workerRss: number[] = [];
+    for (const w of this.workers) {
+      if (w.state === 'idle') idle++;
+      else if (w.state === 'busy') busy++;
+      else if (w.state === 'starting') starting++;
+      if (w.state !== 'starting') workerRss.push(w.rss);
+    }
+    const live = idle + busy;
+    let status: OfficeEngineStatus['status'];
+    if (this.closed || (live === 0 && (starting === 0 || this.isBroken()))) status = 'unhealthy';
+    else if (live < this.opts.workers) status = 'degraded';
+    else status = 'healthy';
+    return {
+      status,
+      workers: live,
+      busy,
+      queued: this.queue.length,
+      starting,
+      restarts: this.restarts,
+      conversions: this.conversions,
+      version: this.version,
+      workerRss,
+    };
+  }
+
+  /** Process ids of the live workers (tests kill them to prove supervision). */
+  workerPids(): number[] {
+    return [...this.workers].filter((w) => w.state !== 'starting' && w.child.pid).map((w) => w.child.pid!);
+  }
+
+  /** Resolves once at least one worker is ready (e.g. after a respawn). */
+  whenReady(): Promise<void> {
+    if ([...this.workers].some((w) => w.state === 'idle' || w.state === 'busy')) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.respawnTimers) clearTimeout(t);
+    for (const job of this.queue.splice(0)) {
+      job.reject(new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 }));
+    }
+    const exits = [...this.workers].map((w) => this.stop(w, 'close'));
+    await Promise.all(exits);
+  }
+
+  private isBroken(): boolean {
+    return this.consecutiveStartFailures >= BROKEN_AFTER_START_FAILURES && ![...this.workers].some((w) => w.state === 'idle' || w.state === 'busy');
+  }
+
+  private retryAfterSeconds(): number {
+    const waiting = this.queue.length + this.opts.workers;
+    return Math.max(1, Math.ceil((waiting * this.meanMillis) / this.opts.workers / 1000));
+  }
+
+  /** Forks one worker; resolves true when it is warm, false when its start failed. */
+  private spawn(): Promise<boolean> {
+    const dir = fs.mkdtempSync(path.join(this.tempRoot, 'folio-office-'));
+    fs.chmodSync(dir, 0o700);
+    const child = fork(this.entry.file, [], {
+      execArgv: this.entry.execArgv,
+      serialization: 'advanced',
+      // LibreOffice writes diagnostics that may quote document content: never forward them.
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      env: {
+        ...process.env,
+        [WORKER_DIR_ENV]: dir,
+        ...(this.opts.installPath ? { [WORKER_INSTALL_ENV]: this.opts.installPath } : {}),
+        // Belt and braces with the profile's proxy settings: LibreOffice's HTTP stack also reads these.
+        http_proxy: 'http://127.0.0.1:9',
+        https_proxy: 'http://127.0.0.1:9',
+        HTTP_PROXY: 'http://127.0.0.1:9',
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+        no_proxy: '',
+        NO_PROXY: '',
+        SAL_USE_VCLPLUGIN: 'svp',
+      },
+    });
+    const worker: Worker = { seq: this.nextWorkerSeq++, child, dir, state: 'starting', conversions: 0, rss: 0 };
+    this.workers.add(worker);
+    return new Promise<boolean>((resolveStart) => {
+      let started = false;
+      worker.startTimer = setTimeout(() => {
+        this.opts.logger?.error({ worker: worker.seq }, 'office worker did not start in time; killing it');
+        void this.stop(worker, 'start-timeout');
+      }, this.opts.startTimeoutMs ?? 90_000);
+      child.on('message', (raw: unknown) => {
+        const m = raw as WorkerMessage;
+        if (m.type === 'ready') {
+          clearTimeout(worker.startTimer);
+          started = true;
+          this.consecutiveStartFailures = 0;
+          worker.rss = m.rss;
+          this.version = m.version || this.version;
+          if (worker.state === 'starting') worker.state = 'idle';
+          this.opts.logger?.info({ worker: worker.seq, pid: child.pid, rssMb: Math.round(m.rss / 1048576) }, 'office worker ready');
+          for (const w of this.readyWaiters.splice(0)) w();
+          resolveStart(true);
+          this.dispatch();
+        } else if (m.type === 'init-failed') {
+          this.opts.logger?.error({ worker: worker.seq, reason: m.message }, 'office worker failed to start');
+        } else if (m.type === 'result' || m.type === 'failed') {
+          this.onJobMessage(worker, m);
+        }
+      });
+      child.on('error', (e) => this.opts.logger?.error({ err: e, worker: worker.seq }, 'office worker process error'));
+      child.on('exit', (code, signal) => {
+        clearTimeout(worker.startTimer);
+        this.onExit(worker, code, signal, started);
+        if (!started) resolveStart(false);
+      });
+    });
+  }
+
+  private dispatch(): void {
+    if (this.closed) return;
+    for (const worker of this.workers) {
+      if (this.queue.length === 0) return;
+      if (worker.state !== 'idle') continue;
+      const job = this.queue.shift()!;
+      this.assign(worker, job);
+    }
+  }
+
+  private assign(worker: Worker, job: Job): void {
+    const id = this.nextJobId++;
+    worker.state = 'busy';
+    const timer = setTimeout(() => {
+      if (!worker.job || worker.job.id !== id) return;
+      this.settle(worker, (j) =>
+        j.reject(new FolioError('CONVERSION_TIMEOUT', `The conversion did not finish within ${Math.round(this.opts.timeoutMs / 1000)} s`)),
+      );
+      void this.stop(worker, 'timeout');
+    }, this.opts.timeoutMs);
+    worker.job = { ...job, id, timer, settled: false };
+    const message: ConvertRequest = { type: 'convert', id, docx: job.docx, options: job.options };
+    worker.child.send(message, (err) => {
+      if (err) {
+        this.settle(worker, (j) => j.reject(new FolioError('INTERNAL_ERROR', 'The conversion worker is unreachable', { cause: err })));
+        void this.stop(worker, 'recycle');
+      }
+    });
+  }
+
+  /** Settles the worker's current job once (a late message after a timeout is ignored). */
+  private settle(worker: Worker, fn: (job: Job) => void): void {
+    const job = worker.job;
+    if (!job || job.settled) return;
+    job.settled = true;
+    clearTimeout(job.timer);
+    fn(job);
+  }
+
+  private onJobMessage(worker: Worker, m: Extract<WorkerMessage, { type: 'result' | 'failed' }>): void {
+    if (!worker.job || worker.job.id !== m.id || worker.job.settled) return;
+    worker.rss = m.rss;
+    worker.conversions++;
+    this.conversions++;
+    if (m.type === 'result') {
+      this.meanMillis = this.meanMillis * 0.8 + m.millis * 0.2;
+      this.settle(worker, (j) => j.resolve(m.pdf));
+    } else {
+      const message =
+        m.stage === 'load'
+          ? 'LibreOffice could not read this document (corrupt or unsupported content)'
+          : 'LibreOffice could not export this document as PDF';
+      this.settle(worker, (j) => j.reject(new FolioError('UNPROCESSABLE_DOCUMENT', message)));
+    }
+    worker.job = undefined;
+    if (worker.conversions >= this.maxConversions || worker.rss >= this.maxRss) {
+      this.opts.logger?.info(
+        { worker: worker.seq, conversions: worker.conversions, rssMb: Math.round(worker.rss / 1048576) },
+        'recycling office worker',
+      );
+      void this.stop(worker, 'recycle');
+    } else {
+      worker.state = 'idle';
+    }
+    this.dispatch();
+  }
+
+  /** Kills a worker (SIGKILL: LOK's own shutdown can hang) and resolves when it has exited. */
+  private stop(worker: Worker, reason: NonNullable<Worker['stopReason']>): Promise<void> {
+    worker.stopReason ??= reason;
+    worker.state = 'stopping';
+    if (worker.child.exitCode !== null || worker.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      worker.child.once('exit', () => resolve());
+      worker.child.kill('SIGKILL');
+    });
+  }
+
+  private onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null, started: boolean): void {
+    this.workers.delete(worker);
+    fs.rm(worker.dir, { recursive: true, force: true, maxRetries: 3 }, () => undefined);
+    const reason = worker.stopReason;
+    this.settle(worker, (j) => {
+      if (signal && CRASH_SIGNALS.has(signal)) {
+        j.reject(new FolioError('UNPROCESSABLE_DOCUMENT', 'LibreOffice crashed while converting this document'));
+      } else {
+        j.reject(new FolioError('INTERNAL_ERROR', 'The conversion worker stopped unexpectedly; retry the request'));
+      }
+    });
+    worker.job = undefined;
+    if (reason !== 'recycle' && reason !== 'close') {
+      this.opts.logger?.warn({ worker: worker.seq, code, signal, reason: reason ?? 'crash' }, 'office worker exited');
+    }
+    if (this.closed) return;
+    if (!started) this.consecutiveStartFailures++;
+    this.restarts++;
+    if (this.isBroken()) {
+      // Requests waiting for a worker that cannot start would wait forever: refuse them now.
+      for (const job of this.queue.splice(0)) {
+        job.reject(new FolioError('SERVICE_UNAVAILABLE', 'The conversion engine is unavailable', { retryAfter: 30 }));
+      }
+    }
+    const delay = started ? 0 : Math.min(30_000, 500 * 2 ** Math.min(6, this.consecutiveStartFailures));
+    const timer = setTimeout(() => {
+      this.respawnTimers.delete(timer);
+      if (!this.closed) void this.spawn();
+    }, delay);
+    this.respawnTimers.add(timer);
+  }
+}

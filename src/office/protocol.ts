@@ -1,0 +1,25 @@
+/** Messages between the pool (parent) and an office worker process, over the fork IPC channel. */
+import type { DocxToPdfOptions } from './types.js';
+
+export interface ConvertRequest {
+  type: 'convert';
+  id: number;
+  docx: Uint8Array;
+  options: DocxToPdfOptions;
+}
+
+export type WorkerMessage =
+  | { type: 'ready'; rss: number; version: string }
+  | { type: 'init-failed'; message: string }
+  | { type: 'result'; id: number; pdf: Uint8Array; rss: number; millis: number }
+  | {
+      type: 'failed';
+      id: number;
+      /** 'load': LibreOffice could not read the document; 'save': it could not export it. */
+      stage: 'load' | 'save';
+      rss: number;
+    };
+
+/** Environment variables the pool passes to a worker. */
+export const WORKER_DIR_ENV = 'FOLIO_OFFICE_WORKER_DIR';
+export const WORKER_INSTALL_ENV = 'FOLIO_OFFICE_INSTALL_PATH';

@@ -1,0 +1,99 @@
+/**
+ * Entry of one office worker process (forked by pool.ts). It boots one LibreOfficeKit instance with a
+ * private profile, converts one document at a time on request, and reports its RSS so the pool can recycle
+ * it. Documents pass through `<worker dir>/io`, a private directory (0700) that is emptied after every
+ * conversion; the pool removes the whole worker directory when this process exits, however it exits.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { LibreOfficeKit, DEFAULT_INSTALL_PATH } from './lok.js';
+import { fileUrl, writeProfile } from './profile.js';
+import { pdfFilterOptions } from './pdf-options.js';
+import { minimalDocx } from './minimal-docx.js';
+import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
+import type { DocxToPdfOptions } from './types.js';
+
+/**
+ * LOK load options. Batch mode answers every interaction (password prompts, repair questions) with its
+ * default, so a broken document fails instead of waiting for a user. Macros are not enabled (LOK's default
+ * is never to execute them; the profile forbids them as well).
+ */
+const LOAD_OPTIONS = 'Batch=true';
+
+const TRACKED_CHANGE_COMMAND: Record<string, string | undefined> = {
+  accept: '.uno:AcceptAllTrackedChanges',
+  reject: '.uno:RejectAllTrackedChanges',
+};
+
+function send(message: WorkerMessage): void {
+  process.send?.(message);
+}
+
+const rss = () => process.memoryUsage().rss;
+
+function convert(kit: LibreOfficeKit, ioDir: string, docx: Uint8Array, options: DocxToPdfOptions): Uint8Array | 'load' | 'save' {
+  const input = path.join(ioDir, 'input.docx');
+  const output = path.join(ioDir, 'output.pdf');
+  try {
+    fs.writeFileSync(input, docx, { mode: 0o600 });
+    let doc;
+    try {
+      doc = kit.load(fileUrl(input), LOAD_OPTIONS);
+    } catch {
+      return 'load';
+    }
+    try {
+      const command = TRACKED_CHANGE_COMMAND[options.trackedChanges ?? 'markup'];
+      if (command) doc.postUnoCommand(command);
+      if (!doc.saveAs(fileUrl(output), 'pdf', pdfFilterOptions(options))) return 'save';
+    } finally {
+      doc.destroy();
+    }
+    if (!fs.existsSync(output)) return 'save';
+    return fs.readFileSync(output);
+  } finally {
+    for (const name of fs.readdirSync(ioDir)) fs.rmSync(path.join(ioDir, name), { recursive: true, force: true });
+  }
+}
+
+function main(): void {
+  const dir = process.env[WORKER_DIR_ENV];
+  if (!dir || !process.send) {
+    console.error('office worker: must be forked by the pool with ' + WORKER_DIR_ENV);
+    process.exit(2);
+  }
+  // The parent going away (crash, SIGKILL) closes the channel: never outlive it.
+  process.on('disconnect', () => process.exit(0));
+  let kit: LibreOfficeKit;
+  const ioDir = path.join(dir, 'io');
+  try {
+    fs.mkdirSync(ioDir, { mode: 0o700 });
+    const profileUrl = writeProfile(dir);
+    kit = LibreOfficeKit.init(process.env[WORKER_INSTALL_ENV] || DEFAULT_INSTALL_PATH, profileUrl);
+    // Warm-up: the first conversion loads the Writer and PDF export libraries; pay for it before serving.
+    const warm = convert(kit, ioDir, minimalDocx('Folio warm-up'), {});
+    if (typeof warm === 'string') throw new Error(`warm-up conversion failed at ${warm}`);
+  } catch (e) {
+    send({ type: 'init-failed', message: e instanceof Error ? e.message : String(e) });
+    process.exit(3);
+  }
+  const version = (() => {
+    try {
+      const info = JSON.parse(kit.versionInfo()) as { ProductVersion?: string; ProductExtension?: string };
+      return `${info.ProductVersion ?? ''}${info.ProductExtension ?? ''}`;
+    } catch {
+      return '';
+    }
+  })();
+  process.on('message', (raw: unknown) => {
+    const m = raw as ConvertRequest;
+    if (m?.type !== 'convert') return;
+    const started = performance.now();
+    const out = convert(kit, ioDir, m.docx, m.options ?? {});
+    if (typeof out === 'string') send({ type: 'failed', id: m.id, stage: out, rss: rss() });
+    else send({ type: 'result', id: m.id, pdf: out, rss: rss(), millis: performance.now() - started });
+  });
+  send({ type: 'ready', rss: rss(), version });
+}
+
+main();
