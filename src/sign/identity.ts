@@ -1,0 +1,242 @@
+/**
+ * The service's signing identity (CONTRACT §5): either loaded from SIGNING_P12 (+ SIGNING_P12_PASSWORD), or
+ * generated once into DATA_DIR/signing/ — a local root CA and a signing certificate issued by it — and
+ * reused on every later start, so that documents signed before a restart still verify as "issued by this
+ * service".
+ */
+import crypto, { type KeyObject, X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import {
+  AlgorithmIdentifier, AttributeTypeAndValue, AttributeValue, AuthorityKeyIdentifier, BasicConstraints, Certificate,
+  Extension, Extensions, KeyIdentifier, KeyUsage, KeyUsageFlags, Name, RelativeDistinguishedName, SubjectKeyIdentifier,
+  SubjectPublicKeyInfo, TBSCertificate, Validity, Version, id_ce_authorityKeyIdentifier, id_ce_basicConstraints,
+  id_ce_keyUsage, id_ce_subjectKeyIdentifier,
+} from '@peculiar/asn1-x509';
+import type { Logger } from 'pino';
+import { ConfigError, type Config } from '../config/index.js';
+import type { SigningIdentity } from '../services.js';
+import { loadPkcs12 } from './p12.js';
+
+const ROOT_CERT = 'root-ca.pem';
+const ROOT_KEY = 'root-ca.key.pem';
+const SIGNER_CERT = 'signer.pem';
+const SIGNER_KEY = 'signer.key.pem';
+
+const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
+
+export function toPem(der: Uint8Array, label: string): string {
+  const b64 = Buffer.from(der).toString('base64').match(/.{1,64}/g)!.join('\n');
+  return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
+}
+
+/** Builds the identity from its parts; shared by the generated and the P12 paths. */
+export function identityFromParts(privateKey: KeyObject, chainDer: Uint8Array[], rootDer?: Uint8Array): SigningIdentity {
+  if (chainDer.length === 0) throw new Error('signing identity has no certificate');
+  const signer = new X509Certificate(chainDer[0]!);
+  const keyType = privateKey.asymmetricKeyType;
+  let keyAlgorithm: 'RSA' | 'ECDSA';
+  if (keyType === 'rsa') keyAlgorithm = 'RSA';
+  else if (keyType === 'ec') {
+    const curve = privateKey.asymmetricKeyDetails?.namedCurve;
+    if (curve !== 'prime256v1') throw new Error(`signing key uses EC curve ${curve}; only P-256 is supported`);
+    keyAlgorithm = 'ECDSA';
+  } else throw new Error(`signing key type ${keyType} is not supported (RSA or ECDSA P-256)`);
+
+  // The certificate must belong to the key.
+  if (!signer.checkPrivateKey(privateKey)) throw new Error('the signing certificate does not match the private key');
+
+  return {
+    privateKey,
+    keyAlgorithm,
+    chainDer,
+    certificatePem: toPem(chainDer[0]!, 'CERTIFICATE'),
+    rootCertificatePem: rootDer ? toPem(rootDer, 'CERTIFICATE') : undefined,
+  };
+}
+
+function writePrivate(file: string, content: string): void {
+  fs.writeFileSync(file, content, { mode: 0o600, flag: 'wx' });
+  fs.chmodSync(file, 0o600);
+}
+
+function name(commonName: string): Name {
+  const rdn = (type: string, value: string) =>
+    new RelativeDistinguishedName([new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) })]);
+  return new Name([rdn('2.5.4.10', 'Folio'), rdn('2.5.4.3', commonName)]);
+}
+
+function keyIdentifier(spki: SubjectPublicKeyInfo): Uint8Array {
+  // RFC 5280 §4.2.1.2 method 1: SHA-1 of the subjectPublicKey bits.
+  return crypto.createHash('sha1').update(new Uint8Array(spki.subjectPublicKey)).digest();
+}
+
+function extension(extnID: string, critical: boolean, value: unknown): Extension {
+  return new Extension({ extnID, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
+}
+
+interface IssueParams {
+  subject: Name;
+  issuer: Name;
+  subjectKey: KeyObject;
+  issuerKey: KeyObject;
+  issuerSpki: SubjectPublicKeyInfo;
+  notBefore: Date;
+  notAfter: Date;
+  ca: boolean;
+}
+
+/** Issues an X.509 v3 certificate signed with ECDSA P-256 / SHA-256. */
+function issueCertificate(p: IssueParams): Uint8Array {
+  const spki = AsnConvert.parse(
+    crypto.createPublicKey(p.subjectKey).export({ format: 'der', type: 'spki' }),
+    SubjectPublicKeyInfo,
+  );
+  const serial = crypto.randomBytes(16);
+  serial[0] = (serial[0]! & 0x7f) | 0x01; // positive and non-zero
+  const sigAlg = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
+  const keyUsage = p.ca
+    ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign
+    : KeyUsageFlags.digitalSignature | KeyUsageFlags.nonRepudiation; // PAdES / pyHanko expect non-repudiation
+  const tbs = new TBSCertificate({
+    version: Version.v3,
+    serialNumber: serial.buffer.slice(serial.byteOffset, serial.byteOffset + serial.length),
+    signature: sigAlg,
+    issuer: p.issuer,
+    validity: new Validity({ notBefore: p.notBefore, notAfter: p.notAfter }),
+    subject: p.subject,
+    subjectPublicKeyInfo: spki,
+    extensions: new Extensions([
+      extension(id_ce_basicConstraints, true, new BasicConstraints(p.ca ? { cA: true, pathLenConstraint: 0 } : { cA: false })),
+      extension(id_ce_keyUsage, true, new KeyUsage(keyUsage)),
+      extension(id_ce_subjectKeyIdentifier, false, new SubjectKeyIdentifier(keyIdentifier(spki))),
+      extension(id_ce_authorityKeyIdentifier, false, new AuthorityKeyIdentifier({ keyIdentifier: new KeyIdentifier(keyIdentifier(p.issuerSpki)) })),
+    ]),
+  });
+  const tbsDer = new Uint8Array(AsnConvert.serialize(tbs));
+  const signature = crypto.sign('sha256', tbsDer, { key: p.issuerKey, dsaEncoding: 'der' });
+  const cert = new Certificate({
+    tbsCertificate: tbs,
+    signatureAlgorithm: sigAlg,
+    signatureValue: signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.length),
+  });
+  return new Uint8Array(AsnConvert.serialize(cert));
+}
+
+async function generateIdentityFiles(dir: string): Promise<void> {
+  const now = Date.now();
+  const notBefore = new Date(now - 5 * 60_000); // tolerate small clock skew of verifiers
+  const rootKey = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const signerKey = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const installation = crypto.randomBytes(4).toString('hex');
+  const rootName = name(`Folio Local Root CA ${installation}`);
+  const rootSpki = AsnConvert.parse(crypto.createPublicKey(rootKey).export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo);
+
+  const rootDer = issueCertificate({
+    subject: rootName, issuer: rootName, subjectKey: rootKey, issuerKey: rootKey, issuerSpki: rootSpki,
+    notBefore, notAfter: new Date(now + 25 * 365 * 86_400_000), ca: true,
+  });
+  const signerDer = issueCertificate({
+    subject: name(`Folio Document Signing ${installation}`), issuer: rootName, subjectKey: signerKey, issuerKey: rootKey,
+    issuerSpki: rootSpki, notBefore, notAfter: new Date(now + 10 * 365 * 86_400_000), ca: false,
+  });
+  const pkcs8 = (k: KeyObject) => k.export({ format: 'pem', type: 'pkcs8' }).toString();
+
+  // Write into a private temporary folder and rename it into place, so two processes starting on the same
+  // DATA_DIR never see half an identity; the loser of the rename race uses the winner's files.
+  const tmp = `${dir}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+  fs.mkdirSync(tmp, { mode: 0o700 });
+  try {
+    writePrivate(path.join(tmp, ROOT_CERT), toPem(rootDer, 'CERTIFICATE'));
+    writePrivate(path.join(tmp, ROOT_KEY), pkcs8(rootKey));
+    writePrivate(path.join(tmp, SIGNER_CERT), toPem(signerDer, 'CERTIFICATE'));
+    writePrivate(path.join(tmp, SIGNER_KEY), pkcs8(signerKey));
+    try {
+      fs.renameSync(tmp, dir);
+    } catch (e) {
+      if (!fs.existsSync(path.join(dir, SIGNER_KEY))) throw e;
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function loadIdentityFiles(dir: string): SigningIdentity {
+  const read = (name: string) => fs.readFileSync(path.join(dir, name), 'utf8');
+  const privateKey = crypto.createPrivateKey(read(SIGNER_KEY));
+  const signerDer = new Uint8Array(new X509Certificate(read(SIGNER_CERT)).raw);
+  const rootDer = new Uint8Array(new X509Certificate(read(ROOT_CERT)).raw);
+  return identityFromParts(privateKey, [signerDer, rootDer], rootDer);
+}
+
+/** Reads SIGNING_P12 as a file path, or else as the base64 of the PKCS#12 bytes. */
+function readP12Source(value: string): Uint8Array {
+  if (fs.existsSync(value)) return new Uint8Array(fs.readFileSync(value));
+  const compact = value.replace(/\s+/g, '');
+  if (compact.length > 64 && /^[A-Za-z0-9+/]+=*$/.test(compact)) return new Uint8Array(Buffer.from(compact, 'base64'));
+  throw new Error('it is neither a readable file nor base64 PKCS#12 data');
+}
+
+export async function loadSigningIdentity(config: Config, logger: Logger): Promise<SigningIdentity> {
+  if (config.signingP12) {
+    let identity: SigningIdentity;
+    try {
+      identity = loadPkcs12(readP12Source(config.signingP12), config.signingP12Password ?? '');
+    } catch (e) {
+      // Start-up stops with one line naming the variable, like every other configuration error.
+      throw new ConfigError('SIGNING_P12', `cannot be used: ${(e as Error).message}`);
+    }
+    logger.info({ signer: new X509Certificate(identity.chainDer[0]!).subject }, 'signing identity loaded from SIGNING_P12');
+    return identity;
+  }
+  const dir = path.join(config.dataDir, 'signing');
+  if (!fs.existsSync(path.join(dir, SIGNER_KEY))) {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    await generateIdentityFiles(dir);
+    logger.info({ dir }, 'generated a local root CA and signing certificate');
+  }
+  return loadIdentityFiles(dir);
+}
+
+/** The public description served by GET /v1/verify/key. */
+export interface PublicKeyInfo {
+  algorithm: string;
+  certificate: string;
+  publicKey: string;
+  fingerprint: string;
+  validFrom: string;
+  validTo: string;
+  issuer: string;
+  subject: string;
+}
+
+export function colonHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('hex').toUpperCase().match(/../g)!.join(':');
+}
+
+export function certificateFingerprint(der: Uint8Array): string {
+  return colonHex(crypto.createHash('sha256').update(der).digest());
+}
+
+export function describeIdentity(identity: SigningIdentity): PublicKeyInfo {
+  const cert = new X509Certificate(identity.chainDer[0]!);
+  const publicKey = crypto.createPublicKey(identity.privateKey).export({ format: 'pem', type: 'spki' }).toString();
+  return {
+    algorithm: identity.keyAlgorithm === 'RSA'
+      ? `RSA-${identity.privateKey.asymmetricKeyDetails?.modulusLength ?? ''} PKCS#1 v1.5 SHA-256`
+      : 'ECDSA P-256 SHA-256',
+    certificate: identity.certificatePem,
+    publicKey,
+    fingerprint: certificateFingerprint(identity.chainDer[0]!),
+    validFrom: new Date(cert.validFrom).toISOString(),
+    validTo: new Date(cert.validTo).toISOString(),
+    issuer: distinguishedName(cert.issuer),
+    subject: distinguishedName(cert.subject),
+  };
+}
+
+/** Node prints names one attribute per line ("O=Folio\nCN=..."); join them RFC 4514-style, most specific first. */
+export function distinguishedName(nodeName: string): string {
+  return nodeName.split('\n').filter(Boolean).reverse().join(', ');
+}
