@@ -16,6 +16,8 @@ import { boundHtmlDepth } from './depth-guard.js';
 
 export interface ConvertOptions {
   pageSize?: 'A4' | 'Letter';
+  /** Markdown input only: 'gfm' (default) or strict 'commonmark'. */
+  markdownFlavour?: 'gfm' | 'commonmark';
 }
 
 /** Everything a package (or a host document, for a fragment) needs to hold the converted body. */

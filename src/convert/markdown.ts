@@ -11,8 +11,15 @@ const MAX_QUOTE_DEPTH = 32;
 const DEEP_QUOTES = /^(?:[ \t]{0,3}>){33,}/gm;
 
 let renderer: ReturnType<typeof createRenderer> | undefined;
+let commonmarkRenderer: MarkdownItInstance | undefined;
 
-function markdownRenderer() {
+/** 'gfm' (default): CommonMark plus the GFM extensions. 'commonmark': the CommonMark spec alone. */
+export type MarkdownFlavour = 'gfm' | 'commonmark';
+
+function markdownRenderer(flavour: MarkdownFlavour) {
+  if (flavour === 'commonmark') {
+    return (commonmarkRenderer ??= new MarkdownIt('commonmark', { html: true, maxNesting: 64 }));
+  }
   return (renderer ??= createRenderer());
 }
 
@@ -45,11 +52,11 @@ function createRenderer() {
   return md;
 }
 
-export function markdownToHtml(markdown: string): string {
+export function markdownToHtml(markdown: string, flavour: MarkdownFlavour = 'gfm'): string {
   if (markdown.charCodeAt(0) === 0xfeff) markdown = markdown.slice(1);
   // Past maxNesting markdown-it drops content; cap block-quote markers per line so deep quotes keep their words.
   markdown = markdown.replace(DEEP_QUOTES, () => '>'.repeat(MAX_QUOTE_DEPTH) + ' ');
-  return markdownRenderer().render(markdown);
+  return markdownRenderer(flavour).render(markdown);
 }
 
 /**
