@@ -1,65 +1,78 @@
 /**
- * SQLite adapter (default; one file in DATA_DIR). WAL with synchronous=FULL: a commit returns only after the
- * WAL is fsynced, so an acknowledged event survives a crash of the process and of the machine. The group
- * committer above calls `append` with many requests at once, so that fsync is shared.
+ * SQLite adapter (default; one file in DATA_DIR). Writes go to a worker thread (sqlite-writer.ts) that holds
+ * the only write connection, in WAL mode with synchronous=FULL: a batch's promise resolves only after its
+ * transaction is committed and the WAL fsynced, so an acknowledged event survives a crash of the process
+ * and of the machine. Reads (the usage report) use a connection of their own on the main thread; WAL lets
+ * them run beside the writer.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { CollectRecord } from './payload.js';
-import { monthOf } from './payload.js';
 import { SCHEMA_SQL, type TelemetryStore, type UsageReport } from './store.js';
+import type { WriterReply, WriterRequest } from './sqlite-writer.js';
 
 type Row = Record<string, unknown>;
+
+/**
+ * The writer module next to this one. Built, it is plain .js. From source (tsx, vitest) it is .ts, and a
+ * worker does not inherit the parent's loader, so a small bootstrap registers tsx in the worker first.
+ */
+function writerWorker(file: string): Worker {
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL('./sqlite-writer.js', import.meta.url), { workerData: { file } });
+  }
+  const require = createRequire(import.meta.url);
+  const tsxApi = pathToFileURL(require.resolve('tsx/esm/api').replace(/index\.cjs$/, 'index.mjs')).href;
+  const entry = new URL('./sqlite-writer.ts', import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: { file } });
+}
 
 export class SqliteTelemetryStore implements TelemetryStore {
   readonly dialect = 'sqlite' as const;
   private readonly db: Database.Database;
-  private readonly insertRequest: Database.Statement;
-  private readonly insertEvent: Database.Statement;
-  private readonly insertDocument: Database.Statement;
-  private readonly insertHostname: Database.Statement;
-  private readonly writeBatch: (records: CollectRecord[]) => void;
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private failed?: Error;
 
   constructor(file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA_SQL('sqlite'));
-    this.insertRequest = this.db.prepare(
-      `INSERT INTO telemetry_requests (license_key, received_at, version_field, version, hostname, page_origin, page_path,
-         user_agent, screen_width, screen_height, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.insertEvent = this.db.prepare(
-      `INSERT INTO telemetry_events (request_id, license_key, month, received_at, client_timestamp, document_id, document_created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.insertDocument = this.db.prepare(
-      'INSERT INTO telemetry_documents (license_key, month, document_id, first_seen_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-    );
-    this.insertHostname = this.db.prepare(
-      'INSERT INTO telemetry_hostnames (license_key, month, hostname) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-    );
-    this.writeBatch = this.db.transaction((records: CollectRecord[]) => {
-      for (const r of records) {
-        const month = monthOf(r.receivedAt);
-        const requestId = this.insertRequest.run(
-          r.licenseKey, r.receivedAt, r.versionField, r.version, r.hostname, r.pageOrigin, r.pagePath,
-          r.userAgent, r.screenWidth, r.screenHeight, r.metadata,
-        ).lastInsertRowid;
-        for (const e of r.events) {
-          this.insertEvent.run(requestId, r.licenseKey, month, r.receivedAt, e.timestamp, e.documentId, e.documentCreatedAt);
-          if (e.documentId !== null) this.insertDocument.run(r.licenseKey, month, e.documentId, r.receivedAt);
-        }
-        if (r.hostname !== '') this.insertHostname.run(r.licenseKey, month, r.hostname);
-      }
+    this.worker = writerWorker(file);
+    this.worker.on('message', (reply: WriterReply) => {
+      const w = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if (reply.error) w?.reject(new Error(`telemetry store write failed: ${reply.error}`));
+      else w?.resolve();
+    });
+    const fail = (e: Error) => {
+      this.failed = e;
+      for (const w of this.waiting.values()) w.reject(e);
+      this.waiting.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`telemetry writer exited (${code})`)));
+  }
+
+  private send(msg: Omit<WriterRequest, 'id'>): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    const id = this.nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ ...msg, id } satisfies WriterRequest);
     });
   }
 
-  async append(records: CollectRecord[]): Promise<void> {
-    this.writeBatch(records);
+  append(records: CollectRecord[]): Promise<void> {
+    return this.send({ records });
   }
 
   async usage(licenseKey: string, month: string): Promise<UsageReport> {
@@ -91,6 +104,10 @@ export class SqliteTelemetryStore implements TelemetryStore {
   }
 
   async close(): Promise<void> {
+    if (!this.failed) {
+      await this.send({ close: true }).catch(() => undefined);
+      await new Promise<void>((r) => (this.worker.threadId === -1 ? r() : this.worker.once('exit', () => r())));
+    }
     if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,68 @@
+/**
+ * Worker thread that owns the SQLite write connection. Each message is one batch of requests, written in one
+ * transaction with synchronous=FULL (the WAL is fsynced before the commit returns). Running here, the fsync
+ * no longer stalls the event loop: the main thread keeps parsing requests while a commit is under way, and
+ * those requests form the next batch (group commit).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import type { CollectRecord } from './payload.js';
+import { monthOf } from './payload.js';
+
+export interface WriterRequest {
+  id: number;
+  records?: CollectRecord[];
+  close?: boolean;
+}
+export interface WriterReply {
+  id: number;
+  error?: string;
+}
+
+const db = new Database((workerData as { file: string }).file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.pragma('busy_timeout = 5000');
+
+const insertRequest = db.prepare(
+  `INSERT INTO telemetry_requests (license_key, received_at, version_field, version, hostname, page_origin, page_path,
+     user_agent, screen_width, screen_height, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+);
+const insertEvent = db.prepare(
+  `INSERT INTO telemetry_events (request_id, license_key, month, received_at, client_timestamp, document_id, document_created_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?)`,
+);
+const insertDocument = db.prepare(
+  'INSERT INTO telemetry_documents (license_key, month, document_id, first_seen_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+);
+const insertHostname = db.prepare('INSERT INTO telemetry_hostnames (license_key, month, hostname) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+
+const writeBatch = db.transaction((records: CollectRecord[]) => {
+  for (const r of records) {
+    const month = monthOf(r.receivedAt);
+    const requestId = insertRequest.run(
+      r.licenseKey, r.receivedAt, r.versionField, r.version, r.hostname, r.pageOrigin, r.pagePath,
+      r.userAgent, r.screenWidth, r.screenHeight, r.metadata,
+    ).lastInsertRowid;
+    for (const e of r.events) {
+      insertEvent.run(requestId, r.licenseKey, month, r.receivedAt, e.timestamp, e.documentId, e.documentCreatedAt);
+      if (e.documentId !== null) insertDocument.run(r.licenseKey, month, e.documentId, r.receivedAt);
+    }
+    if (r.hostname !== '') insertHostname.run(r.licenseKey, month, r.hostname);
+  }
+});
+
+parentPort!.on('message', (msg: WriterRequest) => {
+  if (msg.close) {
+    db.close();
+    parentPort!.postMessage({ id: msg.id } satisfies WriterReply);
+    parentPort!.close();
+    return;
+  }
+  try {
+    writeBatch(msg.records ?? []);
+    parentPort!.postMessage({ id: msg.id } satisfies WriterReply);
+  } catch (e) {
+    parentPort!.postMessage({ id: msg.id, error: (e as Error).message } satisfies WriterReply);
+  }
+});
