@@ -16,3 +16,17 @@ export function pdfFilterOptions(options: DocxToPdfOptions): string {
   if (options.tagged !== undefined) data.UseTaggedPDF = { type: 'boolean', value: String(options.tagged) };
   return Object.keys(data).length === 0 ? '' : JSON.stringify(data);
 }
+
+const PDFA1A_MARK = Buffer.from('<pdfaid:conformance>A</pdfaid:conformance>', 'latin1');
+
+/**
+ * LibreOffice 7.4 exports SelectPdfVersion=1 as PDF/A-1a (tagged). Level A is a superset of level B, so the
+ * file also conforms to PDF/A-1b; the caller asked for 1b, so its XMP identification says B. The metadata
+ * stream of a PDF/A file is uncompressed and the replacement has the same length: offsets stay valid.
+ */
+export function declarePdfa1b(pdf: Uint8Array): Uint8Array {
+  const buf = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+  const at = buf.indexOf(PDFA1A_MARK);
+  if (at >= 0) buf[at + '<pdfaid:conformance>'.length] = 0x42; // 'B'
+  return pdf;
+}

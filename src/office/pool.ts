@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import { validateDocx } from './validate.js';
+import { declarePdfa1b } from './pdf-options.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
 import type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
 
@@ -308,7 +309,7 @@ export class OfficePool implements OfficeEngine {
     this.conversions++;
     if (m.type === 'result') {
       this.meanMillis = this.meanMillis * 0.8 + m.millis * 0.2;
-      this.settle(worker, (j) => j.resolve(m.pdf));
+      this.settle(worker, (j) => j.resolve(j.options.pdfa === '1b' ? declarePdfa1b(m.pdf) : m.pdf));
     } else {
       const message =
         m.stage === 'load'
