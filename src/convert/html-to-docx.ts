@@ -16,8 +16,8 @@ import { boundHtmlDepth } from './depth-guard.js';
 
 export interface ConvertOptions {
   pageSize?: 'A4' | 'Letter';
-  /** Markdown input only: 'gfm' (default) or strict 'commonmark'. */
-  markdownFlavour?: 'gfm' | 'commonmark';
+  /** Markdown input only: the GFM extensions to enable (default all; [] is strict CommonMark). */
+  markdownExtensions?: ReadonlyArray<'table' | 'strikethrough' | 'autolink' | 'tagfilter' | 'footnotes' | 'tasklist'>;
 }
 
 /** Everything a package (or a host document, for a fragment) needs to hold the converted body. */
@@ -236,7 +236,7 @@ interface Ctx {
 
 const HEADING_STYLE: Record<string, string> = { h1: 'Heading1', h2: 'Heading2', h3: 'Heading3', h4: 'Heading4', h5: 'Heading5', h6: 'Heading6' };
 const HEADING_PT: Record<string, number> = { h1: 16, h2: 14, h3: 13, h4: 12, h5: 12, h6: 12 };
-const SKIP = new Set(['script', 'style', 'head', 'template', 'noscript', 'iframe', 'object', 'embed', 'meta', 'link', 'title', 'base', 'svg', 'math', 'canvas', 'audio', 'video', 'source', 'track', 'map', 'area', 'select', 'option', 'textarea', 'button', 'param', 'dialog']);
+const SKIP = new Set(['script', 'style', 'head', 'template', 'noscript', 'iframe', 'object', 'embed', 'meta', 'link', 'title', 'base', 'svg', 'math', 'canvas', 'audio', 'video', 'source', 'track', 'map', 'area', 'select', 'option', 'button', 'param', 'dialog']);
 const BLOCKS = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'main', 'nav', 'aside', 'address', 'center', 'details', 'summary', 'form', 'fieldset', 'legend', 'figure', 'figcaption', 'body', 'html', 'hgroup', 'search', 'dl', 'dt', 'dd', 'blockquote', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'menu', 'dir', 'li', 'table', 'hr', 'caption', 'listing', 'xmp', 'plaintext']);
 const HIGHLIGHTS: Record<string, string> = { FFFF00: 'yellow', '00FF00': 'green', '00FFFF': 'cyan', FF00FF: 'magenta', FF0000: 'red', '0000FF': 'blue' };
 
@@ -349,8 +349,9 @@ class HtmlConverter {
       props.numPr = ctx.item.numPr;
       ctx.item.numPr = undefined;
     } else if (ctx.list && !props.style) {
+      // A continuation paragraph of an item: aligned with the item's text, un-numbered.
       props.style = 'ListParagraph';
-      props.indLeft = (props.indLeft ?? 0) + 0;
+      props.indLeft ??= ctx.indent;
     }
     if (ctx.indent && props.indLeft === undefined && !props.numPr) props.indLeft = ctx.indent;
     if (this.pendingPageBreak) {
@@ -367,10 +368,12 @@ class HtmlConverter {
     const p = this.frame.para;
     if (!p) return;
     this.frame.para = null;
-    // Trailing collapsible white space, and the newline that ends a <pre>, are not content.
+    // Trailing collapsible white space, and the newline that ends a <pre>, are not content (further blank
+    // lines at the end of a <pre> are).
     const pieces = p.pieces;
     if (p.pre) {
-      while (pieces.length && pieces[pieces.length - 1]!.kind === 'raw' && (pieces[pieces.length - 1] as { xml: string }).xml === '<w:br/>') pieces.pop();
+      const last = pieces[pieces.length - 1];
+      if (last && last.kind === 'raw' && last.xml === '<w:br/>') pieces.pop();
     } else {
       for (let i = pieces.length - 1; i >= 0; i--) {
         const piece = pieces[i]!;
@@ -546,6 +549,10 @@ class HtmlConverter {
         return;
       case 'wbr':
         return;
+      case 'textarea':
+        // A browser shows a text area's content; a document keeps it as text.
+        this.addText(textOf(el), ctx);
+        return;
       case 'img':
         this.image(el, decl, ctx);
         return;
@@ -619,10 +626,9 @@ class HtmlConverter {
       if (href.length < 2) return undefined;
       return `w:anchor="${xmlAttr(bookmarkName(decodeURIComponentSafe(href.slice(1))))}" w:history="1"`;
     }
-    if (!/^(https?:|mailto:|ftp:|tel:)/i.test(href)) {
-      // Relative references have no base in a Word file; javascript: and data: are never links.
-      if (/^[a-z][a-z0-9+.-]*:/i.test(href)) return undefined;
-    }
+    // Any scheme is a link target (irc:, custom app schemes …) except those that run or embed something, or
+    // reach local files: javascript:, vbscript:, data:, file:.
+    if (/^\s*(javascript|vbscript|data|file):/i.test(href)) return undefined;
     if (href.length > 2000) return undefined;
     let id = this.linkRels.get(href);
     if (!id) {
@@ -694,7 +700,11 @@ class HtmlConverter {
       this.flush();
       if (this.footnoteTargets.size && ` ${el.attribs.class ?? ''} `.includes(' footnotes-sep ')) return;
       const props: ParaProps = { style: 'HorizontalRule', borderBottom: { style: 'single', sz: 6, color: 'auto' } };
-      if (ctx.indent) props.indLeft = ctx.indent;
+      if (ctx.item?.numPr) {
+        // A rule as the first thing of a list item: the item's numbered paragraph is the rule.
+        props.numPr = ctx.item.numPr;
+        ctx.item.numPr = undefined;
+      } else if (ctx.indent) props.indLeft = ctx.indent;
       if (this.pendingPageBreak) {
         props.pageBreakBefore = true;
         this.pendingPageBreak = false;
@@ -768,7 +778,12 @@ class HtmlConverter {
       const p = this.ensurePara(inner);
       p.bookmarks.push(bookmarkName(el.attribs.id));
     }
+    const blocksBefore = this.frame.blocks.length;
     this.walkChildren(el, inner, depth + 1);
+    if (this.frame.blocks.length === blocksBefore && !this.frame.para && (inner.pre || HEADING_STYLE[tag])) {
+      // An empty heading or code block is still one (Word shows an empty styled paragraph).
+      this.ensurePara(inner);
+    }
     this.flush();
     this.breakAfter(decl);
   }
@@ -931,6 +946,13 @@ class HtmlConverter {
     this.applyBlockCss(inner, decl, ctx);
     if (inner.para.indLeft !== undefined) inner.para.indLeft = undefined;
     if (el.attribs.id) this.ensurePara(inner).bookmarks.push(bookmarkName(el.attribs.id));
+    const first = el.children.find((c) => c.type !== 'text' || /[^ \t\n\r\f]/.test((c as unknown as { data: string }).data));
+    if (first?.type === 'tag' && ['ul', 'ol', 'menu', 'dir', 'table'].includes((first as Element).name)) {
+      // A Word paragraph carries one number: the item's own (empty) numbered paragraph comes before the
+      // nested list or table, rather than after it.
+      this.ensurePara(inner);
+      this.flush();
+    }
     this.walkChildren(el, inner, depth + 1);
     if (inner.item?.numPr) {
       // An empty item still shows its number.

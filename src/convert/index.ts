@@ -11,14 +11,14 @@ import { convertHtml, type ConvertOptions } from './html-to-docx.js';
 
 export type { ConvertOptions, WordFragment, FragmentOptions } from './html-to-docx.js';
 export { htmlToWordFragment } from './html-to-docx.js';
-export { markdownToHtml, type MarkdownFlavour } from './markdown.js';
+export { markdownToHtml, GFM_EXTENSIONS, type GfmExtension, type MarkdownOptions } from './markdown.js';
 
 export type SourceFormat = 'docx' | 'md' | 'html';
 export type TargetFormat = 'pdf' | 'docx';
 
 /** Markdown (CommonMark + GFM) → DOCX bytes. */
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
-  return htmlToDocx(markdownToHtml(markdown, options.markdownFlavour), options);
+  return htmlToDocx(markdownToHtml(markdown, { extensions: options.markdownExtensions }), options);
 }
 
 /** HTML (with inline and <style> CSS) → DOCX bytes. Never fetches anything; scripts are ignored. */

@@ -10,53 +10,82 @@ import taskLists from 'markdown-it-task-lists';
 const MAX_QUOTE_DEPTH = 32;
 const DEEP_QUOTES = /^(?:[ \t]{0,3}>){33,}/gm;
 
-let renderer: ReturnType<typeof createRenderer> | undefined;
-let commonmarkRenderer: MarkdownItInstance | undefined;
+/** The GFM extensions (cmark-gfm's names). All are on unless a caller asks for fewer. */
+export type GfmExtension = 'table' | 'strikethrough' | 'autolink' | 'tagfilter' | 'footnotes' | 'tasklist';
+export const GFM_EXTENSIONS: readonly GfmExtension[] = ['table', 'strikethrough', 'autolink', 'tagfilter', 'footnotes', 'tasklist'];
 
-/** 'gfm' (default): CommonMark plus the GFM extensions. 'commonmark': the CommonMark spec alone. */
-export type MarkdownFlavour = 'gfm' | 'commonmark';
+const renderers = new Map<string, MarkdownItInstance>();
 
-function markdownRenderer(flavour: MarkdownFlavour) {
-  if (flavour === 'commonmark') {
-    return (commonmarkRenderer ??= new MarkdownIt('commonmark', { html: true, maxNesting: 64 }));
-  }
-  return (renderer ??= createRenderer());
-}
-
-function createRenderer() {
-  // maxNesting bounds block/inline recursion: 100,000-deep quotes or lists are flattened, never overflow.
-  const md = new MarkdownIt('default', { html: true, linkify: true, typographer: false, maxNesting: 64 });
-  md.linkify.set({ fuzzyLink: true, fuzzyEmail: true });
-  // GFM's extended autolinks are scheme://, www. and e-mail addresses; linkify-it's fuzzy mode also links
-  // bare domains ("example.com"), which GFM leaves as text: unwrap those.
-  md.core.ruler.after('linkify', 'gfm-autolink-scope', (state) => {
-    for (const block of state.tokens) {
-      if (block.type !== 'inline' || !block.children) continue;
-      const kids = block.children;
-      for (let i = 0; i < kids.length; i++) {
-        const t = kids[i]!;
-        if (t.type !== 'link_open' || t.markup !== 'linkify') continue;
-        const text = kids[i + 1]?.type === 'text' ? kids[i + 1]!.content : '';
-        if (/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) || text.includes('@')) continue;
-        let j = i + 1;
-        while (j < kids.length && kids[j]!.type !== 'link_close') j++;
-        if (j < kids.length) kids.splice(j, 1);
-        kids.splice(i, 1);
-        i--;
-      }
-    }
-  });
-  md.use(footnote);
-  linearFootnoteTail(md);
-  md.use(taskLists, { enabled: false });
+function markdownRenderer(extensions: readonly GfmExtension[]): MarkdownItInstance {
+  const set = new Set(extensions);
+  const key = GFM_EXTENSIONS.filter((e) => set.has(e)).join(',');
+  let md = renderers.get(key);
+  if (!md) renderers.set(key, (md = createRenderer(set)));
   return md;
 }
 
-export function markdownToHtml(markdown: string, flavour: MarkdownFlavour = 'gfm'): string {
+function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
+  // The strict CommonMark preset, plus the GFM extensions asked for. maxNesting bounds block/inline recursion:
+  // 100,000-deep quotes or lists are flattened, never overflow.
+  const md = new MarkdownIt('commonmark', { html: true, linkify: ext.has('autolink'), typographer: false, maxNesting: 64 });
+  if (ext.has('table')) md.enable('table');
+  if (ext.has('strikethrough')) md.enable('strikethrough');
+  if (ext.has('autolink')) {
+    md.enable(['linkify']);
+    md.linkify.set({ fuzzyLink: true, fuzzyEmail: true });
+    // GFM's extended autolinks are scheme://, www. and e-mail addresses; linkify-it's fuzzy mode also links
+    // bare domains ("example.com"), which GFM leaves as text: unwrap those.
+    md.core.ruler.after('linkify', 'gfm-autolink-scope', (state) => {
+      for (const block of state.tokens) {
+        if (block.type !== 'inline' || !block.children) continue;
+        const kids = block.children;
+        for (let i = 0; i < kids.length; i++) {
+          const t = kids[i]!;
+          if (t.type !== 'link_open' || t.markup !== 'linkify') continue;
+          const text = kids[i + 1]?.type === 'text' ? kids[i + 1]!.content : '';
+          if (/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) || text.includes('@')) continue;
+          let j = i + 1;
+          while (j < kids.length && kids[j]!.type !== 'link_close') j++;
+          if (j < kids.length) kids.splice(j, 1);
+          kids.splice(i, 1);
+          i--;
+        }
+      }
+    });
+  }
+  if (ext.has('tagfilter')) tagFilter(md);
+  if (ext.has('footnotes')) {
+    md.use(footnote);
+    linearFootnoteTail(md);
+  }
+  if (ext.has('tasklist')) md.use(taskLists, { enabled: false });
+  return md;
+}
+
+// GFM's tag filter: these tags are shown as text, never interpreted, even in raw HTML.
+const FILTERED_TAG = /<(?=\/?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?=[\s/>]|$))/gi;
+
+function tagFilter(md: MarkdownItInstance): void {
+  md.core.ruler.push('gfm-tagfilter', (state) => {
+    for (const t of state.tokens) {
+      if (t.type === 'html_block') t.content = t.content.replace(FILTERED_TAG, '&lt;');
+      else if (t.type === 'inline' && t.children) {
+        for (const c of t.children) if (c.type === 'html_inline') c.content = c.content.replace(FILTERED_TAG, '&lt;');
+      }
+    }
+  });
+}
+
+export interface MarkdownOptions {
+  /** GFM extensions to enable (default: all). An empty list is strict CommonMark. */
+  extensions?: readonly GfmExtension[];
+}
+
+export function markdownToHtml(markdown: string, options: MarkdownOptions = {}): string {
   if (markdown.charCodeAt(0) === 0xfeff) markdown = markdown.slice(1);
   // Past maxNesting markdown-it drops content; cap block-quote markers per line so deep quotes keep their words.
   markdown = markdown.replace(DEEP_QUOTES, () => '>'.repeat(MAX_QUOTE_DEPTH) + ' ');
-  return markdownRenderer(flavour).render(markdown);
+  return markdownRenderer(options.extensions ?? GFM_EXTENSIONS).render(markdown);
 }
 
 /**
@@ -73,7 +102,7 @@ class AppendArray<T> extends Array<T> {
   }
 }
 
-function linearFootnoteTail(md: ReturnType<typeof createRenderer> | MarkdownItInstance): void {
+function linearFootnoteTail(md: MarkdownItInstance): void {
   const rules = (md.core.ruler as unknown as { __rules__: Array<{ name: string; fn: (state: CoreState) => void }> }).__rules__;
   const rule = rules.find((r) => r.name === 'footnote_tail');
   if (!rule) return;

@@ -187,7 +187,7 @@ const INDENT_STEP = 720;
 class Reader {
   private readonly counters = new Map<string, number[]>();
   /** Open list levels: what each shows and where its text starts. */
-  private levels: Array<ListLevel & { textIndent: number }> = [];
+  private levels: Array<ListLevel & { textIndent: number; quote: number }> = [];
   private noteQueue: string[] = [];
   readonly blocks: Block[] = [];
 
@@ -243,7 +243,8 @@ class Reader {
 
     let list: ListLevel[] = [];
     let head = false;
-    let base = 0; // where text would start without any quoting
+    let base = 0; // where text would start without any (further) quoting
+    let outerQuote = 0; // quoting the list level itself is in
     if (lvl && lvl.fmt !== 'none' && lvl.text !== '') {
       // A numbered item at level ilvl: advance Word's counter for this w:num, restarting deeper levels.
       const counts = this.counters.get(numId!) ?? [];
@@ -252,9 +253,10 @@ class Reader {
       const start = num.overrides.get(ilvl) ?? lvl.start;
       counts[ilvl] = counts[ilvl] === undefined ? start : counts[ilvl]! + 1;
       counts.length = ilvl + 1;
-      const mine = { kind: lvl.fmt === 'bullet' ? ('u' as const) : ('o' as const), textIndent: indent };
+      const itemQuote = Math.max(isQuote ? 1 : 0, Math.round((indent - INDENT_STEP * (ilvl + 1)) / INDENT_STEP));
+      const mine = { kind: lvl.fmt === 'bullet' ? ('u' as const) : ('o' as const), textIndent: indent, quote: itemQuote };
       const levels = this.levels.slice(0, ilvl);
-      while (levels.length < ilvl) levels.push({ kind: 'u', textIndent: INDENT_STEP * (levels.length + 1) });
+      while (levels.length < ilvl) levels.push({ kind: 'u', textIndent: INDENT_STEP * (levels.length + 1), quote: 0 });
       levels.push(mine.kind === 'o' ? { ...mine, ordinal: counts[ilvl] } : mine);
       this.levels = levels;
       list = levels.map(({ kind, ordinal }) => (kind === 'o' ? { kind, ordinal } : { kind }));
@@ -265,16 +267,18 @@ class Reader {
       this.levels = this.levels.slice(0, ilvl + 1);
       list = this.levels.map(({ kind, ordinal }) => (kind === 'o' ? { kind, ordinal } : { kind }));
       base = this.levels[this.levels.length - 1]!.textIndent;
+      outerQuote = this.levels[this.levels.length - 1]!.quote;
     } else if (this.levels.length && !headingMatch) {
       let d = this.levels.length - 1;
       while (d >= 0 && indent < this.levels[d]!.textIndent) d--;
       this.levels = this.levels.slice(0, d + 1);
       list = this.levels.map(({ kind, ordinal }) => (kind === 'o' ? { kind, ordinal } : { kind }));
       base = d >= 0 ? this.levels[d]!.textIndent : 0;
+      outerQuote = d >= 0 ? this.levels[d]!.quote : 0;
     } else {
       this.levels = [];
     }
-    let quote = Math.max(0, Math.round((indent - base) / INDENT_STEP));
+    let quote = outerQuote + Math.max(0, Math.round((indent - base) / INDENT_STEP));
     if (isQuote) quote = Math.max(1, quote);
 
     const block: Block = { kind: 'p', quote, list, head, note, spans };
@@ -402,6 +406,7 @@ class Reader {
     while (d >= 0 && indent < this.levels[d]!.textIndent) d--;
     this.levels = this.levels.slice(0, d + 1);
     const base = d >= 0 ? this.levels[d]!.textIndent : 0;
+    const outerQuote = d >= 0 ? this.levels[d]!.quote : 0;
     const list = this.levels.map(({ kind, ordinal }) => (kind === 'o' ? { kind, ordinal } : { kind }));
     const rows: Row[] = [];
     for (const tr of kids(tbl, 'w:tr')) {
@@ -424,7 +429,7 @@ class Reader {
       }
       rows.push({ header, cells });
     }
-    this.blocks.push({ kind: 'table', quote: Math.max(0, Math.round((indent - base) / INDENT_STEP)), list, head: false, note, rows });
+    this.blocks.push({ kind: 'table', quote: outerQuote + Math.max(0, Math.round((indent - base) / INDENT_STEP)), list, head: false, note, rows });
   }
 }
 
