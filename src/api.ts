@@ -12,6 +12,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { authRoutes } from './http/routes/auth.js';
 import { convertRoutes } from './http/routes/convert.js';
 import { signRoutes } from './http/routes/sign.js';
+import { annotateRoutes } from './http/routes/annotate.js';
 import { loadSigningIdentity } from './sign/index.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
@@ -62,6 +63,7 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
       authRoutes(services),
       convertRoutes(services),
       signRoutes(services),
+      annotateRoutes(services),
     ],
   });
   return {

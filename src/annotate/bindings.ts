@@ -1,0 +1,77 @@
+/**
+ * Data-bound content controls (w:dataBinding): Word re-renders such a control from its customXml (or
+ * core/extended properties) store when the document opens, so a filled value would be overwritten by the old
+ * bound one. The bound node is updated when the XPath is the simple child-step form Word writes
+ * (`/ns0:root[1]/ns0:child[1]`) and the store is found; otherwise the binding is dropped.
+ */
+import type { TemplateDocument } from './document.js';
+import { attr, child, childElements, remove, setText, type XElement } from './xml.js';
+
+/** Stores Word binds to that live outside customXml. */
+const BUILT_IN_STORES: Record<string, string> = {
+  '{6C3C8BC8-F283-45AE-878A-BAB7291924A1}': 'docProps/core.xml',
+  '{6668398D-A668-4E3E-A5EB-62B293D839F1}': 'docProps/app.xml',
+};
+
+const storeCache = new WeakMap<TemplateDocument, Map<string, string>>();
+
+function stores(doc: TemplateDocument): Map<string, string> {
+  let map = storeCache.get(doc);
+  if (map) return map;
+  map = new Map(Object.entries(BUILT_IN_STORES));
+  for (const name of doc.pkg.parts.keys()) {
+    const m = /^customXml\/itemProps(\d*)\.xml$/i.exec(name);
+    if (!m) continue;
+    const id = /itemID="(\{[0-9A-Fa-f-]+\})"/.exec(doc.pkg.text(name) ?? '')?.[1];
+    const item = `customXml/item${m[1]}.xml`;
+    if (id && doc.pkg.has(item)) map.set(id.toUpperCase(), item);
+  }
+  storeCache.set(doc, map);
+  return map;
+}
+
+const localName = (qname: string) => qname.slice(qname.indexOf(':') + 1);
+
+function resolve(root: XElement, xpath: string): XElement | undefined {
+  const steps = xpath.split('/');
+  if (steps[0] !== '' || steps.length < 2) return undefined;
+  let current: XElement | undefined;
+  for (let i = 1; i < steps.length; i++) {
+    const m = /^(?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)(?:\[(\d+)\])?$/.exec(steps[i]!);
+    if (!m) return undefined;
+    const name = m[1]!;
+    const index = Number(m[2] ?? 1);
+    if (i === 1) {
+      if (localName(root.name) !== name || index !== 1) return undefined;
+      current = root;
+      continue;
+    }
+    const matches = childElements(current!).filter((c) => localName(c.name) === name);
+    current = matches[index - 1];
+    if (!current) return undefined;
+  }
+  return current;
+}
+
+/** Writes `value` to the control's bound node, or drops the binding when it cannot (or value is undefined). */
+export function updateBinding(doc: TemplateDocument, sdtPr: XElement, value: string | undefined): void {
+  const binding = child(sdtPr, 'w:dataBinding');
+  if (!binding) return;
+  const storeId = (attr(binding, 'w:storeItemID') ?? '').toUpperCase();
+  const xpath = attr(binding, 'w:xpath') ?? '';
+  const part = stores(doc).get(storeId);
+  if (value !== undefined && part) {
+    try {
+      const store = doc.parse(part);
+      const target = resolve(store.root, xpath);
+      if (target && childElements(target).length === 0) {
+        setText(target, value);
+        doc.markDirty(part);
+        return;
+      }
+    } catch {
+      // An unreadable store cannot be updated: fall through and drop the binding.
+    }
+  }
+  remove(binding);
+}

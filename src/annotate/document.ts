@@ -1,0 +1,290 @@
+/**
+ * The template being filled: the unpacked package (src/docx/package.ts, bounded), the parts that can hold
+ * fields parsed into trees on demand, and the package-level bookkeeping every fill needs — relationships
+ * per part, content types, media names, and fresh ids (wp:docPr, w:sdt w:id, numbering) that never collide.
+ */
+import { randomInt } from 'node:crypto';
+import { strFromU8, strToU8 } from 'fflate';
+import { FolioError } from '../errors.js';
+import { assertNoDoctype, readDocx, type OoxmlPackage } from '../docx/package.js';
+import { escapeAttr, parseXml, serializeXml, walk, attr, setAttr, type XDocument, type XElement } from './xml.js';
+
+export type PartLocation = 'body' | 'header' | 'footer' | 'footnote' | 'endnote';
+
+export interface FieldPart {
+  name: string;
+  location: PartLocation;
+  doc: XDocument;
+}
+
+const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const REL_TYPES: Record<string, PartLocation> = {
+  [`${REL_NS}/header`]: 'header',
+  [`${REL_NS}/footer`]: 'footer',
+  [`${REL_NS}/footnotes`]: 'footnote',
+  [`${REL_NS}/endnotes`]: 'endnote',
+};
+
+export const NAMESPACES: Record<string, string> = {
+  w: 'http://schemas.openxmlformats.org/wordprocessingml/2006/main',
+  r: REL_NS,
+  wp: 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing',
+  a: 'http://schemas.openxmlformats.org/drawingml/2006/main',
+  pic: 'http://schemas.openxmlformats.org/drawingml/2006/picture',
+  w14: 'http://schemas.microsoft.com/office/word/2010/wordml',
+};
+
+export interface Relationship {
+  id: string;
+  type: string;
+  target: string;
+  external?: boolean;
+}
+
+/** Directory of a part name, with a trailing slash ('word/' for 'word/document.xml'). */
+const dirOf = (name: string) => name.slice(0, name.lastIndexOf('/') + 1);
+const relsNameOf = (name: string) => `${dirOf(name)}_rels/${name.slice(name.lastIndexOf('/') + 1)}.rels`;
+
+function resolveTarget(base: string, target: string): string {
+  if (target.startsWith('/')) return target.slice(1);
+  const parts = (dirOf(base) + target).split('/');
+  const out: string[] = [];
+  for (const p of parts) {
+    if (p === '..') out.pop();
+    else if (p !== '.' && p !== '') out.push(p);
+  }
+  return out.join('/');
+}
+
+export class TemplateDocument {
+  readonly mainPart: string;
+  /** Parts that can hold fields, in a stable order: body first, then headers, footers, notes. */
+  readonly fieldParts: FieldPart[] = [];
+  private readonly parsed = new Map<string, XDocument>();
+  private readonly dirty = new Set<string>();
+  private readonly relsCache = new Map<string, Relationship[]>();
+  private readonly dirtyRels = new Set<string>();
+  private contentTypes: string;
+  private contentTypesDirty = false;
+  private nextDocPrId = 1;
+  private readonly usedSdtIds = new Set<string>();
+  private mediaCounter = 0;
+  private relCounter = 0;
+
+  private constructor(readonly pkg: OoxmlPackage) {
+    this.mainPart = pkg.mainDocumentPart()!;
+    this.contentTypes = pkg.text('[Content_Types].xml') ?? '';
+  }
+
+  /** Reads and checks the package: a DOCX, no DOCTYPE/ENTITY in any XML part, field parts parsed. */
+  static read(bytes: Uint8Array): TemplateDocument {
+    const pkg = readDocx(bytes);
+    for (const [name, data] of pkg.parts) {
+      if (!/\.(xml|rels|vml)$/i.test(name)) continue;
+      // A cheap byte scan first: most parts have no '<!' beyond comments.
+      if (data.includes(0x21 /* ! */)) assertNoDoctype(strFromU8(data), name);
+    }
+    const doc = new TemplateDocument(pkg);
+    doc.collectFieldParts();
+    doc.scanIds();
+    return doc;
+  }
+
+  private collectFieldParts(): void {
+    this.fieldParts.push({ name: this.mainPart, location: 'body', doc: this.parse(this.mainPart) });
+    const rels = this.relationships(this.mainPart);
+    const order: PartLocation[] = ['header', 'footer', 'footnote', 'endnote'];
+    const found = rels
+      .filter((r) => !r.external && REL_TYPES[r.type])
+      .map((r) => ({ name: resolveTarget(this.mainPart, r.target), location: REL_TYPES[r.type]! }))
+      .filter((p) => this.pkg.has(p.name))
+      .sort((a, b) => order.indexOf(a.location) - order.indexOf(b.location) || a.name.localeCompare(b.name, 'en', { numeric: true }));
+    const seen = new Set<string>();
+    for (const p of found) {
+      if (seen.has(p.name)) continue;
+      seen.add(p.name);
+      this.fieldParts.push({ ...p, doc: this.parse(p.name) });
+    }
+  }
+
+  /** The largest wp:docPr id and every w:sdt id already in use anywhere in the package. */
+  private scanIds(): void {
+    let max = 0;
+    for (const [name, data] of this.pkg.parts) {
+      if (!name.endsWith('.xml') || !name.startsWith('word/')) continue;
+      const xml = strFromU8(data);
+      for (const m of xml.matchAll(/<(?:wp:docPr|pic:cNvPr|wps:cNvPr|wpg:cNvPr)\b[^>]*?\sid="(\d+)"/g)) max = Math.max(max, Number(m[1]));
+      for (const m of xml.matchAll(/<w:id w:val="(-?\d+)"/g)) this.usedSdtIds.add(m[1]!);
+    }
+    this.nextDocPrId = max + 1;
+  }
+
+  parse(name: string): XDocument {
+    let d = this.parsed.get(name);
+    if (!d) {
+      const text = this.pkg.text(name);
+      if (text === undefined) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The package has no part ${name}`);
+      d = parseXml(text, name);
+      this.parsed.set(name, d);
+    }
+    return d;
+  }
+
+  markDirty(name: string): void {
+    this.dirty.add(name);
+  }
+
+  allocateDocPrId(): number {
+    return this.nextDocPrId++;
+  }
+
+  /** A fresh w:sdt w:id (signed 32-bit, as Word writes them). */
+  allocateSdtId(): string {
+    for (;;) {
+      const id = String(randomInt(1, 0x7fffffff));
+      if (!this.usedSdtIds.has(id)) {
+        this.usedSdtIds.add(id);
+        return id;
+      }
+    }
+  }
+
+  relationships(part: string): Relationship[] {
+    const relsName = relsNameOf(part);
+    let rels = this.relsCache.get(relsName);
+    if (!rels) {
+      rels = [];
+      const xml = this.pkg.text(relsName);
+      if (xml) {
+        for (const m of xml.matchAll(/<Relationship\b([^>]*?)\/?>/g)) {
+          const a = m[1]!;
+          const get = (k: string) => new RegExp(`\\s${k}="([^"]*)"`).exec(a)?.[1];
+          const id = get('Id');
+          const type = get('Type');
+          const target = get('Target');
+          if (id && type && target !== undefined) rels.push({ id, type, target, external: get('TargetMode') === 'External' });
+        }
+      }
+      this.relsCache.set(relsName, rels);
+    }
+    return rels;
+  }
+
+  addRelationship(part: string, type: string, target: string, external = false): string {
+    const rels = this.relationships(part);
+    const taken = new Set(rels.map((r) => r.id));
+    let id: string;
+    do id = `rIdFolio${++this.relCounter}`;
+    while (taken.has(id));
+    rels.push({ id, type, target, external });
+    this.dirtyRels.add(relsNameOf(part));
+    return id;
+  }
+
+  markRelsDirty(part: string): void {
+    this.relationships(part);
+    this.dirtyRels.add(relsNameOf(part));
+  }
+
+  /** Adds a media part and an image relationship from `part`; returns the relationship id. */
+  addMedia(part: string, bytes: Uint8Array, extension: string, contentType: string): string {
+    let name: string;
+    do name = `word/media/folio-${++this.mediaCounter}.${extension}`;
+    while (this.pkg.has(name));
+    this.pkg.parts.set(name, bytes);
+    this.ensureDefaultContentType(extension, contentType);
+    return this.addRelationship(part, `${REL_NS}/image`, relativeTarget(part, name));
+  }
+
+  ensureDefaultContentType(extension: string, contentType: string): void {
+    const re = new RegExp(`<Default\\s[^>]*Extension="${extension}"`, 'i');
+    if (re.test(this.contentTypes)) return;
+    this.contentTypes = this.contentTypes.replace(
+      /<\/Types>\s*$/,
+      `<Default Extension="${extension}" ContentType="${contentType}"/></Types>`,
+    );
+    this.contentTypesDirty = true;
+  }
+
+  ensureOverride(partName: string, contentType: string): void {
+    if (this.contentTypes.includes(`PartName="/${partName}"`)) return;
+    this.contentTypes = this.contentTypes.replace(/<\/Types>\s*$/, `<Override PartName="/${partName}" ContentType="${contentType}"/></Types>`);
+    this.contentTypesDirty = true;
+  }
+
+  /** The part the main document reaches through a relationship of `type` (e.g. numbering, styles). */
+  relatedPart(type: string): string | undefined {
+    const r = this.relationships(this.mainPart).find((x) => x.type === `${REL_NS}/${type}` && !x.external);
+    return r ? resolveTarget(this.mainPart, r.target) : undefined;
+  }
+
+  /** Makes sure the root element of `part` declares the namespace prefixes our new markup uses. */
+  declareNamespaces(part: string, prefixes: string[]): void {
+    const root = this.parse(part).root;
+    for (const p of prefixes) {
+      const key = `xmlns:${p}`;
+      if (!root.attrs.some(([k]) => k === key)) root.attrs.push([key, NAMESPACES[p]!]);
+    }
+  }
+
+  /** Serialises the changed parts and writes the package back (fflate). */
+  toBytes(): Uint8Array {
+    this.ensureUniqueDocPrIds();
+    for (const name of this.dirty) this.pkg.parts.set(name, strToU8(serializeXml(this.parsed.get(name)!)));
+    for (const relsName of this.dirtyRels) {
+      const rels = this.relsCache.get(relsName)!;
+      const body = rels
+        .map((r) => `<Relationship Id="${escapeAttr(r.id)}" Type="${escapeAttr(r.type)}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`)
+        .join('');
+      this.pkg.parts.set(
+        relsName,
+        strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${body}</Relationships>`),
+      );
+    }
+    if (this.contentTypesDirty) this.pkg.setText('[Content_Types].xml', this.contentTypes);
+    return this.pkg.toBytes();
+  }
+
+  /**
+   * Cloned rows and repeated items copy their drawings; Word reports a document with duplicate wp:docPr ids
+   * as corrupt, so every duplicate in a changed part gets a fresh id.
+   */
+  private ensureUniqueDocPrIds(): void {
+    const seen = new Set<string>();
+    for (const [name, data] of this.pkg.parts) {
+      if (this.dirty.has(name) || !name.endsWith('.xml') || !name.startsWith('word/')) continue;
+      for (const m of strFromU8(data).matchAll(/<wp:docPr\b[^>]*?\sid="(\d+)"/g)) seen.add(m[1]!);
+    }
+    for (const name of this.dirty) {
+      walk(this.parsed.get(name)!.root, (e) => {
+        if (e.name !== 'wp:docPr') return;
+        const id = attr(e, 'id');
+        if (id === undefined || seen.has(id)) {
+          let fresh = this.allocateDocPrId();
+          while (seen.has(String(fresh))) fresh = this.allocateDocPrId();
+          setAttr(e, 'id', String(fresh));
+          seen.add(String(fresh));
+        } else seen.add(id);
+      });
+    }
+  }
+
+  fieldPart(name: string): FieldPart | undefined {
+    return this.fieldParts.find((p) => p.name === name);
+  }
+
+  /** Root element of a field part (w:document, w:hdr, w:ftr, w:footnotes, w:endnotes). */
+  rootOf(part: string): XElement {
+    return this.parse(part).root;
+  }
+}
+
+export function relativeTarget(fromPart: string, toPart: string): string {
+  const from = dirOf(fromPart).split('/').filter(Boolean);
+  const to = toPart.split('/');
+  let i = 0;
+  while (i < from.length && i < to.length - 1 && from[i] === to[i]) i++;
+  return [...from.slice(i).map(() => '..'), ...to.slice(i)].join('/');
+}
+
+export { resolveTarget };

@@ -1,0 +1,180 @@
+/**
+ * Images for image and signature fields: recognising the bytes (PNG, JPEG, GIF, SVG), the PNG fallback that
+ * Word and LibreOffice need beside an SVG (rasterised with resvg, bounded), typed signatures rendered from a
+ * name, sizing (explicit pixels or fitted into the control's box), and the DrawingML of an inline picture.
+ */
+import fs from 'node:fs';
+import { imageSize } from 'image-size';
+import { Resvg } from '@resvg/resvg-js';
+import { FolioError } from '../errors.js';
+import { escapeAttr, escapeText, stripInvalidXmlChars } from './xml.js';
+
+export const EMU_PER_PX = 9525;
+/** Widest SVG fallback raster, in pixels: enough for print at the sizes a template holds, bounded in memory. */
+const MAX_RASTER_SIDE = 2000;
+const MAX_SVG_BYTES = 5 * 1024 * 1024;
+
+export interface PreparedImage {
+  /** The image as embedded: PNG/JPEG/GIF, or for SVG the PNG fallback. */
+  bytes: Uint8Array;
+  extension: 'png' | 'jpeg' | 'gif';
+  contentType: string;
+  /** The SVG itself, embedded beside the fallback (asvg:svgBlip). */
+  svg?: Uint8Array;
+  widthPx: number;
+  heightPx: number;
+  description: string;
+}
+
+const TYPES: Record<string, { extension: PreparedImage['extension']; contentType: string }> = {
+  png: { extension: 'png', contentType: 'image/png' },
+  jpg: { extension: 'jpeg', contentType: 'image/jpeg' },
+  gif: { extension: 'gif', contentType: 'image/gif' },
+};
+
+function unusable(field: string, issue: string): FolioError {
+  return new FolioError('VALIDATION_ERROR', `${field}: ${issue}`, { status: 422, details: [{ field, issue }] });
+}
+
+function looksLikeSvg(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 2048)).toString('utf8').replace(/^\uFEFF/, '');
+  return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/i.test(head);
+}
+
+/** Recognises and measures an image; anything that is not PNG, JPEG, GIF or SVG is a 422 naming `field`. */
+export function prepareImage(bytes: Uint8Array, field: string, description = ''): PreparedImage {
+  if (bytes.length === 0) throw unusable(field, 'the image is empty');
+  if (looksLikeSvg(bytes)) return prepareSvg(bytes, field, description);
+  let size: ReturnType<typeof imageSize>;
+  try {
+    size = imageSize(bytes);
+  } catch {
+    throw unusable(field, 'the value is not a PNG, JPEG, GIF or SVG image');
+  }
+  const type = size.type ? TYPES[size.type] : undefined;
+  if (!type) throw unusable(field, `image type ${size.type ?? 'unknown'} is not supported (PNG, JPEG, GIF, SVG)`);
+  let { width, height } = size;
+  if (!width || !height) throw unusable(field, 'the image has no size');
+  // JPEG EXIF orientations 5–8 rotate by 90°: the displayed box is transposed.
+  if (size.orientation && size.orientation >= 5) [width, height] = [height, width];
+  return { bytes, ...type, widthPx: width, heightPx: height, description };
+}
+
+function prepareSvg(bytes: Uint8Array, field: string, description: string): PreparedImage {
+  if (bytes.length > MAX_SVG_BYTES) throw unusable(field, 'the SVG is larger than 5 MB');
+  let svg = Buffer.from(bytes).toString('utf8');
+  if (/<!DOCTYPE|<!ENTITY/i.test(svg)) throw unusable(field, 'the SVG declares a DOCTYPE or entities');
+  // Nothing outside the SVG is ever read: references to files or URLs are dropped before rasterising.
+  svg = svg.replace(/<image\b[^>]*?\b(?:xlink:)?href\s*=\s*["'](?!data:)[^"']*["'][^>]*?(\/>|>[\s\S]*?<\/image>)/gi, '');
+  let natural: { width: number; height: number };
+  let png: Uint8Array;
+  try {
+    const probe = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: 'original' } });
+    natural = { width: Math.max(1, Math.round(probe.width)), height: Math.max(1, Math.round(probe.height)) };
+    // Rasterise at twice the natural size (sharper when printed), never beyond MAX_RASTER_SIDE.
+    const scale = Math.min(2, MAX_RASTER_SIDE / Math.max(natural.width, natural.height));
+    const target = Math.max(1, Math.round(natural.width * scale));
+    const renderer = new Resvg(svg, { font: { loadSystemFonts: false, fontFiles: fallbackFontFiles() }, fitTo: { mode: 'width', value: target } });
+    png = renderer.render().asPng();
+  } catch {
+    throw unusable(field, 'the SVG cannot be read');
+  }
+  return { bytes: png, extension: 'png', contentType: 'image/png', svg: new Uint8Array(Buffer.from(svg, 'utf8')), widthPx: natural.width, heightPx: natural.height, description };
+}
+
+const FONT_CANDIDATES = [
+  // Script faces when the machine has one, else a serif italic that reads as handwriting well enough.
+  '/usr/share/fonts/truetype/dancingscript/DancingScript-Regular.ttf',
+  '/usr/share/fonts/truetype/dejavu/DejaVuSerif-Italic.ttf',
+  '/usr/share/fonts/truetype/liberation2/LiberationSerif-Italic.ttf',
+  '/usr/share/fonts/truetype/liberation/LiberationSerif-Italic.ttf',
+];
+let fontFilesCache: string[] | undefined;
+function fallbackFontFiles(): string[] {
+  fontFilesCache ??= FONT_CANDIDATES.filter((f) => fs.existsSync(f));
+  return fontFilesCache;
+}
+
+/**
+ * A typed signature: the name in an italic (script when available) face over a signing line, as PNG.
+ * Rendered with the font files above only, so it looks the same wherever the document is opened.
+ */
+export function renderTypedSignature(name: string, field: string): PreparedImage {
+  const clean = stripInvalidXmlChars(name).replace(/\s+/g, ' ').trim();
+  if (!clean) throw unusable(field, 'the signature name is empty');
+  if (clean.length > 200) throw unusable(field, 'the signature name is longer than 200 characters');
+  const fontSize = 48;
+  const width = Math.ceil(Math.max(160, clean.length * fontSize * 0.55 + 40));
+  const height = 96;
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
+    `<text x="20" y="62" font-family="Dancing Script, DejaVu Serif, Liberation Serif, serif" font-style="italic" font-size="${fontSize}" fill="#1a2a6c">${escapeText(clean)}</text>` +
+    `<line x1="10" y1="78" x2="${width - 10}" y2="78" stroke="#555" stroke-width="1.5"/></svg>`;
+  let png: Uint8Array;
+  try {
+    const r = new Resvg(svg, { font: { loadSystemFonts: false, fontFiles: fallbackFontFiles(), defaultFontFamily: 'DejaVu Serif' }, fitTo: { mode: 'width', value: width * 2 } });
+    png = r.render().asPng();
+  } catch {
+    throw unusable(field, 'the typed signature could not be rendered');
+  }
+  return { bytes: png, extension: 'png', contentType: 'image/png', widthPx: width, heightPx: height, description: `Signature of ${clean}` };
+}
+
+export interface Box {
+  cx: number;
+  cy: number;
+}
+
+/** Parses a size in px given as a number or a string ("120", "120px"). */
+export function pixels(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v;
+  if (typeof v === 'string') {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(px)?\s*$/i.exec(v);
+    if (m) return Number(m[1]) > 0 ? Number(m[1]) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The drawn size in EMU: explicit dimensions (one side given keeps the aspect ratio), else fitted into the
+ * control's existing box keeping the aspect ratio, else the natural size at 96 dpi, capped to `maxWidthEmu`.
+ */
+export function drawnSize(img: PreparedImage, dims: { width?: number; height?: number } | undefined, box: Box | undefined, maxWidthEmu: number): Box {
+  const ratio = img.heightPx / img.widthPx;
+  if (dims && (dims.width || dims.height)) {
+    const w = dims.width ?? dims.height! / ratio;
+    const h = dims.height ?? dims.width! * ratio;
+    return { cx: Math.round(w * EMU_PER_PX), cy: Math.round(h * EMU_PER_PX) };
+  }
+  if (box && box.cx > 0 && box.cy > 0) {
+    const scale = Math.min(box.cx / img.widthPx, box.cy / img.heightPx);
+    return { cx: Math.round(img.widthPx * scale), cy: Math.round(img.heightPx * scale) };
+  }
+  let cx = img.widthPx * EMU_PER_PX;
+  let cy = img.heightPx * EMU_PER_PX;
+  if (cx > maxWidthEmu) {
+    cy = Math.round((cy * maxWidthEmu) / cx);
+    cx = maxWidthEmu;
+  }
+  return { cx: Math.round(cx), cy: Math.round(cy) };
+}
+
+const SVG_BLIP_EXT = '{96DAC541-7B7A-43D3-8B79-37D633B846F1}';
+
+/** w:drawing/wp:inline XML for a picture (prefixes w, wp, r must be declared on the part's root). */
+export function inlineDrawingXml(opts: { relId: string; svgRelId?: string; docPrId: number; size: Box; description: string; name: string }): string {
+  const { cx, cy } = opts.size;
+  const svgExt = opts.svgRelId
+    ? `<a:extLst><a:ext uri="${SVG_BLIP_EXT}"><asvg:svgBlip xmlns:asvg="http://schemas.microsoft.com/office/drawing/2016/SVG/main" r:embed="${opts.svgRelId}"/></a:ext></a:extLst>`
+    : '';
+  return (
+    `<w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/>` +
+    `<wp:effectExtent l="0" t="0" r="0" b="0"/><wp:docPr id="${opts.docPrId}" name="${escapeAttr(opts.name)}" descr="${escapeAttr(opts.description)}"/>` +
+    `<wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" noChangeAspect="1"/></wp:cNvGraphicFramePr>` +
+    `<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">` +
+    `<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="0" name="${escapeAttr(opts.name)}" descr="${escapeAttr(opts.description)}"/><pic:cNvPicPr><a:picLocks noChangeAspect="1" noChangeArrowheads="1"/></pic:cNvPicPr></pic:nvPicPr>` +
+    `<pic:blipFill><a:blip r:embed="${opts.relId}">${svgExt}</a:blip><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+    `<pic:spPr bwMode="auto"><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr>` +
+    `</pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`
+  );
+}
