@@ -1,0 +1,14 @@
+/**
+ * @folio/client — runs unchanged in browsers and Node 20 (ESM; WebCrypto, fetch, no Node built-ins).
+ * - `new Folio(options)`, `folio.open(input)` → `FolioDocument` (documentId, guid, createdAt, export()).
+ * - `new FolioClient({ baseUrl, apiKey })` for the Folio API.
+ */
+export { Folio, FolioDocument, COMMUNITY_LICENSE_KEY, DEFAULT_TELEMETRY_ENDPOINT } from './folio.js';
+export type { FolioOptions, FolioTelemetryOptions, DocumentInput } from './folio.js';
+export { FolioClient, FolioApiError, toBase64, fromBase64 } from './api-client.js';
+export type * from './api-client.js';
+export { FolioClientError } from './errors.js';
+export { readDocxMetadata, writeDocxMetadata, type DocxMetadata } from './docx.js';
+export { sha256Hex, documentIdOf, type IdentityRule } from './identity.js';
+export { openEventBody, type OpenEvent } from './telemetry.js';
+export { LIBRARY_VERSION } from './version.js';
