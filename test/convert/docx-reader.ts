@@ -269,8 +269,11 @@ class Reader {
       base = this.levels[this.levels.length - 1]!.textIndent;
       outerQuote = this.levels[this.levels.length - 1]!.quote;
     } else if (this.levels.length && !headingMatch) {
+      // A quote-styled paragraph inside an item of an unquoted list is indented one step past the item's text;
+      // at the item's text it is a quote after the list.
       let d = this.levels.length - 1;
-      while (d >= 0 && indent < this.levels[d]!.textIndent) d--;
+      const need = (l: { textIndent: number; quote: number }) => l.textIndent + (isQuote && l.quote === 0 ? INDENT_STEP : 0);
+      while (d >= 0 && indent < need(this.levels[d]!)) d--;
       this.levels = this.levels.slice(0, d + 1);
       list = this.levels.map(({ kind, ordinal }) => (kind === 'o' ? { kind, ordinal } : { kind }));
       base = d >= 0 ? this.levels[d]!.textIndent : 0;

@@ -1,0 +1,129 @@
+/**
+ * Markdown conformance: every example of the shared corpus (CommonMark 0.31.2 spec, GFM 0.29 spec, cmark-gfm
+ * extension and regression tests) is converted by markdownToDocx, read back from the DOCX (docx-reader.ts) and
+ * compared with its reference HTML normalised to the same Word-level model (reference-html.ts, which lists
+ * every exclusion rule). The pass rate of each file and section must not fall below the committed floors in
+ * conformance-floors.json, so it can only go up.
+ *
+ * FOLIO_CONFORMANCE_VERBOSE=1 prints every failure as a block diff.
+ * FOLIO_CONFORMANCE_RAISE_FLOORS=1 rewrites the floors to the rates reached (never lowering one).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markdownToDocx } from '../../src/convert/index.js';
+import {
+  CORPUS_DIR, SPEC_FILES, compareExample, describeFailure, extensionsOf, formatRates, loadExamples, pct, tally,
+  type Outcome, type Rates,
+} from './conformance.js';
+import { readDocx } from './docx-reader.js';
+import { normaliseReferenceHtml } from './reference-html.js';
+import { canonical } from './word-model.js';
+
+interface Floors {
+  overall: number;
+  files: Record<string, number>;
+  sections: Record<string, Record<string, number>>;
+}
+
+const FLOORS_FILE = path.join(import.meta.dirname, 'conformance-floors.json');
+const floors = JSON.parse(fs.readFileSync(FLOORS_FILE, 'utf8')) as Floors;
+const hasCorpus = fs.existsSync(path.join(CORPUS_DIR, 'commonmark-spec.json'));
+if (!hasCorpus) console.log(`conformance: corpus not found at ${CORPUS_DIR}; set FOLIO_CORPUS to the shared corpus folder`);
+
+const outcomes: Outcome[] = [];
+let rates: Rates;
+const floor1 = (x: number) => Math.floor(x * 10) / 10;
+
+describe.skipIf(!hasCorpus)('Markdown conformance (CommonMark 0.31.2, GFM 0.29)', () => {
+  beforeAll(() => {
+    for (const file of SPEC_FILES) {
+      for (const example of loadExamples(file)) {
+        let docx: Uint8Array | Error;
+        try {
+          docx = markdownToDocx(example.markdown, { markdownExtensions: extensionsOf(example) });
+        } catch (e) {
+          docx = e as Error;
+        }
+        outcomes.push(compareExample(example, docx));
+      }
+    }
+    rates = tally(outcomes);
+  });
+
+  afterAll(() => {
+    if (!rates) return;
+    console.log(formatRates(rates, 'Folio markdownToDocx'));
+    const failed = outcomes.filter((o) => !o.pass);
+    console.log(`failing examples: ${failed.map((o) => `${o.example.file}#${o.example.example}`).join(' ')}`);
+    if (process.env.FOLIO_CONFORMANCE_VERBOSE) console.log(failed.map(describeFailure).join('\n\n'));
+    if (process.env.FOLIO_CONFORMANCE_RAISE_FLOORS) {
+      const next: Floors = { overall: Math.max(floors.overall, floor1(pct(rates.overall))), files: {}, sections: {} };
+      for (const [file, t] of Object.entries(rates.files)) next.files[file] = Math.max(floors.files[file] ?? 0, floor1(pct(t)));
+      for (const [file, sections] of Object.entries(rates.sections)) {
+        next.sections[file] = {};
+        for (const [s, t] of Object.entries(sections)) next.sections[file]![s] = Math.max(floors.sections[file]?.[s] ?? 0, floor1(pct(t)));
+      }
+      fs.writeFileSync(FLOORS_FILE, JSON.stringify(next, null, 2) + '\n');
+    }
+  });
+
+  it('covers every example of the four files', () => {
+    const counts = Object.fromEntries(Object.entries(rates.files).map(([f, t]) => [f, t.total]));
+    expect(counts).toEqual({ 'commonmark-spec': 655, 'gfm-spec': 673, 'gfm-extensions': 28, 'gfm-regression': 19 });
+  });
+
+  it('reaches the overall floor and the 95% goal', () => {
+    expect(pct(rates.overall)).toBeGreaterThanOrEqual(floors.overall);
+    expect(pct(rates.overall)).toBeGreaterThanOrEqual(95);
+  });
+
+  for (const file of SPEC_FILES) {
+    it(`${file}: file rate and every section rate stay at or above their floors`, () => {
+      expect(pct(rates.files[file]!)).toBeGreaterThanOrEqual(floors.files[file] ?? 100);
+      const below: string[] = [];
+      for (const [section, t] of Object.entries(rates.sections[file]!)) {
+        const f = floors.sections[file]?.[section];
+        if (f === undefined) below.push(`${section}: no floor committed`);
+        else if (pct(t) < f) below.push(`${section}: ${pct(t).toFixed(1)}% < floor ${f}%`);
+      }
+      expect(below).toEqual([]);
+    });
+  }
+});
+
+// The comparison must be able to fail: each case below is a real conversion compared with a reference that
+// differs in exactly one Word-expressible property.
+describe('conformance comparison detects differences', () => {
+  const lines = (md: string) => canonical(readDocx(markdownToDocx(md)));
+  const ref = (html: string) => canonical(normaliseReferenceHtml(html));
+
+  it('matches an equivalent rendering', () => {
+    expect(lines('# T\n\n1. a *b*\n2. `c` [d](/u)\n\n> q  \n> r\n')).toEqual(
+      ref('<h1>T</h1><ol><li>a <em>b</em></li><li><code>c</code> <a href="/u">d</a></li></ol><blockquote><p>q<br />r</p></blockquote>'),
+    );
+  });
+
+  it.each([
+    ['emphasis kind', '*a*', '<p><strong>a</strong></p>'],
+    ['missing emphasis', '*a*', '<p>a</p>'],
+    ['code span', '`a`', '<p>a</p>'],
+    ['strike', '~~a~~', '<p>a</p>'],
+    ['link target', '[a](/x)', '<p><a href="/y">a</a></p>'],
+    ['heading level', '## a', '<h3>a</h3>'],
+    ['heading vs paragraph', '# a', '<p>a</p>'],
+    ['ordinal', '3. a', '<ol><li>a</li></ol>'],
+    ['list kind', '- a', '<ol><li>a</li></ol>'],
+    ['list depth', '- a\n  - b', '<ul><li>a</li><li>b</li></ul>'],
+    ['continuation vs new paragraph', '- a\n\n  b', '<ul><li>a</li></ul><p>b</p>'],
+    ['quote depth', '> > a', '<blockquote><p>a</p></blockquote>'],
+    ['code block text', '```\na\n b\n```', '<pre><code>a\nb\n</code></pre>'],
+    ['line break', 'a  \nb', '<p>a b</p>'],
+    ['thematic break', '---', '<p>---</p>'],
+    ['table alignment', '| a |\n|:-:|\n| b |', '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td align="right">b</td></tr></tbody></table>'],
+    ['table header row', '| a |\n|---|\n| b |', '<table><tbody><tr><td>a</td></tr><tr><td>b</td></tr></tbody></table>'],
+    ['text', 'a b', '<p>a c</p>'],
+  ])('fails on a different %s', (_what, md, html) => {
+    expect(lines(md)).not.toEqual(ref(html));
+  });
+});
