@@ -13,6 +13,7 @@ import { authRoutes } from './http/routes/auth.js';
 import { convertRoutes } from './http/routes/convert.js';
 import { signRoutes } from './http/routes/sign.js';
 import { annotateRoutes } from './http/routes/annotate.js';
+import { verifyRoutes } from './http/routes/verify.js';
 import { loadSigningIdentity } from './sign/index.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
@@ -64,6 +65,7 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
       convertRoutes(services),
       signRoutes(services),
       annotateRoutes(services),
+      verifyRoutes(services),
     ],
   });
   return {

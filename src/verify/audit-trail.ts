@@ -1,0 +1,75 @@
+/**
+ * Folio's signer embeds its audit data as `audit-trail.json` in the catalog's /Names /EmbeddedFiles tree
+ * (format "folio-audit-trail/1"). The verifier returns it with `hashMatches`: the SHA-256 of the first
+ * `pdfLength` bytes equals `pdfSha256`, and `pdfLength` ends a revision, i.e. the audit data describes the
+ * very bytes the signature was appended to.
+ */
+import crypto from 'node:crypto';
+import { isName, isString, isStream, type PdfValue } from './pdf/objects.js';
+import type { PdfDocument } from './pdf/reader.js';
+import { decodeText } from './signatures.js';
+
+export const AUDIT_FILE_NAME = 'audit-trail.json';
+const MAX_AUDIT_BYTES = 5 * 1024 * 1024;
+
+export interface AuditTrailAnswer {
+  [key: string]: unknown;
+  hashMatches: boolean;
+}
+
+export function readAuditTrail(doc: PdfDocument): AuditTrailAnswer | undefined {
+  const last = doc.last;
+  const names = doc.dictAt(doc.catalogAt(last)?.map.get('Names'), last);
+  const tree = doc.dictAt(names?.map.get('EmbeddedFiles'), last);
+  if (!tree) return undefined;
+  const spec = findInNameTree(doc, tree.map.get('Names') === undefined ? tree : tree, AUDIT_FILE_NAME, 0);
+  const fileSpec = doc.dictAt(spec, last);
+  const ef = doc.dictAt(fileSpec?.map.get('EF'), last);
+  const stream = doc.deref(ef?.map.get('F') ?? ef?.map.get('UF'), last);
+  if (!isStream(stream)) return undefined;
+  let json: Record<string, unknown>;
+  try {
+    const bytes = doc.decode(stream, MAX_AUDIT_BYTES);
+    const parsed: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+    json = parsed as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (json.format !== 'folio-audit-trail/1') return undefined;
+  const len = json.pdfLength;
+  const expected = json.pdfSha256;
+  let hashMatches = false;
+  if (typeof len === 'number' && Number.isInteger(len) && len > 0 && len <= doc.buf.length && typeof expected === 'string') {
+    const atBoundary = doc.revisions.some((r) => r.end === len || (r.end > len && r.end - len <= 2 && /^[\r\n]*$/.test(doc.latin1(len, r.end))));
+    const actual = crypto.createHash('sha256').update(doc.buf.subarray(0, len)).digest('hex');
+    hashMatches = atBoundary && actual === expected.toLowerCase();
+  }
+  return { ...json, hashMatches };
+}
+
+function findInNameTree(doc: PdfDocument, node: { map: Map<string, PdfValue> }, wanted: string, depth: number): PdfValue | undefined {
+  if (depth > 16) return undefined;
+  const last = doc.last;
+  const names = doc.deref(node.map.get('Names'), last);
+  if (Array.isArray(names)) {
+    for (let i = 0; i + 1 < names.length; i += 2) {
+      const key = doc.deref(names[i], last);
+      if (isString(key) && decodeText(key.bytes) === wanted) return names[i + 1];
+      // Some writers key by the spec's /UF instead of the tree key: check the spec too.
+      const spec = doc.dictAt(names[i + 1], last);
+      const uf = doc.deref(spec?.map.get('UF') ?? spec?.map.get('F'), last);
+      if (isString(uf) && decodeText(uf.bytes) === wanted && isName(spec?.map.get('Type'), 'Filespec')) return names[i + 1];
+    }
+  }
+  const kids = doc.deref(node.map.get('Kids'), last);
+  if (Array.isArray(kids)) {
+    for (const k of kids.slice(0, 1000)) {
+      const kd = doc.dictAt(k, last);
+      if (!kd) continue;
+      const found = findInNameTree(doc, kd, wanted, depth + 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * Certificate path building from a signer certificate through the certificates carried in the CMS to the
+ * configured trust anchors (the service's own root CA and TRUST_ANCHORS), with node:crypto's X509Certificate
+ * doing name matching (checkIssued) and signature checks (verify). Revocation is not checked (offline).
+ */
+import fs from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+
+export interface TrustStore {
+  anchors: X509Certificate[];
+  /** Certificates of this Folio instance: its signer certificate and root CA. */
+  service: X509Certificate[];
+}
+
+export interface PathResult {
+  path: X509Certificate[];
+  /** Every link verifies and the path ends at a self-signed certificate or an anchor. */
+  chainValid: boolean;
+  trusted: boolean;
+  /** Every certificate of the path was within its validity period at `at`. */
+  validAtSigningTime: boolean;
+  issuedByThisService: boolean;
+  problems: string[];
+}
+
+const MAX_PATH = 10;
+
+export function buildPath(leaf: X509Certificate, pool: X509Certificate[], store: TrustStore, at: Date): PathResult {
+  const path: X509Certificate[] = [leaf];
+  const problems: string[] = [];
+  let chainValid = false;
+  let trusted = false;
+  const isAnchor = (c: X509Certificate) => store.anchors.some((a) => a.fingerprint256 === c.fingerprint256);
+  let current = leaf;
+  for (let depth = 0; depth < MAX_PATH; depth++) {
+    if (isAnchor(current)) {
+      trusted = chainValid = true;
+      break;
+    }
+    const candidates = [...store.anchors, ...pool].filter((c) => c.fingerprint256 !== current.fingerprint256 && safe(() => current.checkIssued(c)));
+    const issuer = candidates.find((c) => safe(() => current.verify(c.publicKey)));
+    if (!issuer) {
+      if (safe(() => current.checkIssued(current))) {
+        chainValid = safe(() => current.verify(current.publicKey));
+        if (!chainValid) problems.push('the self-signed root certificate does not verify');
+        problems.push('the path ends at a root that is not a trust anchor');
+      } else {
+        problems.push(candidates.length ? 'an issuer certificate does not verify its subordinate' : 'the issuer certificate is missing');
+      }
+      break;
+    }
+    path.push(issuer);
+    current = issuer;
+  }
+  const t = at.getTime();
+  const expired = path.filter((c) => t < new Date(c.validFrom).getTime() || t > new Date(c.validTo).getTime());
+  if (expired.length) problems.push(`${expired.length} certificate(s) of the path were not valid at the signing time`);
+  const serviceFps = new Set(store.service.map((c) => c.fingerprint256));
+  const issuedByThisService = path.some((c) => serviceFps.has(c.fingerprint256)) && chainValid;
+  return { path, chainValid, trusted, validAtSigningTime: expired.length === 0, issuedByThisService, problems };
+}
+
+function safe(f: () => boolean): boolean {
+  try {
+    return f();
+  } catch {
+    return false;
+  }
+}
+
+/** Splits a PEM bundle into certificates (text outside BEGIN/END blocks is ignored). */
+export function certificatesFromPem(pem: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.map((b) => new X509Certificate(b));
+}
+
+export interface TrustSources {
+  rootCertificatePem?: string;
+  certificatePem?: string;
+  trustAnchorsPath?: string;
+}
+
+export function loadTrustStore(src: TrustSources): TrustStore {
+  const service = [...certificatesFromPem(src.rootCertificatePem ?? ''), ...certificatesFromPem(src.certificatePem ?? '')];
+  const anchors = [...certificatesFromPem(src.rootCertificatePem ?? '')];
+  if (!src.rootCertificatePem) anchors.push(...certificatesFromPem(src.certificatePem ?? ''));
+  if (src.trustAnchorsPath) anchors.push(...certificatesFromPem(fs.readFileSync(src.trustAnchorsPath, 'utf8')));
+  return { anchors, service };
+}
+
+/** CN / e-mail of a certificate subject, for the answer's signer block. */
+export function subjectParts(cert: X509Certificate): { name?: string; email?: string } {
+  const lines = cert.subject.split('\n');
+  const get = (k: string) => lines.find((l) => l.startsWith(`${k}=`))?.slice(k.length + 1);
+  const san = cert.subjectAltName?.match(/email:([^,\s]+)/)?.[1];
+  return { name: get('CN') ?? get('O'), email: get('emailAddress') ?? san };
+}

@@ -1,0 +1,410 @@
+/**
+ * Modification analysis: what changed between the revision a signature covers and the final revision.
+ * Objects are compared *as resolved* at both revisions (not by looking only at new bodies), so an update
+ * that merely re-points an xref entry to an older planted body (hide-and-replace), maps a number to a body
+ * declaring another number (hide), or empties a widget to `<< >>` is seen. Each difference gets a level in
+ * pyHanko's terms; objects without a role of their own (streams, fonts, arrays) take the level of whatever
+ * refers to them at the final revision, so an appearance stream shared with page content is "OTHER".
+ */
+import { isDict, isName, isRef, isStream, sameValue, dictOf, type PdfDict, type PdfValue } from './pdf/objects.js';
+import type { PdfDocument, ResolvedObject } from './pdf/reader.js';
+import { hasVisibleAppearance, type SignatureFields } from './signatures.js';
+
+export type ModificationLevel = 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'OTHER';
+const RANK: Record<ModificationLevel, number> = { NONE: 0, SIGNATURES_ONLY: 1, FORM_FILL: 2, ANNOTATIONS: 3, OTHER: 4 };
+export const maxLevel = (a: ModificationLevel, b: ModificationLevel): ModificationLevel => (RANK[a] >= RANK[b] ? a : b);
+export const levelRank = (l: ModificationLevel) => RANK[l];
+
+export interface ModificationDetail {
+  object?: number;
+  revision?: number;
+  kind: 'added' | 'changed' | 'deleted' | 're-pointed' | 'emptied' | 'structure';
+  level: ModificationLevel;
+  issue: string;
+  /** Visible annotation / unsigned signature appearance: never permitted, whatever DocMDP allows. */
+  attack?: 'EVIL_ANNOTATION' | 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE' | 'SNEAKY_SIGNATURE';
+  /** Field name for form-fill changes (FieldMDP). */
+  field?: string;
+}
+
+export interface ModificationResult {
+  level: ModificationLevel;
+  details: ModificationDetail[];
+}
+
+type Role = 'sig' | 'sigfield' | 'formfield' | 'annot' | 'catalog' | 'acroform' | 'page' | 'pages' | 'info' | 'metadata' | 'structure' | 'dss' | 'other';
+
+const MAX_INDEX_OBJECTS = 300_000;
+const STRUCTURAL_ANOMALIES = new Set(['NO_PREV', 'PREV_MISMATCH', 'XREF_REPAIRED', 'XREF_NUMBER_MISMATCH', 'TRAILING_BYTES', 'XREF_OFFSET_OUT_OF_REVISION', 'OBJSTM_NUMBER_MISMATCH', 'XREF_OFFSET_WRONG']);
+const INERT_ANNOTS = new Set(['Link', 'Popup', 'Text']);
+
+export class ModificationAnalyzer {
+  private referrers?: Map<number, Set<number>>;
+  private readonly roleCache = new Map<number, Role>();
+  private readonly catalogNum?: number;
+  private readonly acroFormNum?: number;
+  private readonly infoNum?: number;
+  private readonly dssNum?: number;
+
+  constructor(private readonly doc: PdfDocument, private readonly fields: SignatureFields) {
+    const last = doc.last;
+    const trailer = doc.trailerAt(last);
+    const root = trailer?.map.get('Root');
+    this.catalogNum = isRef(root) ? root.num : undefined;
+    const info = trailer?.map.get('Info');
+    this.infoNum = isRef(info) ? info.num : undefined;
+    const cat = doc.catalogAt(last);
+    const af = cat?.map.get('AcroForm');
+    this.acroFormNum = isRef(af) ? af.num : undefined;
+    const dss = cat?.map.get('DSS');
+    this.dssNum = isRef(dss) ? dss.num : undefined;
+  }
+
+  /** Who refers to each object at the final revision (built once, bounded). */
+  private referrerIndex(): Map<number, Set<number>> {
+    if (this.referrers) return this.referrers;
+    const index = new Map<number, Set<number>>();
+    const nums = new Set<number>();
+    for (const r of this.doc.revisions) for (const n of r.entries.keys()) nums.add(n);
+    let count = 0;
+    for (const n of nums) {
+      if (++count > MAX_INDEX_OBJECTS) break;
+      const v = this.doc.resolve(n, this.doc.last)?.value;
+      collectRefs(v, (ref) => {
+        let s = index.get(ref);
+        if (!s) index.set(ref, (s = new Set()));
+        s.add(n);
+      });
+    }
+    this.referrers = index;
+    return index;
+  }
+
+  private role(num: number, value: PdfValue | undefined): Role {
+    const hit = this.roleCache.get(num);
+    if (hit) return hit;
+    const r = this.computeRole(num, value);
+    this.roleCache.set(num, r);
+    return r;
+  }
+
+  private computeRole(num: number, value: PdfValue | undefined): Role {
+    if (num === this.catalogNum) return 'catalog';
+    if (num === this.acroFormNum) return 'acroform';
+    if (num === this.infoNum) return 'info';
+    if (num === this.dssNum) return 'dss';
+    if (this.fields.sigFieldNums.has(num)) return 'sigfield';
+    if (this.fields.formFieldNums.has(num)) return 'formfield';
+    const d = dictOf(value);
+    if (!d) return 'other';
+    const type = d.map.get('Type');
+    const typeName = isName(type) ? type.name : undefined;
+    if (typeName === 'XRef' || typeName === 'ObjStm') return 'structure';
+    if (d.map.has('ByteRange') || typeName === 'Sig' || typeName === 'DocTimeStamp') return 'sig';
+    if (typeName === 'Catalog') return 'catalog';
+    if (typeName === 'Page') return 'page';
+    if (typeName === 'Pages') return 'pages';
+    if (typeName === 'Metadata') return 'metadata';
+    if (d.map.has('FT')) return isName(d.map.get('FT'), 'Sig') ? 'sigfield' : 'formfield';
+    const sub = d.map.get('Subtype');
+    if (isName(sub) && d.map.has('Rect') && (typeName === 'Annot' || typeName === undefined)) {
+      if (sub.name === 'Widget') {
+        const parent = this.doc.dictAt(d.map.get('Parent'), this.doc.last);
+        return isName(parent?.map.get('FT'), 'Sig') ? 'sigfield' : 'formfield';
+      }
+      return 'annot';
+    }
+    if (typeName === 'VRI' || d.map.has('VRI') || d.map.has('OCSPs') || d.map.has('CRLs')) return 'dss';
+    return 'other';
+  }
+
+  analyze(fromRev: number, signedEnd: number): ModificationResult {
+    const doc = this.doc;
+    const last = doc.last;
+    const details: ModificationDetail[] = [];
+    if (fromRev >= last) return { level: 'NONE', details };
+    type Item = { num: number; a?: ResolvedObject; b?: ResolvedObject; rev: number };
+    const items = new Map<number, Item>();
+    for (const num of doc.numbersChangedAfter(fromRev)) {
+      const a = doc.resolve(num, fromRev);
+      const b = doc.resolve(num, last);
+      if (!a && !b) continue;
+      if (a && b && a.entry === b.entry) continue;
+      const rev = doc.entryAt(num, last)?.revision ?? last;
+      if (a && b && b.declaredNum === num && b.offset === a.offset && b.entry.type === 1 && a.entry.type === 1) continue;
+      if (a && b && b.declaredNum === num && sameValue(doc.buf, a.value, b.value)) {
+        if (b.offset !== undefined && b.offset < signedEnd && b.offset !== a.offset) {
+          details.push({ object: num, revision: rev, kind: 're-pointed', level: 'OTHER', issue: `object ${num} now resolves to an older body at offset ${b.offset} inside the signed bytes` });
+        }
+        continue;
+      }
+      items.set(num, { num, a, b, rev });
+    }
+
+    const levels = new Map<number, ModificationLevel>();
+    const deferred: Item[] = [];
+    const push = (it: Item, kind: ModificationDetail['kind'], level: ModificationLevel, issue: string, extra: Partial<ModificationDetail> = {}) => {
+      levels.set(it.num, maxLevel(levels.get(it.num) ?? 'NONE', level));
+      details.push({ object: it.num, revision: it.rev, kind, level, issue, ...extra });
+    };
+
+    for (const it of items.values()) {
+      const { num, a, b } = it;
+      if (!b) {
+        push(it, 'deleted', 'OTHER', `object ${num} was deleted`);
+        continue;
+      }
+      if (b.declaredNum !== num) {
+        push(it, 're-pointed', 'OTHER', `the xref maps object ${num} to a body that declares itself ${b.declaredNum} 0 obj`);
+        continue;
+      }
+      if (a && b.offset !== undefined && b.offset < signedEnd && b.offset !== a.offset) {
+        push(it, 're-pointed', 'OTHER', `object ${num} was re-pointed to a different body at offset ${b.offset} inside the signed bytes`);
+        continue;
+      }
+      if (a && isEmptyValue(b.value) && !isEmptyValue(a.value)) {
+        push(it, 'emptied', 'OTHER', `object ${num} was emptied`);
+        continue;
+      }
+      const role = this.role(num, b.value);
+      const kind = a ? 'changed' : 'added';
+      switch (role) {
+        case 'structure':
+          continue;
+        case 'sig': {
+          const wasSigned = a && isDict(a.value) && a.value.map.has('ByteRange') && hasRealContents(a.value);
+          if (wasSigned) push(it, kind, 'OTHER', `the signature dictionary ${num} of an earlier signature was changed`);
+          else push(it, kind, 'SIGNATURES_ONLY', `signature dictionary ${num} ${kind}`);
+          break;
+        }
+        case 'dss':
+          push(it, kind, 'SIGNATURES_ONLY', `validation data (DSS) ${kind}`);
+          break;
+        case 'info':
+        case 'metadata':
+          push(it, kind, 'SIGNATURES_ONLY', role === 'info' ? 'document information dictionary updated' : 'XMP metadata updated');
+          break;
+        case 'sigfield':
+          this.classifySigField(it, kind, push);
+          break;
+        case 'formfield': {
+          if (!a) {
+            push(it, kind, 'OTHER', `form field ${num} added`);
+            break;
+          }
+          const changed = changedKeys(doc, a.value, b.value);
+          const name = fieldName(doc, b.value);
+          if (changed.every((k) => ['V', 'AP', 'AS', 'DV', 'MK', 'DA', 'BS', 'TU'].includes(k))) push(it, kind, 'FORM_FILL', `form field ${name ?? num} filled (${changed.join(', ')})`, { field: name });
+          else push(it, kind, 'OTHER', `form field ${name ?? num} changed beyond its value (${changed.join(', ')})`);
+          break;
+        }
+        case 'annot':
+          this.classifyAnnotation(it, kind, push, b.value);
+          break;
+        case 'catalog': {
+          if (!a) {
+            push(it, kind, 'OTHER', 'a new document catalog was added');
+            break;
+          }
+          const changed = changedKeys(doc, a.value, b.value);
+          if (changed.every((k) => ['AcroForm', 'DSS', 'Extensions', 'Version', 'Metadata'].includes(k))) {
+            const afLevel = changed.includes('AcroForm') && isDict(dictOf(b.value)?.map.get('AcroForm'))
+              ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), fromRev)
+              : 'SIGNATURES_ONLY';
+            push(it, kind, afLevel, `catalog updated (${changed.join(', ')})`);
+          } else push(it, kind, 'OTHER', `catalog changed (${changed.join(', ')})`);
+          break;
+        }
+        case 'acroform': {
+          const level = a ? this.compareAcroForm(a.value, b.value, fromRev) : 'SIGNATURES_ONLY';
+          push(it, kind, level, `interactive form dictionary ${kind}`);
+          break;
+        }
+        case 'page': {
+          if (!a) {
+            push(it, kind, 'OTHER', `page ${num} added`);
+            break;
+          }
+          const changed = changedKeys(doc, a.value, b.value);
+          if (changed.every((k) => k === 'Annots')) {
+            const level = this.compareList(dictOf(a.value)?.map.get('Annots'), dictOf(b.value)?.map.get('Annots'), fromRev);
+            push(it, kind, level, `annotations of page ${num} changed`);
+          } else push(it, kind, 'OTHER', `page ${num} changed (${changed.join(', ')})`);
+          break;
+        }
+        case 'pages':
+          push(it, kind, 'OTHER', `page tree node ${num} ${kind}`);
+          break;
+        default:
+          deferred.push(it);
+      }
+    }
+
+    // Objects without a role of their own take the level of what refers to them now.
+    const index = deferred.length ? this.referrerIndex() : new Map<number, Set<number>>();
+    const visiting = new Set<number>();
+    const levelOf = (num: number): ModificationLevel | undefined => {
+      const known = levels.get(num);
+      if (known) return known;
+      if (visiting.has(num)) return undefined;
+      visiting.add(num);
+      const it = items.get(num);
+      let level: ModificationLevel | undefined;
+      const refs = index.get(num);
+      for (const r of refs ?? []) {
+        let l: ModificationLevel | undefined;
+        if (items.has(r)) l = levelOf(r);
+        else {
+          const role = this.role(r, doc.resolve(r, last)?.value);
+          // Form default resources (/DR fonts) serve field and signature appearances only.
+          l = role === 'sigfield' || role === 'sig' || role === 'dss' || role === 'acroform' ? 'SIGNATURES_ONLY' : role === 'formfield' ? 'FORM_FILL' : role === 'annot' ? 'ANNOTATIONS' : role === 'structure' ? undefined : 'OTHER';
+          if (l === 'OTHER' && it) {
+            details.push({ object: num, revision: it.rev, kind: it.a ? 'changed' : 'added', level: 'OTHER', issue: `object ${num} ${it.a ? 'changed' : 'added'} after signing is used by unchanged signed content (object ${r})` });
+          }
+        }
+        if (l) level = level ? maxLevel(level, l) : l;
+      }
+      visiting.delete(num);
+      return level;
+    };
+    for (const it of deferred) {
+      const level = levelOf(it.num) ?? 'NONE';
+      levels.set(it.num, level);
+      const what = isStream(it.b?.value) ? 'stream' : 'object';
+      if (!details.some((d) => d.object === it.num)) {
+        details.push({ object: it.num, revision: it.rev, kind: it.a ? 'changed' : 'added', level, issue: `${what} ${it.num} ${it.a ? 'changed' : 'added'}${level === 'NONE' ? ' (not referenced)' : ''}` });
+      }
+    }
+
+    for (const an of doc.anomalies) {
+      if (an.revision !== undefined && an.revision > fromRev && STRUCTURAL_ANOMALIES.has(an.code)) {
+        details.push({ object: an.object, revision: an.revision, kind: 'structure', level: 'OTHER', issue: `${an.code}: ${an.message}` });
+      }
+    }
+    const level = details.reduce<ModificationLevel>((l, d) => maxLevel(l, d.level), details.length ? 'NONE' : 'NONE');
+    return { level, details };
+  }
+
+  private classifySigField(
+    it: { num: number; a?: ResolvedObject; b?: ResolvedObject },
+    kind: 'added' | 'changed',
+    push: (it: { num: number; rev: number }, kind: ModificationDetail['kind'], level: ModificationLevel, issue: string, extra?: Partial<ModificationDetail>) => void,
+  ): void {
+    const doc = this.doc;
+    const last = doc.last;
+    const b = dictOf(it.b!.value)!;
+    const owner = b.map.has('FT') || !b.map.has('Parent') ? b : doc.dictAt(b.map.get('Parent'), last) ?? b;
+    const v = doc.dictAt(owner.map.get('V'), last);
+    const signed = !!v && v.map.has('ByteRange');
+    const name = fieldName(doc, owner) ?? String(it.num);
+    const rev = (it as unknown as { rev: number }).rev;
+    if (owner.map.has('V') && !signed) {
+      push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} holds a /V that is not a signature`, { attack: 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE' });
+      return;
+    }
+    if (!signed && hasVisibleAppearance(doc, b, last)) {
+      const a = it.a ? dictOf(it.a.value) : undefined;
+      const apChanged = !a || !sameValue(doc.buf, a.map.get('AP') ?? null, b.map.get('AP') ?? null);
+      if (apChanged) {
+        push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} shows a signature appearance with no signature behind it`, { attack: 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE' });
+        return;
+      }
+    }
+    if (it.a) {
+      const changed = changedKeys(doc, it.a.value, it.b!.value);
+      const odd = changed.filter((k) => !['V', 'AP', 'AS', 'Lock', 'SV', 'MK', 'DA', 'F', 'Kids', 'P'].includes(k));
+      if (odd.length) {
+        push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} changed (${odd.join(', ')})`);
+        return;
+      }
+    }
+    push({ num: it.num, rev }, kind, 'SIGNATURES_ONLY', `signature field ${name} ${signed ? 'signed' : kind}`);
+  }
+
+  private classifyAnnotation(
+    it: { num: number; rev: number },
+    kind: 'added' | 'changed',
+    push: (it: { num: number; rev: number }, kind: ModificationDetail['kind'], level: ModificationLevel, issue: string, extra?: Partial<ModificationDetail>) => void,
+    value: PdfValue,
+  ): void {
+    const d = dictOf(value)!;
+    const sub = d.map.get('Subtype');
+    const subName = isName(sub) ? sub.name : '?';
+    const visible = !INERT_ANNOTS.has(subName) && (hasVisibleAppearance(this.doc, d, this.doc.last) || ['FreeText', 'Stamp', 'Redact', 'Square', 'Circle', 'Ink', 'Watermark'].includes(subName));
+    push(it, kind, 'ANNOTATIONS', `${subName} annotation ${it.num} ${kind}${visible ? ' (visible over the page)' : ''}`, visible ? { attack: 'EVIL_ANNOTATION' } : {});
+  }
+
+  /** An AcroForm update may add signature fields and resources, nothing else. */
+  private compareAcroForm(aRaw: PdfValue | undefined, bRaw: PdfValue | undefined, fromRev: number): ModificationLevel {
+    const doc = this.doc;
+    const a = doc.dictAt(aRaw, fromRev);
+    const b = doc.dictAt(bRaw, doc.last);
+    if (!a || !b) return a || b ? 'SIGNATURES_ONLY' : 'NONE';
+    const changed = changedKeys(doc, a, b);
+    if (!changed.every((k) => ['Fields', 'SigFlags', 'DR', 'DA', 'NeedAppearances'].includes(k))) return 'OTHER';
+    return changed.includes('Fields') ? this.compareList(a.map.get('Fields'), b.map.get('Fields'), fromRev) : 'SIGNATURES_ONLY';
+  }
+
+  /** A list of references (Annots, Fields) may only grow; the level is that of what was added. */
+  private compareList(aRaw: PdfValue | undefined, bRaw: PdfValue | undefined, fromRev: number): ModificationLevel {
+    const doc = this.doc;
+    const a = doc.deref(aRaw, fromRev);
+    const b = doc.deref(bRaw, doc.last);
+    const aRefs = new Set((Array.isArray(a) ? a : []).filter(isRef).map((r) => r.num));
+    const bList = Array.isArray(b) ? b : [];
+    const bRefs = new Set(bList.filter(isRef).map((r) => r.num));
+    for (const n of aRefs) if (!bRefs.has(n)) return 'OTHER';
+    if (bList.some((x) => !isRef(x))) return 'OTHER';
+    let level: ModificationLevel = 'SIGNATURES_ONLY';
+    for (const n of bRefs) {
+      if (aRefs.has(n)) continue;
+      const role = this.role(n, doc.resolve(n, doc.last)?.value);
+      level = maxLevel(level, role === 'sigfield' ? 'SIGNATURES_ONLY' : role === 'annot' ? 'ANNOTATIONS' : 'OTHER');
+    }
+    return level;
+  }
+}
+
+function collectRefs(v: PdfValue | undefined, add: (n: number) => void, depth = 0): void {
+  if (v === null || v === undefined || typeof v !== 'object' || depth > 50) return;
+  if (Array.isArray(v)) {
+    for (const x of v) collectRefs(x, add, depth + 1);
+    return;
+  }
+  if (v.kind === 'ref') add(v.num);
+  else if (v.kind === 'dict') for (const x of v.map.values()) collectRefs(x, add, depth + 1);
+  else if (v.kind === 'stream') collectRefs(v.dict, add, depth + 1);
+}
+
+function isEmptyValue(v: PdfValue): boolean {
+  return v === null || (isDict(v) && v.map.size === 0);
+}
+
+function hasRealContents(d: PdfDict): boolean {
+  const c = d.map.get('Contents');
+  return typeof c === 'object' && c !== null && !Array.isArray(c) && c.kind === 'string' && c.bytes.some((x) => x !== 0);
+}
+
+function changedKeys(doc: PdfDocument, aV: PdfValue, bV: PdfValue): string[] {
+  const a = dictOf(aV);
+  const b = dictOf(bV);
+  if (!a || !b) return ['(type)'];
+  const keys = new Set([...a.map.keys(), ...b.map.keys()]);
+  const out: string[] = [];
+  for (const k of keys) {
+    if (k === 'Length') continue;
+    const x = a.map.get(k);
+    const y = b.map.get(k);
+    if (x === undefined || y === undefined || !sameValue(doc.buf, x, y)) out.push(k);
+  }
+  if (isStream(aV) && isStream(bV) && !sameValue(doc.buf, aV, bV) && out.length === 0) out.push('(stream data)');
+  return out;
+}
+
+function fieldName(doc: PdfDocument, v: PdfValue | undefined): string | undefined {
+  const d = dictOf(v);
+  const t = d?.map.get('T');
+  if (typeof t === 'object' && t !== null && !Array.isArray(t) && t.kind === 'string') return Buffer.from(t.bytes).toString('latin1');
+  const parent = d ? doc.dictAt(d.map.get('Parent'), doc.last) : undefined;
+  return parent && parent !== d ? fieldName(doc, parent) : undefined;
+}

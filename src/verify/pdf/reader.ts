@@ -1,0 +1,512 @@
+/**
+ * The forensic PDF reader: finds every revision (each `%%EOF` that closes a `startxref`, plus trailing bytes
+ * after the last one), reads each revision's own xref section (table, stream or hybrid) as a *delta*, and
+ * resolves an object "as of" any revision by walking the deltas backwards. A revision whose xref is missing,
+ * empty, broken or a copy of an earlier one is repaired from the object bodies found in its own bytes, so an
+ * appended update cannot hide from the diff by breaking its xref (isa-3). Every oddity met on the way is
+ * recorded as an anomaly with its revision, for the modification analysis to weigh.
+ *
+ * Bounds: object nesting (MAX_NESTING), xref entries per document, object-stream size and count, total
+ * decoded bytes, reference-chain length, /Prev and object-stream recursion (none is followed: revisions are
+ * found from the bytes, and an object stream must itself sit at a byte offset).
+ */
+import { FolioError } from '../../errors.js';
+import {
+  Lexer,
+  PdfSyntaxError,
+  dictOf,
+  isDict,
+  isName,
+  isRef,
+  isStream,
+  latin1,
+  parseIndirectAt,
+  type IndirectObject,
+  type PdfDict,
+  type PdfRef,
+  type PdfStream,
+  type PdfValue,
+} from './objects.js';
+import { decodeStream, StreamDecodeError } from './filters.js';
+
+export interface XrefEntry {
+  /** 0 free, 1 at a byte offset, 2 inside an object stream. */
+  type: 0 | 1 | 2;
+  offset: number;
+  gen: number;
+  stream: number;
+  index: number;
+}
+
+export type XrefKind = 'table' | 'stream' | 'hybrid' | 'empty' | 'broken' | 'none';
+
+export interface Anomaly {
+  code: string;
+  message: string;
+  revision?: number;
+  object?: number;
+}
+
+export interface Revision {
+  index: number;
+  /** This revision's own bytes are [start, end); `end` is after `%%EOF` and its end-of-line. */
+  start: number;
+  end: number;
+  startxref?: number;
+  xref: XrefKind;
+  trailer?: PdfDict;
+  /** Objects (re)defined by this revision. */
+  entries: Map<number, XrefEntry>;
+  /** The entries were rebuilt by scanning object bodies because the xref was unusable. */
+  repaired: boolean;
+}
+
+export interface ResolvedObject {
+  num: number;
+  value: PdfValue;
+  entry: XrefEntry;
+  /** The object number the body itself declares (differs from `num` in the hide attack). */
+  declaredNum: number;
+  offset?: number;
+  end?: number;
+}
+
+export const MAX_XREF_ENTRIES = 3_000_000;
+const MAX_DECODED_BYTES = 256 * 1024 * 1024;
+const MAX_OBJSTM_BYTES = 64 * 1024 * 1024;
+const MAX_OBJSTM_COUNT = 100_000;
+const MAX_REF_HOPS = 32;
+
+interface ObjStm {
+  data: Uint8Array;
+  offsets: Array<{ num: number; off: number }>;
+  first: number;
+}
+
+export class PdfDocument {
+  readonly text: string;
+  readonly revisions: Revision[] = [];
+  readonly anomalies: Anomaly[] = [];
+  /** Every `num gen obj` header in the file, by offset. */
+  readonly bodies: Array<{ num: number; gen: number; offset: number }> = [];
+  private readonly parsedAt = new Map<number, IndirectObject | null>();
+  private readonly objStms = new Map<number, ObjStm | null>();
+  private readonly anomalyKeys = new Set<string>();
+  private decodedBytes = 0;
+  private xrefEntryCount = 0;
+  private resolving = 0;
+
+  constructor(readonly buf: Uint8Array) {
+    this.text = Buffer.from(buf.buffer, buf.byteOffset, buf.length).toString('latin1');
+    this.scanBodies();
+    this.findRevisions();
+    for (const rev of this.revisions) this.readXref(rev);
+  }
+
+  get last(): number {
+    return this.revisions.length - 1;
+  }
+
+  anomaly(code: string, message: string, revision?: number, object?: number): void {
+    const key = `${code}|${revision}|${object}`;
+    if (this.anomalyKeys.has(key)) return;
+    this.anomalyKeys.add(key);
+    this.anomalies.push({ code, message, revision, object });
+  }
+
+  private scanBodies(): void {
+    const re = /(?<![0-9])(\d{1,10})[\x00\t\n\f\r ]+(\d{1,5})[\x00\t\n\f\r ]+obj(?![A-Za-z0-9])/g;
+    for (let m = re.exec(this.text); m; m = re.exec(this.text)) {
+      this.bodies.push({ num: Number(m[1]), gen: Number(m[2]), offset: m.index });
+    }
+  }
+
+  private findRevisions(): void {
+    const t = this.text;
+    let start = 0;
+    for (let p = t.indexOf('%%EOF'); p >= 0; p = t.indexOf('%%EOF', p + 5)) {
+      // Only an %%EOF that closes a `startxref n` ends a revision; others live inside streams.
+      const sx = t.lastIndexOf('startxref', p);
+      if (sx < start || sx < p - 64) continue;
+      let end = p + 5;
+      if (t.charCodeAt(end) === 0x0d) end++;
+      if (t.charCodeAt(end) === 0x0a) end++;
+      const lx = new Lexer(this.buf, sx + 9, p);
+      const startxref = lx.readUInt();
+      this.revisions.push({ index: this.revisions.length, start, end, startxref, xref: 'none', entries: new Map(), repaired: false });
+      start = end;
+    }
+    // A linearized file ends its first-page section with `startxref 0 %%EOF`: not a revision of its own.
+    if (this.revisions.length > 1 && this.revisions[0]!.startxref === 0 && /\/Linearized/.test(t.slice(0, 1024))) {
+      this.revisions.shift();
+      this.revisions[0]!.start = 0;
+      this.revisions.forEach((r, i) => (r.index = i));
+    }
+    if (start < this.buf.length && /[^\x00\t\n\f\r ]/.test(t.slice(start))) {
+      // Bytes after the last %%EOF (or a file with none): a pseudo-revision, read by scanning.
+      this.revisions.push({ index: this.revisions.length, start, end: this.buf.length, xref: 'none', entries: new Map(), repaired: false });
+      if (this.revisions.length > 1) {
+        this.anomaly('TRAILING_BYTES', `${this.buf.length - start} bytes follow the last %%EOF`, this.revisions.length - 1);
+      } else {
+        this.anomaly('NO_EOF', 'the file has no %%EOF after a startxref (truncated?)', 0);
+      }
+    } else if (this.revisions.length > 0) {
+      this.revisions[this.revisions.length - 1]!.end = this.buf.length;
+    }
+  }
+
+  private readonly claimedXrefs = new Set<number>();
+
+  /**
+   * Reads the xref sections of one revision: the one at its startxref and those reached through /Prev
+   * until a section that an earlier revision already read (a linearized file keeps its first-page xref at
+   * the start and the main one before the first %%EOF of the body, chained by /Prev).
+   */
+  private readXref(rev: Revision): void {
+    const previous = this.revisions[rev.index - 1];
+    let at = rev.startxref;
+    let chainEnd: number | undefined | 'none';
+    try {
+      if (at === undefined || at >= this.buf.length) throw new PdfSyntaxError('startxref missing or past the end');
+      if (this.claimedXrefs.has(at)) throw new PdfSyntaxError('startxref repeats an earlier revision');
+      const visited = new Set<number>();
+      for (let hop = 0; at !== undefined && !this.claimedXrefs.has(at) && !visited.has(at); hop++) {
+        if (hop > 64) throw new PdfSyntaxError('xref /Prev chain too long');
+        visited.add(at);
+        const section = { ...rev, entries: new Map<number, XrefEntry>(), trailer: undefined as PdfDict | undefined };
+        const lx = new Lexer(this.buf, at);
+        if (lx.peekWord() === 'xref') {
+          lx.readWord();
+          this.readXrefTable(section, lx);
+          const xs = section.trailer?.map.get('XRefStm');
+          if (typeof xs === 'number') {
+            this.readXrefStream(section, xs, false);
+            if (hop === 0) rev.xref = 'hybrid';
+          } else if (hop === 0) rev.xref = 'table';
+        } else {
+          this.readXrefStream(section, at, true);
+          if (hop === 0) rev.xref = 'stream';
+        }
+        if (hop === 0) rev.trailer = section.trailer;
+        // The nearest section wins over the ones it chains to.
+        for (const [n, e] of section.entries) if (!rev.entries.has(n)) rev.entries.set(n, e);
+        const prev = section.trailer?.map.get('Prev');
+        at = typeof prev === 'number' ? prev : undefined;
+        chainEnd = at === undefined ? 'none' : at;
+      }
+      for (const v of visited) this.claimedXrefs.add(v);
+      if (rev.entries.size === 0) rev.xref = 'empty';
+    } catch (e) {
+      if (!(e instanceof PdfSyntaxError || e instanceof StreamDecodeError)) throw e;
+      rev.xref = 'broken';
+      rev.entries.clear();
+    }
+    if (previous && rev.xref !== 'broken' && previous.xref !== 'broken' && previous.xref !== 'none' && chainEnd !== previous.startxref) {
+      this.anomaly(
+        chainEnd === 'none' ? 'NO_PREV' : 'PREV_MISMATCH',
+        chainEnd === 'none'
+          ? `revision ${rev.index + 1}'s trailer has no /Prev: an incremental update that hides its link to the signed revision`
+          : `revision ${rev.index + 1}'s /Prev chain does not reach the previous revision's xref (${previous.startxref})`,
+        rev.index,
+      );
+    }
+    if (rev.xref === 'broken' || rev.xref === 'empty' || rev.xref === 'none') {
+      rev.repaired = true;
+      for (const b of this.bodies) {
+        if (b.offset >= rev.start && b.offset < rev.end) rev.entries.set(b.num, { type: 1, offset: b.offset, gen: b.gen, stream: 0, index: 0 });
+      }
+      if (rev.entries.size > 0 || rev.xref !== 'none' || this.revisions.length === 1) {
+        this.anomaly('XREF_REPAIRED', `revision ${rev.index + 1} has ${rev.xref === 'none' ? 'no' : `a ${rev.xref}`} xref section; ${rev.entries.size} object(s) found by scanning its bytes`, rev.index);
+      }
+    }
+    // Entries that point past the revision's end (into a later update) are not part of this revision.
+    for (const [num, e] of rev.entries) {
+      if (e.type === 1 && (e.offset >= rev.end || e.offset < 0)) {
+        this.anomaly('XREF_OFFSET_OUT_OF_REVISION', `object ${num}'s xref offset ${e.offset} lies outside revision ${rev.index + 1}`, rev.index, num);
+      }
+    }
+  }
+
+  private countEntry(): void {
+    if (++this.xrefEntryCount > MAX_XREF_ENTRIES) {
+      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF declares more cross-reference entries than the verifier reads');
+    }
+  }
+
+  private readXrefTable(rev: Revision, lx: Lexer): void {
+    const buf = this.buf;
+    for (;;) {
+      const word = lx.peekWord();
+      if (word === 'trailer') {
+        lx.readWord();
+        const t = lx.parseValue();
+        if (!isDict(t)) throw new PdfSyntaxError('trailer is not a dictionary');
+        rev.trailer = t;
+        return;
+      }
+      const first = lx.readUInt();
+      const count = lx.readUInt();
+      if (first === undefined || count === undefined) throw new PdfSyntaxError('bad xref subsection header');
+      lx.skipWhite();
+      for (let i = 0; i < count; i++) {
+        // Entries are nominally 20 bytes; read them as tokens to tolerate 19/21-byte lines.
+        const off = lx.readUInt();
+        const gen = lx.readUInt();
+        lx.skipWhite();
+        const kind = buf[lx.pos];
+        if (off === undefined || gen === undefined || (kind !== 0x6e && kind !== 0x66)) throw new PdfSyntaxError('bad xref entry');
+        lx.pos++;
+        this.countEntry();
+        const num = first + i;
+        if (kind === 0x6e) {
+          // An offset of 0 with 'n' is a writer bug for a free entry.
+          if (off > 0) rev.entries.set(num, { type: 1, offset: off, gen, stream: 0, index: 0 });
+        } else if (num !== 0) rev.entries.set(num, { type: 0, offset: 0, gen, stream: 0, index: 0 });
+      }
+    }
+  }
+
+  private readXrefStream(rev: Revision, at: number, primary: boolean): void {
+    const obj = parseIndirectAt(this.buf, at, (r) => this.lengthOf(r, rev.index));
+    if (!isStream(obj.value) || !isName(obj.value.dict.map.get('Type'), 'XRef')) throw new PdfSyntaxError('startxref points at no xref');
+    const d = obj.value.dict.map;
+    if (primary) rev.trailer = obj.value.dict;
+    const w = d.get('W');
+    if (!Array.isArray(w) || w.length !== 3 || !w.every((x) => typeof x === 'number' && x >= 0 && x <= 8)) throw new PdfSyntaxError('bad /W');
+    const [w0, w1, w2] = w as number[];
+    const size = d.get('Size');
+    const index = d.get('Index');
+    const ranges: number[] = Array.isArray(index) ? (index.filter((x) => typeof x === 'number') as number[]) : [0, typeof size === 'number' ? size : 0];
+    const data = this.decode(obj.value, MAX_OBJSTM_BYTES);
+    const rowLen = w0! + w1! + w2!;
+    if (rowLen === 0) throw new PdfSyntaxError('empty /W');
+    let p = 0;
+    const field = (width: number, dflt: number) => {
+      if (width === 0) return dflt;
+      let v = 0;
+      for (let k = 0; k < width; k++) v = v * 256 + (data[p++] ?? 0);
+      return v;
+    };
+    for (let r = 0; r + 1 < ranges.length; r += 2) {
+      const first = ranges[r]!;
+      const count = ranges[r + 1]!;
+      for (let i = 0; i < count && p + rowLen <= data.length; i++) {
+        this.countEntry();
+        const type = field(w0!, 1);
+        const a = field(w1!, 0);
+        const b = field(w2!, 0);
+        const num = first + i;
+        if (!primary && rev.entries.has(num)) continue; // hybrid: the table wins
+        if (type === 1) rev.entries.set(num, { type: 1, offset: a, gen: b, stream: 0, index: 0 });
+        else if (type === 2) rev.entries.set(num, { type: 2, offset: 0, gen: 0, stream: a, index: b });
+        else if (type === 0 && num !== 0) rev.entries.set(num, { type: 0, offset: 0, gen: b, stream: 0, index: 0 });
+      }
+    }
+  }
+
+  decode(stream: PdfStream, max = MAX_OBJSTM_BYTES): Uint8Array {
+    const out = decodeStream(this.buf, stream, Math.min(max, MAX_DECODED_BYTES - this.decodedBytes));
+    this.decodedBytes += out.length;
+    if (this.decodedBytes >= MAX_DECODED_BYTES) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF decompresses to more data than the verifier reads');
+    return out;
+  }
+
+  private lengthOf(ref: PdfRef, rev: number): number | undefined {
+    const v = this.resolve(ref.num, rev)?.value;
+    return typeof v === 'number' ? v : undefined;
+  }
+
+  /** The xref entry of object `num` as of revision `rev` (the latest definition at or before it). */
+  entryAt(num: number, rev: number): { entry: XrefEntry; revision: number } | undefined {
+    for (let r = Math.min(rev, this.last); r >= 0; r--) {
+      const e = this.revisions[r]!.entries.get(num);
+      if (e) return { entry: e, revision: r };
+    }
+    return undefined;
+  }
+
+  /** Parses the indirect object at a byte offset (cached); null when no object can be read there. */
+  objectAt(offset: number, rev: number): IndirectObject | null {
+    const hit = this.parsedAt.get(offset);
+    if (hit !== undefined) return hit;
+    let obj: IndirectObject | null = null;
+    if (this.resolving > 8) return null; // /Length chains through other streams
+    this.resolving++;
+    try {
+      obj = parseIndirectAt(this.buf, offset, (r) => this.lengthOf(r, rev));
+    } catch (e) {
+      if (!(e instanceof PdfSyntaxError)) throw e;
+      obj = null;
+    } finally {
+      this.resolving--;
+    }
+    this.parsedAt.set(offset, obj);
+    return obj;
+  }
+
+  /** Object `num` as of revision `rev`, or undefined when it is free or absent. */
+  resolve(num: number, rev: number): ResolvedObject | undefined {
+    const found = this.entryAt(num, rev);
+    if (!found || found.entry.type === 0) return undefined;
+    const { entry } = found;
+    if (entry.type === 1) {
+      let offset = entry.offset;
+      // Tolerate offsets that land on the whitespace before the header.
+      while (offset < this.buf.length && /[\s]/.test(this.text[offset]!)) offset++;
+      let obj = offset < this.revisions[found.revision]!.end ? this.objectAt(offset, rev) : null;
+      if (!obj) {
+        // Broken offset: viewers fall back to the last body of that number in the bytes of the revision.
+        const end = this.revisions[rev]!.end;
+        const body = this.bodies.filter((b) => b.num === num && b.offset < end).pop();
+        this.anomaly('XREF_OFFSET_WRONG', `object ${num}'s xref offset ${entry.offset} holds no object`, found.revision, num);
+        if (!body) return undefined;
+        obj = this.objectAt(body.offset, rev);
+        if (!obj) return undefined;
+      } else if (obj.num !== num) {
+        this.anomaly('XREF_NUMBER_MISMATCH', `xref maps object ${num} to a body that declares itself ${obj.num} ${obj.gen} obj`, found.revision, num);
+      }
+      return { num, value: obj.value, entry, declaredNum: obj.num, offset: obj.offset, end: obj.end };
+    }
+    const stm = this.objectStream(entry.stream, rev);
+    if (!stm) return undefined;
+    const slot = stm.offsets[entry.index];
+    if (!slot) return undefined;
+    if (slot.num !== num) this.anomaly('OBJSTM_NUMBER_MISMATCH', `object stream ${entry.stream} holds ${slot.num} where ${num} was expected`, found.revision, num);
+    try {
+      const lx = new Lexer(stm.data, stm.first + slot.off);
+      return { num, value: lx.parseValue(), entry, declaredNum: slot.num };
+    } catch (e) {
+      if (e instanceof PdfSyntaxError) return undefined;
+      throw e;
+    }
+  }
+
+  private objectStream(num: number, rev: number): ObjStm | null {
+    const found = this.entryAt(num, rev);
+    if (!found || found.entry.type !== 1) {
+      if (found?.entry.type === 2) this.anomaly('NESTED_OBJECT_STREAM', `object stream ${num} is itself compressed`, found.revision, num);
+      return null;
+    }
+    const key = found.entry.offset;
+    const hit = this.objStms.get(key);
+    if (hit !== undefined) return hit;
+    let result: ObjStm | null = null;
+    this.objStms.set(key, null); // guards against a stream whose /Length resolves through itself
+    const obj = this.objectAt(key, rev);
+    if (obj && isStream(obj.value) && isName(obj.value.dict.map.get('Type'), 'ObjStm')) {
+      try {
+        const n = obj.value.dict.map.get('N');
+        const first = obj.value.dict.map.get('First');
+        if (typeof n === 'number' && typeof first === 'number' && n >= 0 && n <= MAX_OBJSTM_COUNT) {
+          const data = this.decode(obj.value);
+          const lx = new Lexer(data, 0, Math.min(first, data.length));
+          const offsets: Array<{ num: number; off: number }> = [];
+          for (let i = 0; i < n; i++) {
+            const on = lx.readUInt();
+            const off = lx.readUInt();
+            if (on === undefined || off === undefined) break;
+            offsets.push({ num: on, off });
+          }
+          result = { data, offsets, first };
+        }
+      } catch (e) {
+        if (!(e instanceof StreamDecodeError || e instanceof PdfSyntaxError)) throw e;
+      }
+    }
+    this.objStms.set(key, result);
+    return result;
+  }
+
+  /** Follows references (bounded) to a direct value as of revision `rev`. */
+  deref(v: PdfValue | undefined, rev: number): PdfValue | undefined {
+    for (let hops = 0; isRef(v); hops++) {
+      if (hops >= MAX_REF_HOPS) return undefined;
+      v = this.resolve(v.num, rev)?.value;
+    }
+    return v;
+  }
+
+  dictAt(v: PdfValue | undefined, rev: number): PdfDict | undefined {
+    return dictOf(this.deref(v, rev));
+  }
+
+  /** The trailer in force at revision `rev`: its own, or the latest earlier one holding /Root. */
+  trailerAt(rev: number): PdfDict | undefined {
+    for (let r = Math.min(rev, this.last); r >= 0; r--) {
+      const t = this.revisions[r]!.trailer;
+      if (t?.map.has('Root')) return t;
+    }
+    return undefined;
+  }
+
+  catalogAt(rev: number): PdfDict | undefined {
+    const root = this.trailerAt(rev)?.map.get('Root');
+    let cat = this.dictAt(root, rev);
+    if (!cat) {
+      // No usable trailer (repaired file): the last /Type /Catalog body in the revision's bytes.
+      const end = this.revisions[rev]?.end ?? this.buf.length;
+      for (let i = this.bodies.length - 1; i >= 0; i--) {
+        const b = this.bodies[i]!;
+        if (b.offset >= end) continue;
+        const o = this.objectAt(b.offset, rev);
+        if (isDict(o?.value) && isName(o.value.map.get('Type'), 'Catalog')) {
+          cat = o.value;
+          break;
+        }
+      }
+    }
+    return cat;
+  }
+
+  isEncrypted(): boolean {
+    return this.revisions.some((r) => r.trailer?.map.has('Encrypt'));
+  }
+
+  /** The revision whose bytes contain `offset`. */
+  revisionOf(offset: number): number {
+    const r = this.revisions.findIndex((x) => offset >= x.start && offset < x.end);
+    return r < 0 ? this.last : r;
+  }
+
+  /** Every object number defined in revisions (from, to]. */
+  numbersChangedAfter(from: number, to = this.last): Set<number> {
+    const out = new Set<number>();
+    for (let r = from + 1; r <= to; r++) for (const n of this.revisions[r]!.entries.keys()) out.add(n);
+    return out;
+  }
+
+  /** The innermost object header at or before `offset` (for locating raw /ByteRange hits). */
+  bodyBefore(offset: number): { num: number; gen: number; offset: number } | undefined {
+    let lo = 0;
+    let hi = this.bodies.length - 1;
+    let best: { num: number; gen: number; offset: number } | undefined;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.bodies[mid]!.offset <= offset) {
+        best = this.bodies[mid];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return best;
+  }
+
+  latin1(start: number, end: number): string {
+    return latin1(this.buf, start, end);
+  }
+}
+
+export const PDF_HEADER = /%PDF-\d/;
+
+/** Opens bytes as a PDF for verification: 400 when they are not one, 422 when encrypted or unreadable. */
+export function openPdf(bytes: Uint8Array): PdfDocument {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
+  if (!PDF_HEADER.test(head)) throw new FolioError('INVALID_FILE_FORMAT', 'The document is not a PDF (no %PDF- header)', { details: [{ field: 'document', issue: 'not a PDF' }] });
+  const doc = new PdfDocument(bytes);
+  if (doc.isEncrypted()) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF is encrypted; signatures of encrypted PDFs are not verified');
+  if (doc.revisions.length === 0 || !doc.catalogAt(doc.last)) {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF has no readable document catalog (corrupt or truncated)');
+  }
+  return doc;
+}
+
+export { dictOf };

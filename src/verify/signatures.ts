@@ -1,0 +1,278 @@
+/**
+ * Finding signatures and checking each one's ByteRange and CMS. Signatures are found two ways: through the
+ * signature fields of the final revision (what a viewer shows) and by scanning the raw bytes for every
+ * dictionary holding a /ByteRange, so a signature that was unlinked from its field (or a second ByteRange
+ * planted for wrapping) is still seen.
+ */
+import crypto from 'node:crypto';
+import { isDict, isName, isRef, isStream, isString, dictOf, type PdfDict, type PdfValue, type PdfString } from './pdf/objects.js';
+import type { PdfDocument } from './pdf/reader.js';
+import { verifyCms, nodeHash, type CmsResult } from './cms.js';
+
+export type Coverage = 'ENTIRE_FILE' | 'ENTIRE_REVISION' | 'PARTIAL' | 'UNCLEAR';
+
+export interface FoundSignature {
+  fieldName: string | null;
+  /** Object number of the field (terminal field) when reached through one. */
+  fieldNum?: number;
+  sigDict: PdfDict;
+  /** Object number and body position of the signature dictionary when indirect and uncompressed. */
+  sigNum?: number;
+  sigOffset?: number;
+  sigEnd?: number;
+  /** Found only by scanning: no field of the final revision points at it. */
+  orphaned: boolean;
+}
+
+export interface UnsignedSignatureField {
+  fieldName: string;
+  fieldNum?: number;
+  hasAppearance: boolean;
+}
+
+export interface SignatureFields {
+  signatures: FoundSignature[];
+  unsigned: UnsignedSignatureField[];
+  /** Object numbers of signature fields and their widgets at the final revision. */
+  sigFieldNums: Set<number>;
+  /** Object numbers of all other terminal fields and widgets. */
+  formFieldNums: Set<number>;
+}
+
+const MAX_FIELDS = 20_000;
+
+export function findSignatures(doc: PdfDocument): SignatureFields {
+  const last = doc.last;
+  const out: SignatureFields = { signatures: [], unsigned: [], sigFieldNums: new Set(), formFieldNums: new Set() };
+  const catalog = doc.catalogAt(last);
+  const acroForm = doc.dictAt(catalog?.map.get('AcroForm'), last);
+  const seen = new Set<number>();
+  let count = 0;
+  const walk = (v: PdfValue | undefined, parentName: string, parentFt: string | undefined, depth: number) => {
+    if (depth > 32 || ++count > MAX_FIELDS) return;
+    const num = isRef(v) ? v.num : undefined;
+    if (num !== undefined) {
+      if (seen.has(num)) return;
+      seen.add(num);
+    }
+    const field = doc.dictAt(v, last);
+    if (!field) return;
+    const t = doc.deref(field.map.get('T'), last);
+    const partial = isString(t) ? decodeText(t.bytes) : '';
+    const name = partial ? (parentName ? `${parentName}.${partial}` : partial) : parentName;
+    const ftV = doc.deref(field.map.get('FT'), last);
+    const ft = isName(ftV) ? ftV.name : parentFt;
+    const kids = doc.deref(field.map.get('Kids'), last);
+    const fieldKids = Array.isArray(kids) ? kids.filter((k) => doc.dictAt(k, last)?.map.has('T')) : [];
+    if (fieldKids.length > 0) {
+      for (const k of fieldKids) walk(k, name, ft, depth + 1);
+      return;
+    }
+    // Terminal field: itself (merged with its widget) and any widget kids.
+    const widgets = Array.isArray(kids) ? kids.filter(isRef).map((k) => k.num) : [];
+    const set = ft === 'Sig' ? out.sigFieldNums : out.formFieldNums;
+    if (num !== undefined) set.add(num);
+    for (const w of widgets) set.add(w);
+    if (ft !== 'Sig') return;
+    const vRaw = field.map.get('V');
+    const vDict = doc.dictAt(vRaw, last);
+    if (vDict && (vDict.map.has('ByteRange') || vDict.map.has('Contents') || isName(vDict.map.get('Type'), 'Sig'))) {
+      const found: FoundSignature = { fieldName: name || null, fieldNum: num, sigDict: vDict, orphaned: false };
+      if (isRef(vRaw)) {
+        const r = doc.resolve(vRaw.num, last);
+        found.sigNum = vRaw.num;
+        if (r?.entry.type === 1) {
+          found.sigOffset = r.offset;
+          found.sigEnd = r.end;
+        }
+      }
+      out.signatures.push(found);
+    } else {
+      const widgetDicts = [field, ...widgets.map((w) => doc.dictAt({ kind: 'ref', num: w, gen: 0 }, last)).filter((d): d is PdfDict => !!d)];
+      out.unsigned.push({ fieldName: name, fieldNum: num, hasAppearance: widgetDicts.some((w) => hasVisibleAppearance(doc, w, last)) });
+    }
+  };
+  const fields = doc.deref(acroForm?.map.get('Fields'), last);
+  if (Array.isArray(fields)) for (const f of fields) walk(f, '', undefined, 0);
+
+  // Raw scan: every dictionary with a /ByteRange that no field reached.
+  const known = new Set(out.signatures.map((s) => s.sigOffset).filter((x) => x !== undefined));
+  for (let p = doc.text.indexOf('/ByteRange'); p >= 0; p = doc.text.indexOf('/ByteRange', p + 10)) {
+    const body = doc.bodyBefore(p);
+    if (!body || known.has(body.offset)) continue;
+    const obj = doc.objectAt(body.offset, last);
+    if (!obj || obj.end < p || !isDict(obj.value) || !obj.value.map.has('ByteRange')) continue;
+    known.add(body.offset);
+    // An older version of an object number that a later revision redefined is history, not an orphan.
+    const current = doc.entryAt(obj.num, last);
+    if (current && !(current.entry.type === 1 && current.entry.offset === body.offset)) {
+      const cur = doc.resolve(obj.num, last);
+      if (cur?.offset !== body.offset) continue;
+    }
+    out.signatures.push({ fieldName: null, sigDict: obj.value, sigNum: obj.num, sigOffset: obj.offset, sigEnd: obj.end, orphaned: true });
+  }
+  out.signatures.sort((a, b) => (a.sigOffset ?? 0) - (b.sigOffset ?? 0));
+  return out;
+}
+
+/** A widget whose normal appearance draws something in a non-empty rectangle and is not hidden. */
+export function hasVisibleAppearance(doc: PdfDocument, widget: PdfDict, rev: number): boolean {
+  const flags = doc.deref(widget.map.get('F'), rev);
+  if (typeof flags === 'number' && (flags & 0b10 || flags & 0b100000)) return false; // Hidden, NoView
+  const rect = doc.deref(widget.map.get('Rect'), rev);
+  if (!Array.isArray(rect) || rect.length !== 4) return false;
+  const [x1, y1, x2, y2] = rect.map((x) => (typeof x === 'number' ? x : 0)) as [number, number, number, number];
+  if (Math.abs(x2 - x1) < 1 || Math.abs(y2 - y1) < 1) return false;
+  const ap = doc.dictAt(widget.map.get('AP'), rev);
+  let n = doc.deref(ap?.map.get('N'), rev);
+  if (isDict(n)) {
+    // Appearance states: any non-empty state counts.
+    return [...n.map.values()].some((s) => {
+      const st = doc.deref(s, rev);
+      return isStream(st) && st.dataEnd > st.dataStart;
+    });
+  }
+  n = n ?? undefined;
+  return isStream(n) && n.dataEnd > n.dataStart;
+}
+
+export interface ByteRangeCheck {
+  byteRange: number[];
+  coverage: Coverage;
+  /** FORMAT_FAILURE reasons (USF, SWA, malformed). */
+  formatErrors: string[];
+  /** Revision whose end the signed range reaches (ENTIRE_*), else the one holding the dictionary. */
+  signedRevision: number;
+  contents?: PdfString;
+}
+
+const MAX_CMS_BYTES = 4 * 1024 * 1024;
+
+export function checkByteRange(doc: PdfDocument, sig: FoundSignature): ByteRangeCheck {
+  const errors: string[] = [];
+  const len = doc.buf.length;
+  const brRaw = doc.deref(sig.sigDict.map.get('ByteRange'), doc.last);
+  const br = Array.isArray(brRaw) ? brRaw : [];
+  const nums = br.filter((x): x is number => typeof x === 'number');
+  const holder = sig.sigOffset !== undefined ? doc.revisionOf(sig.sigOffset) : doc.last;
+  const result: ByteRangeCheck = { byteRange: nums, coverage: 'UNCLEAR', formatErrors: errors, signedRevision: holder };
+  if (sig.sigDict.duplicateKeys?.length) errors.push(`DUPLICATE_KEYS: the signature dictionary repeats ${sig.sigDict.duplicateKeys.join(', ')}`);
+  const contentsRaw = sig.sigDict.map.get('Contents');
+  if (contentsRaw === undefined) errors.push('CONTENTS_MISSING: the signature dictionary has no /Contents');
+  else if (contentsRaw === null) errors.push('CONTENTS_NULL: /Contents is null');
+  else if (!isString(contentsRaw)) errors.push('CONTENTS_NOT_DIRECT: /Contents is not a direct string');
+  else {
+    result.contents = contentsRaw;
+    if (!contentsRaw.hex) errors.push('CONTENTS_NOT_HEX: /Contents is a literal string, not <hex>');
+    if (contentsRaw.bytes.length === 0 || contentsRaw.bytes.every((b) => b === 0)) errors.push('CONTENTS_EMPTY: /Contents holds no signature (empty or all zero)');
+    if (contentsRaw.bytes.length > MAX_CMS_BYTES) errors.push('CONTENTS_TOO_LARGE: /Contents exceeds 4 MB');
+  }
+  if (brRaw === undefined) {
+    errors.push('BYTE_RANGE_MISSING: the signature dictionary has no /ByteRange');
+    return result;
+  }
+  if (br.length !== 4 || nums.length !== 4 || !nums.every((n) => Number.isInteger(n) && n >= 0)) {
+    errors.push(`BYTE_RANGE_MALFORMED: /ByteRange must be 4 non-negative integers, found ${br.length} value(s)`);
+    return result;
+  }
+  const [a, b, c, d] = nums as [number, number, number, number];
+  if (a !== 0) errors.push('BYTE_RANGE_NOT_FROM_START: the signed range does not start at byte 0');
+  if (c < a + b) errors.push('BYTE_RANGE_OVERLAP: the two ranges overlap');
+  if (c + d > len) errors.push(`BYTE_RANGE_PAST_END: the signed range ends at ${c + d}, after the end of the file (${len})`);
+  const contents = result.contents;
+  if (contents && (contents.start !== a + b || contents.end !== c)) {
+    if (c - (a + b) > contents.end - contents.start) {
+      errors.push(`SIGNATURE_WRAPPING: the unsigned gap [${a + b}, ${c}) is ${c - a - b} bytes, larger than the /Contents string (${contents.end - contents.start} bytes)`);
+    } else {
+      errors.push(`BYTE_RANGE_GAP_MISMATCH: the unsigned gap [${a + b}, ${c}) is not the /Contents string [${contents.start}, ${contents.end})`);
+    }
+  }
+  if (sig.sigOffset !== undefined && sig.sigEnd !== undefined && (sig.sigOffset >= a + b || sig.sigEnd > c + d)) {
+    errors.push('SIGNATURE_DICTIONARY_NOT_SIGNED: the signature dictionary lies outside the signed bytes');
+  }
+  if (sig.sigOffset === undefined && !sig.orphaned && sig.sigNum !== undefined) {
+    errors.push('SIGNATURE_DICTIONARY_COMPRESSED: the signature dictionary is inside an object stream');
+  }
+  if (errors.some((e) => /^(BYTE_RANGE|SIGNATURE_WRAPPING|SIGNATURE_DICTIONARY)/.test(e))) return result;
+  const end = c + d;
+  if (end === len) {
+    result.coverage = 'ENTIRE_FILE';
+    result.signedRevision = doc.last;
+    return result;
+  }
+  const rev = doc.revisions.find((r) => r.end >= end && r.end - end <= 2 && /^[\r\n]*$/.test(doc.latin1(end, r.end)));
+  if (rev) {
+    result.coverage = 'ENTIRE_REVISION';
+    result.signedRevision = rev.index;
+  } else {
+    result.coverage = 'PARTIAL';
+    errors.push(`PARTIAL_COVERAGE: the signed range ends at ${end}, which is not the end of a revision`);
+  }
+  return result;
+}
+
+export interface CryptoCheck {
+  cms: CmsResult;
+  digestMatches: boolean;
+  signatureValid: boolean;
+}
+
+/** Hashes the ByteRange ranges (when they lie inside the file) with a digest algorithm. */
+export function rangeDigest(doc: PdfDocument, br: number[], alg: string): Uint8Array | undefined {
+  const h = nodeHash(alg);
+  if (!h || br.length % 2 !== 0) return undefined;
+  const hash = crypto.createHash(h);
+  for (let i = 0; i < br.length; i += 2) {
+    const s = br[i]!;
+    const n = br[i + 1]!;
+    if (!Number.isInteger(s) || !Number.isInteger(n) || s < 0 || n < 0 || s + n > doc.buf.length) return undefined;
+    hash.update(doc.buf.subarray(s, s + n));
+  }
+  return hash.digest();
+}
+
+export function checkCrypto(doc: PdfDocument, subFilter: string | undefined, br: ByteRangeCheck): CryptoCheck | undefined {
+  const contents = br.contents;
+  if (!contents || contents.bytes.length === 0 || contents.bytes.length > MAX_CMS_BYTES || contents.bytes.every((b) => b === 0)) return undefined;
+  const digestOf = (alg: string) => rangeDigest(doc, br.byteRange, alg);
+  const cms = verifyCms(contents.bytes, digestOf);
+  let digestMatches = cms.digestMatches;
+  if (subFilter === 'ETSI.RFC3161') {
+    // A document timestamp: the token's message imprint is the hash of the ranges.
+    const tst = cms.tstInfo;
+    const expected = tst?.imprintAlgorithm ? digestOf(tst.imprintAlgorithm) : undefined;
+    digestMatches = !!tst && !!expected && Buffer.compare(Buffer.from(tst.imprint), Buffer.from(expected)) === 0;
+  } else if (subFilter === 'adbe.pkcs7.sha1') {
+    const expected = digestOf('SHA-1');
+    digestMatches = cms.digestMatches && !!cms.encapsulatedContent && !!expected && Buffer.compare(Buffer.from(cms.encapsulatedContent), Buffer.from(expected)) === 0;
+    cms.warnings.push('WEAK_DIGEST_ALGORITHM: adbe.pkcs7.sha1 signs a SHA-1 digest');
+  } else if (cms.encapsulatedContent && cms.encapsulatedContent.length > 0) {
+    cms.errors.push('the CMS of a detached PDF signature encapsulates content');
+    digestMatches = false;
+  }
+  return { cms, digestMatches, signatureValid: cms.signatureValid };
+}
+
+export function decodeText(bytes: Uint8Array): string {
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const b = Buffer.from(bytes.subarray(2));
+    b.swap16();
+    return b.toString('utf16le');
+  }
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return Buffer.from(bytes.subarray(3)).toString('utf8');
+  return Buffer.from(bytes).toString('latin1');
+}
+
+/** PDF date `D:YYYYMMDDHHmmSSOHH'mm'` → Date. */
+export function parsePdfDate(v: PdfValue | undefined): Date | undefined {
+  if (!isString(v)) return undefined;
+  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+-])?(\d{2})?'?(\d{2})?/.exec(decodeText(v.bytes));
+  if (!m) return undefined;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', tz, tzh = '00', tzm = '00'] = m;
+  let t = Date.UTC(+y!, +mo - 1, +d, +h, +mi, +s);
+  if (tz === '+' || tz === '-') t -= (tz === '+' ? 1 : -1) * (+tzh * 60 + +tzm) * 60_000;
+  const date = new Date(t);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+export { dictOf };

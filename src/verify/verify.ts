@@ -1,0 +1,310 @@
+/**
+ * verifyPdf: the whole validation of one PDF, as CONTRACT §6 answers it. Per signature: ByteRange and
+ * coverage, digest and CMS signature, certificate path and timestamp, then the modifications made after the
+ * revision it covers, judged against DocMDP/FieldMDP. Indications follow ETSI EN 319 102-1 (as EU DSS and
+ * pyHanko use them); `valid` is about integrity and modifications only, trust is reported beside it.
+ */
+import crypto, { type X509Certificate } from 'node:crypto';
+import { openPdf, type PdfDocument } from './pdf/reader.js';
+import { isName, isDict, isString, isRef, type PdfDict } from './pdf/objects.js';
+import {
+  checkByteRange,
+  checkCrypto,
+  findSignatures,
+  parsePdfDate,
+  decodeText,
+  type Coverage,
+  type FoundSignature,
+  type UnsignedSignatureField,
+} from './signatures.js';
+import { ModificationAnalyzer, levelRank, type ModificationDetail, type ModificationLevel } from './modifications.js';
+import { buildPath, subjectParts, type TrustStore } from './certificates.js';
+import { verifyCms, nodeHash } from './cms.js';
+import { readAuditTrail, type AuditTrailAnswer } from './audit-trail.js';
+
+export type Indication = 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED';
+
+export interface SignerInfo {
+  name: string | null;
+  email: string | null;
+  subject: string;
+  issuer: string;
+  serialNumber: string;
+  notBefore: string;
+  notAfter: string;
+  fingerprint: string;
+}
+
+export interface TimestampInfo {
+  time: string;
+  valid: boolean;
+  trusted: boolean;
+  tsaSubject: string | null;
+}
+
+export interface DocMdpInfo {
+  permission: 1 | 2 | 3;
+  respected: boolean;
+  /** Field names locked by FieldMDP transforms of this signature. */
+  lockedFields?: string[] | 'ALL';
+}
+
+export interface SignatureReport {
+  fieldName: string | null;
+  subFilter: string | null;
+  digestAlgorithm: string | null;
+  signedAt: string | null;
+  timestamp?: TimestampInfo;
+  signer: SignerInfo | null;
+  byteRange: number[];
+  coverage: Coverage;
+  integrity: { digestMatches: boolean; signatureValid: boolean };
+  certificate: { chainValid: boolean; trusted: boolean; validAtSigningTime: boolean };
+  modificationsAfter: { level: ModificationLevel; details: ModificationDetail[] };
+  docMdp?: DocMdpInfo;
+  indication: Indication;
+  subIndication?: string;
+  issuedByThisService: boolean;
+  /** 1-based revision the signature covers. */
+  revision: number;
+  certifying: boolean;
+  orphaned: boolean;
+  valid: boolean;
+  problems: string[];
+  warnings: string[];
+}
+
+export interface VerifyResult {
+  valid: boolean;
+  indication: Indication | 'NO_SIGNATURE_FOUND';
+  reason: string;
+  signatureCount: number;
+  signer?: { name: string | null; email: string | null; signedAt: string | null };
+  signatures: SignatureReport[];
+  unsignedSignatureFields: Array<{ fieldName: string; hasAppearance: boolean }>;
+  document: { sha256: string; revisions: number; size: number };
+  auditTrail?: AuditTrailAnswer;
+}
+
+export interface VerifyOptions {
+  trust: TrustStore;
+}
+
+export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResult {
+  const doc = openPdf(bytes);
+  const fields = findSignatures(doc);
+  const analyzer = new ModificationAnalyzer(doc, fields);
+  const certification = findCertification(doc, fields.signatures);
+
+  const reports = fields.signatures.map((sig) => checkSignature(doc, sig, analyzer, certification, options.trust));
+  const valid = reports.length > 0 && reports.every((r) => r.valid);
+  const indication: VerifyResult['indication'] =
+    reports.length === 0
+      ? 'NO_SIGNATURE_FOUND'
+      : reports.some((r) => r.indication === 'TOTAL_FAILED')
+        ? 'TOTAL_FAILED'
+        : reports.some((r) => r.indication === 'INDETERMINATE')
+          ? 'INDETERMINATE'
+          : 'TOTAL_PASSED';
+  const lastSig = [...reports].reverse().find((r) => !r.orphaned) ?? reports[reports.length - 1];
+  const result: VerifyResult = {
+    valid,
+    indication,
+    reason: summarise(reports, valid),
+    signatureCount: reports.length,
+    signatures: reports,
+    unsignedSignatureFields: fields.unsigned.map((u: UnsignedSignatureField) => ({ fieldName: u.fieldName, hasAppearance: u.hasAppearance })),
+    document: { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), revisions: doc.revisions.length, size: bytes.length },
+  };
+  if (lastSig) result.signer = { name: lastSig.signer?.name ?? null, email: lastSig.signer?.email ?? null, signedAt: lastSig.signedAt };
+  const audit = readAuditTrail(doc);
+  if (audit) result.auditTrail = audit;
+  return result;
+}
+
+interface Certification {
+  sig: FoundSignature;
+  permission: 1 | 2 | 3;
+}
+
+/** The certifying signature: a /Reference DocMDP transform, or the catalog's /Perms /DocMDP. */
+function findCertification(doc: PdfDocument, sigs: FoundSignature[]): Certification | undefined {
+  const last = doc.last;
+  const perms = doc.dictAt(doc.catalogAt(last)?.map.get('Perms'), last);
+  const permsRef = perms?.map.get('DocMDP');
+  for (const sig of sigs) {
+    const docMdp = transforms(doc, sig.sigDict).find((t) => t.method === 'DocMDP');
+    const viaPerms = isRef(permsRef) && permsRef.num === sig.sigNum;
+    if (docMdp || viaPerms) {
+      const p = docMdp?.params?.map.get('P');
+      return { sig, permission: p === 1 || p === 3 ? p : 2 };
+    }
+  }
+  return undefined;
+}
+
+function transforms(doc: PdfDocument, sigDict: PdfDict): Array<{ method: string; params?: PdfDict }> {
+  const last = doc.last;
+  const refs = doc.deref(sigDict.map.get('Reference'), last);
+  if (!Array.isArray(refs)) return [];
+  return refs.flatMap((r) => {
+    const d = doc.dictAt(r, last);
+    const m = d?.map.get('TransformMethod');
+    return d && isName(m) ? [{ method: m.name, params: doc.dictAt(d.map.get('TransformParams'), last) }] : [];
+  });
+}
+
+function fieldMdpLocks(doc: PdfDocument, sigDict: PdfDict): string[] | 'ALL' | undefined {
+  const t = transforms(doc, sigDict).find((x) => x.method === 'FieldMDP');
+  if (!t?.params) return undefined;
+  const action = t.params.map.get('Action');
+  const fieldsV = doc.deref(t.params.map.get('Fields'), doc.last);
+  const names = Array.isArray(fieldsV) ? fieldsV.flatMap((f) => (isString(f) ? [decodeText(f.bytes)] : [])) : [];
+  if (isName(action, 'All')) return 'ALL';
+  if (isName(action, 'Include')) return names;
+  if (isName(action, 'Exclude')) return names.map((n) => `!${n}`);
+  return undefined;
+}
+
+function checkSignature(doc: PdfDocument, sig: FoundSignature, analyzer: ModificationAnalyzer, cert: Certification | undefined, trust: TrustStore): SignatureReport {
+  const last = doc.last;
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const subFilterV = doc.deref(sig.sigDict.map.get('SubFilter'), last);
+  const subFilter = isName(subFilterV) ? subFilterV.name : null;
+  const br = checkByteRange(doc, sig);
+  problems.push(...br.formatErrors);
+  if (sig.orphaned) problems.push('ORPHANED_SIGNATURE: no signature field of the final revision points at this signature dictionary');
+
+  const crypt = checkCrypto(doc, subFilter ?? undefined, br);
+  const cms = crypt?.cms;
+  if (cms) {
+    problems.push(...cms.errors);
+    warnings.push(...cms.warnings);
+  }
+  const digestMatches = !!crypt?.digestMatches;
+  const signatureValid = !!crypt?.signatureValid;
+  const claimed = cms?.signingTime ?? parsePdfDate(doc.deref(sig.sigDict.map.get('M'), last)) ?? cms?.tstInfo?.genTime;
+
+  // Signature timestamp (PAdES B-T): the token imprints the SignerInfo signature value.
+  let timestamp: TimestampInfo | undefined;
+  if (cms?.timestampToken && cms.signatureValue) {
+    const sv = cms.signatureValue;
+    const tsa = verifyCms(cms.timestampToken, () => undefined);
+    const tst = tsa.tstInfo;
+    const h = tst?.imprintAlgorithm ? nodeHash(tst.imprintAlgorithm) : undefined;
+    const imprintOk = !!tst && !!h && crypto.createHash(h).update(sv).digest().equals(Buffer.from(tst.imprint));
+    const tsaPath = tsa.signerCertificate && tst ? buildPath(tsa.signerCertificate, tsa.certificates, trust, tst.genTime) : undefined;
+    timestamp = {
+      time: tst?.genTime.toISOString() ?? '',
+      valid: imprintOk && tsa.signatureValid && tsa.digestMatches && tsa.errors.length === 0,
+      trusted: !!tsaPath?.trusted,
+      tsaSubject: tsa.signerCertificate ? tsa.signerCertificate.subject.replace(/\n/g, ', ') : null,
+    };
+    if (!timestamp.valid) warnings.push('TIMESTAMP_INVALID: the signature timestamp token does not verify');
+  }
+
+  let signer: SignerInfo | null = null;
+  let path: ReturnType<typeof buildPath> | undefined;
+  const signerCert: X509Certificate | undefined = cms?.signerCertificate;
+  const at = timestamp?.valid ? new Date(timestamp.time) : claimed ?? new Date();
+  if (signerCert) {
+    const parts = subjectParts(signerCert);
+    signer = {
+      name: parts.name ?? null,
+      email: parts.email ?? null,
+      subject: signerCert.subject.replace(/\n/g, ', '),
+      issuer: signerCert.issuer.replace(/\n/g, ', '),
+      serialNumber: signerCert.serialNumber,
+      notBefore: new Date(signerCert.validFrom).toISOString(),
+      notAfter: new Date(signerCert.validTo).toISOString(),
+      fingerprint: signerCert.fingerprint256,
+    };
+    path = buildPath(signerCert, cms!.certificates, trust, at);
+    warnings.push(...path.problems);
+  }
+
+  // Modifications after the covered revision, judged by DocMDP (of the certification, if any) and FieldMDP.
+  const signedEnd = br.byteRange.length === 4 ? br.byteRange[2]! + br.byteRange[3]! : doc.revisions[br.signedRevision]!.end;
+  const mods = analyzer.analyze(br.signedRevision, Math.min(signedEnd, doc.revisions[br.signedRevision]!.end));
+  const certifying = cert?.sig === sig;
+  const certApplies = !!cert && (cert.sig.sigOffset ?? 0) <= (sig.sigOffset ?? 0);
+  const permitted = new Set<ModificationLevel>(['NONE', 'SIGNATURES_ONLY']);
+  if (certApplies && cert!.permission === 1) permitted.delete('SIGNATURES_ONLY');
+  if (certApplies && cert!.permission >= 2) permitted.add('FORM_FILL');
+  if (certApplies && cert!.permission === 3) permitted.add('ANNOTATIONS');
+  const locks = fieldMdpLocks(doc, sig.sigDict);
+  const locked = (name?: string) =>
+    !!locks && !!name && (locks === 'ALL' || (locks.some((l) => l.startsWith('!')) ? !locks.includes(`!${name}`) : locks.includes(name)));
+  const forbidden = mods.details.filter((d) => !permitted.has(d.level) || d.attack || (d.level === 'FORM_FILL' && locked(d.field)));
+  const modsOk = forbidden.length === 0;
+  if (!modsOk) {
+    const attacks = [...new Set(forbidden.map((d) => d.attack).filter(Boolean))];
+    problems.push(
+      `MODIFIED_AFTER_SIGNING: ${mods.level} changes after the signed revision${attacks.length ? ` (${attacks.join(', ')})` : ''}${
+        certApplies ? ` exceed what DocMDP P=${cert!.permission} permits` : ''
+      }`,
+    );
+  }
+  let docMdp: DocMdpInfo | undefined;
+  if (certifying) docMdp = { permission: cert!.permission, respected: modsOk };
+  if (locks) (docMdp ??= { permission: cert?.permission ?? 2, respected: modsOk }).lockedFields = locks;
+
+  const coverageOk = br.coverage === 'ENTIRE_FILE' || br.coverage === 'ENTIRE_REVISION';
+  const structural = br.formatErrors.length > 0 || !crypt || (cms?.errors.length ?? 1) > 0 || sig.orphaned;
+  const valid = !structural && digestMatches && signatureValid && coverageOk && modsOk;
+
+  let indication: Indication = 'TOTAL_PASSED';
+  let subIndication: string | undefined;
+  const fail = (s: string) => ((indication = 'TOTAL_FAILED'), (subIndication = s));
+  if (br.formatErrors.length > 0 || !crypt) fail('FORMAT_FAILURE');
+  else if (!cms?.signerCertificate) ((indication = 'INDETERMINATE'), (subIndication = 'NO_SIGNING_CERTIFICATE_FOUND'));
+  else if (!digestMatches) fail('HASH_FAILURE');
+  else if (!signatureValid) fail('SIG_CRYPTO_FAILURE');
+  else if ((cms?.errors.length ?? 0) > 0 || sig.orphaned || !modsOk) fail('FORMAT_FAILURE');
+  else if (!path?.chainValid) ((indication = 'INDETERMINATE'), (subIndication = 'CERTIFICATE_CHAIN_GENERAL_FAILURE'));
+  else if (!path.trusted) ((indication = 'INDETERMINATE'), (subIndication = 'NO_CERTIFICATE_CHAIN_FOUND'));
+  else if (!path.validAtSigningTime) ((indication = 'INDETERMINATE'), (subIndication = timestamp?.valid ? 'EXPIRED' : 'OUT_OF_BOUNDS_NO_POE'));
+  else if (warnings.some((w) => w.startsWith('WEAK_'))) ((indication = 'INDETERMINATE'), (subIndication = 'CRYPTO_CONSTRAINTS_FAILURE'));
+  else if (timestamp && !timestamp.valid) ((indication = 'INDETERMINATE'), (subIndication = 'SIG_CONSTRAINTS_FAILURE'));
+
+  return {
+    fieldName: sig.fieldName,
+    subFilter,
+    digestAlgorithm: cms?.digestAlgorithm ?? null,
+    signedAt: claimed ? claimed.toISOString() : null,
+    ...(timestamp ? { timestamp } : {}),
+    signer,
+    byteRange: br.byteRange,
+    coverage: br.coverage,
+    integrity: { digestMatches, signatureValid },
+    certificate: { chainValid: !!path?.chainValid, trusted: !!path?.trusted, validAtSigningTime: !!path?.validAtSigningTime },
+    modificationsAfter: { level: mods.level, details: mods.details },
+    ...(docMdp ? { docMdp } : {}),
+    indication,
+    ...(subIndication ? { subIndication } : {}),
+    issuedByThisService: !!path?.issuedByThisService,
+    revision: br.signedRevision + 1,
+    certifying,
+    orphaned: sig.orphaned,
+    valid,
+    problems,
+    warnings,
+  };
+}
+
+function summarise(reports: SignatureReport[], valid: boolean): string {
+  if (reports.length === 0) return 'The document carries no signature.';
+  const failed = reports.find((r) => !r.valid);
+  if (failed) {
+    const which = failed.fieldName ? `Signature "${failed.fieldName}"` : 'A signature dictionary';
+    const first = failed.problems[0] ?? (!failed.integrity.digestMatches ? 'HASH_FAILURE: the signed bytes were altered' : 'SIG_CRYPTO_FAILURE: the signature does not verify');
+    return `${which} is not valid: ${first}`;
+  }
+  const untrusted = reports.filter((r) => !r.certificate.trusted).length;
+  const tail = untrusted ? ` ${untrusted} of them chain${untrusted === 1 ? 's' : ''} to no trusted certificate.` : ' All chain to trusted certificates.';
+  const level = reports.reduce((m, r) => (levelRank(r.modificationsAfter.level) > levelRank(m) ? r.modificationsAfter.level : m), 'NONE' as ModificationLevel);
+  return `${reports.length} signature(s) intact, covering whole revisions${level === 'NONE' ? '' : `; later changes are permitted (${level})`}.${tail}${valid ? '' : ''}`;
+}
+
+export { isDict };
