@@ -460,9 +460,10 @@ export class Filler {
       return;
     }
     const { paragraph, name } = anchor;
-    replacePlaceholderOnce(paragraph, name, () => ({ inline: [] }));
+    // The placeholder's row is the template; its cells (placeholder included) take the row values.
     const tr = ancestor(paragraph, 'w:tr');
     if (tr) return this.rowsFromTemplate(tr, rows);
+    replacePlaceholderOnce(paragraph, name, () => ({ inline: [] }));
     this.ensureStyles(['TableGrid']);
     const tbl = newTable(rows, this.textWidth());
     if (paragraphText(paragraph).trim() === '' && paragraph.parent?.name !== 'w:tc') replaceWith(paragraph, [tbl]);
@@ -520,9 +521,10 @@ export class Filler {
         if (trs.length) setRowCells(trs[0]!, values);
         else {
           // Paragraph items: the controls inside take the values in order, else the paragraphs do.
-          const inner = descendants(itemContent, 'w:sdt');
+          const inner = descendants(itemContent, 'w:sdt').filter((s) => ancestor(s, 'w:sdt') === item);
           const targets = inner.length ? inner.map((s) => child(s, 'w:sdtContent') ?? s) : childElements(itemContent, 'w:p');
-          targets.forEach((t, i) => {
+          // Targets beyond the row's values keep their placeholder text, as an unfilled field would.
+          targets.slice(0, values.length).forEach((t, i) => {
             const p = t.name === 'w:p' ? t : firstDescendant(t, 'w:p');
             const run = firstDescendant(t, 'w:r');
             const rPr = run ? child(run, 'w:rPr') : undefined;
