@@ -29,7 +29,10 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
   // 100,000-deep quotes or lists are flattened, never overflow.
   const md = new MarkdownIt('commonmark', { html: true, linkify: ext.has('autolink'), typographer: false, maxNesting: 64 });
   if (ext.has('table')) md.enable('table');
-  if (ext.has('strikethrough')) md.enable('strikethrough');
+  if (ext.has('strikethrough')) {
+    md.enable('strikethrough');
+    gfmStrikethrough(md);
+  }
   if (ext.has('autolink')) {
     md.enable(['linkify']);
     md.linkify.set({ fuzzyLink: true, fuzzyEmail: true });
@@ -60,6 +63,51 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
   }
   if (ext.has('tasklist')) md.use(taskLists, { enabled: false });
   return md;
+}
+
+/**
+ * GFM strikethrough: a run of one or two tildes opens or closes, a closer matches only an opener of the same
+ * length, and longer runs are text (markdown-it's own rule takes pairs of tildes only). Each run is one
+ * delimiter whose marker encodes its length, so the shared delimiter balancing pairs equal runs only.
+ */
+const TILDE = 0x7e;
+const TILDE_1 = -0x7e;
+
+function gfmStrikethrough(md: MarkdownItInstance): void {
+  md.inline.ruler.at('strikethrough', (state, silent) => {
+    if (silent || state.src.charCodeAt(state.pos) !== TILDE) return false;
+    const scanned = state.scanDelims(state.pos, true);
+    const token = state.push('text', '', 0);
+    token.content = '~'.repeat(scanned.length);
+    if (scanned.length <= 2) {
+      state.delimiters.push({
+        marker: scanned.length === 1 ? TILDE_1 : TILDE,
+        length: 0,
+        token: state.tokens.length - 1,
+        end: -1,
+        open: scanned.can_open,
+        close: scanned.can_close,
+      });
+    }
+    state.pos += scanned.length;
+    return true;
+  });
+  type Delimiter = { marker: number; token: number; end: number };
+  const pair = (state: { tokens: Array<{ type: string; tag: string; nesting: number; markup: string; content: string }> }, delimiters: Delimiter[]) => {
+    for (const d of delimiters) {
+      if ((d.marker !== TILDE && d.marker !== TILDE_1) || d.end === -1) continue;
+      const open = state.tokens[d.token]!;
+      const close = state.tokens[delimiters[d.end]!.token]!;
+      const markup = open.content;
+      Object.assign(open, { type: 's_open', tag: 's', nesting: 1, markup, content: '' });
+      Object.assign(close, { type: 's_close', tag: 's', nesting: -1, markup, content: '' });
+    }
+  };
+  md.inline.ruler2.at('strikethrough', (state) => {
+    pair(state as never, state.delimiters as unknown as Delimiter[]);
+    for (const meta of state.tokens_meta) if (meta?.delimiters) pair(state as never, meta.delimiters as unknown as Delimiter[]);
+    return true;
+  });
 }
 
 // GFM's tag filter: these tags are shown as text, never interpreted, even in raw HTML.

@@ -13,7 +13,7 @@ afterAll(async () => {
 
 function form(name: string, content: string | Uint8Array, type = 'application/octet-stream'): FormData {
   const fd = new FormData();
-  fd.append('file', new Blob([content], { type }), name);
+  fd.append('file', new Blob([content as BlobPart], { type }), name);
   return fd;
 }
 
