@@ -20,7 +20,16 @@ export interface TestIngest {
   close(): Promise<void>;
 }
 
-export async function startTestIngest(env: Record<string, string> = {}): Promise<TestIngest> {
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  status?: number;
+  responseHeaders?: Record<string, unknown>;
+}
+
+/** `seen`, when given, receives every request the ingest answered (method, headers, status, response headers). */
+export async function startTestIngest(env: Record<string, string> = {}, seen?: SeenRequest[]): Promise<TestIngest> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-ingest-test-'));
   const config = loadConfig({ HOST: '127.0.0.1', INGEST_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_TOKEN, ...env });
   const registry = new Registry();
@@ -31,6 +40,18 @@ export async function startTestIngest(env: Record<string, string> = {}): Promise
     registry,
     now: () => clock.now ?? Date.now(),
   });
+  if (seen) {
+    ingest.app.addHook('onResponse', (request, reply, done) => {
+      seen.push({
+        method: request.method,
+        url: request.url,
+        headers: { ...request.headers },
+        status: reply.statusCode,
+        responseHeaders: reply.getHeaders(),
+      });
+      done();
+    });
+  }
   await ingest.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (ingest.app.server.address() as AddressInfo).port;
   return {
