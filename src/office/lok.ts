@@ -1,6 +1,6 @@
 /**
- * A minimal binding of LibreOfficeKit (LOK) through koffi: enough to load a document, run one UNO command
- * and save it as PDF. Only the office worker process imports this module; LOK is not thread-safe and
+ * A minimal binding of LibreOfficeKit (LOK) through koffi: enough to load a document and save it as PDF.
+ * Only the office worker process imports this module; LOK is not thread-safe and
  * `libreofficekit_hook_2` can be called once per process, so one process holds exactly one instance.
  *
  * Struct layouts follow LibreOffice's public include/LibreOfficeKit/LibreOfficeKit.h (stable prefix since
@@ -19,9 +19,6 @@ const KIT_GET_VERSION_INFO = 10;
 // LibreOfficeKitDocumentClass slots.
 const DOC_DESTROY = 1;
 const DOC_SAVE_AS = 2;
-const DOC_POST_UNO_COMMAND = 17;
-const DOC_SET_VIEW = 28;
-const DOC_GET_VIEW = 29;
 
 const PTR = 8;
 
@@ -31,9 +28,6 @@ const LoadWithOptionsFn = koffi.proto('void* lok_load_with_options_fn(void*, con
 const VersionInfoFn = koffi.proto('void* lok_version_info_fn(void*)');
 const DestroyFn = koffi.proto('void lok_destroy_fn(void*)');
 const SaveAsFn = koffi.proto('int lok_save_as_fn(void*, const char*, const char*, const char*)');
-const SetViewFn = koffi.proto('void lok_set_view_fn(void*, int)');
-const GetViewFn = koffi.proto('int lok_get_view_fn(void*)');
-const PostUnoCommandFn = koffi.proto('void lok_post_uno_command_fn(void*, const char*, const char*, bool)');
 
 type Pointer = unknown;
 
@@ -55,20 +49,6 @@ export class LokDocument {
 
   constructor(private readonly handle: Pointer) {
     this.nSize = classSize(handle);
-  }
-
-  /**
-   * Makes this document's view the current one. UNO commands go to the current view frame, which after
-   * an earlier document's destroy may be another document's (or none).
-   */
-  activateView(): void {
-    const id = koffi.call(slotOf(this.handle, DOC_GET_VIEW, this.nSize), GetViewFn, this.handle) as number;
-    koffi.call(slotOf(this.handle, DOC_SET_VIEW, this.nSize), SetViewFn, this.handle, id);
-  }
-
-  /** Dispatches a UNO command (e.g. `.uno:AcceptAllTrackedChanges`) synchronously on the document's view. */
-  postUnoCommand(command: string, argumentsJson = ''): void {
-    koffi.call(slotOf(this.handle, DOC_POST_UNO_COMMAND, this.nSize), PostUnoCommandFn, this.handle, command, argumentsJson, false);
   }
 
   /** Writes the document to `fileUrl` in `format` (e.g. 'pdf'); returns false when LibreOffice refused. */

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import { validateDocx } from './validate.js';
 import { declarePdfa1b } from './pdf-options.js';
+import { applyTrackedChanges } from './revisions.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
 import type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
 
@@ -138,8 +139,11 @@ export class OfficePool implements OfficeEngine {
     if (this.queue.length >= this.opts.queueSize) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'Too many conversions are waiting; retry later', { retryAfter: this.retryAfterSeconds() });
     }
+    // Markup is LibreOffice's own rendering of tracked changes; accept/reject rewrite the revision marks.
+    const mode = options.trackedChanges ?? 'markup';
+    const input = mode === 'markup' ? docx : applyTrackedChanges(docx, mode);
     return new Promise<Uint8Array>((resolve, reject) => {
-      this.queue.push({ docx, options, resolve, reject });
+      this.queue.push({ docx: input, options, resolve, reject });
       this.dispatch();
     });
   }

@@ -20,13 +20,6 @@ import type { DocxToPdfOptions } from './types.js';
  */
 const LOAD_OPTIONS = 'Batch=true';
 
-const SYNCHRONOUS = JSON.stringify({ SynchronMode: { type: 'boolean', value: 'true' } });
-
-const TRACKED_CHANGE_COMMAND: Record<string, string | undefined> = {
-  accept: '.uno:AcceptAllTrackedChanges',
-  reject: '.uno:RejectAllTrackedChanges',
-};
-
 function send(message: WorkerMessage): void {
   process.send?.(message);
 }
@@ -45,12 +38,6 @@ function convert(kit: LibreOfficeKit, ioDir: string, docx: Uint8Array, options: 
       return 'load';
     }
     try {
-      const command = TRACKED_CHANGE_COMMAND[options.trackedChanges ?? 'markup'];
-      // SynchronMode: the dispatcher would otherwise queue the command and the save could run before it.
-      if (command) {
-        doc.activateView();
-        doc.postUnoCommand(command, SYNCHRONOUS);
-      }
       if (!doc.saveAs(fileUrl(output), 'pdf', pdfFilterOptions(options))) return 'save';
     } finally {
       doc.destroy();
