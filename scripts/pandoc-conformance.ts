@@ -8,7 +8,7 @@
  * Reader per example, as our converter gets its extensions: the CommonMark spec with `-f commonmark` (strict;
  * `--cm-reader commonmark_x` measures pandoc's extended CommonMark instead), the GFM files with `-f gfm` and only
  * the example's extensions on (autolink → autolink_bare_uris, table → pipe_tables, strikethrough → strikeout,
- * tasklist → task_lists, footnotes → footnotes; pandoc has no tag filter). Input goes through stdin and the
+ * tasklist → task_lists, footnotes → footnotes; pandoc has no tag filter), and --preserve-tabs. Input goes through stdin and the
  * DOCX comes back on stdout: nothing is written to disk. Takes several minutes (one pandoc process per example).
  */
 import { spawnSync } from 'node:child_process';
@@ -43,7 +43,8 @@ function readerFor(example: Example): string {
 }
 
 function pandocDocx(example: Example): Uint8Array | Error {
-  const r = spawnSync('pandoc', ['-f', readerFor(example), '-t', 'docx', '-o', '-'], {
+  // --preserve-tabs: pandoc otherwise expands tabs in code to spaces, which the spec examples count as wrong.
+  const r = spawnSync('pandoc', ['-f', readerFor(example), '-t', 'docx', '--preserve-tabs', '-o', '-'], {
     input: example.markdown,
     maxBuffer: 64 * 1024 * 1024,
     timeout: 60_000,

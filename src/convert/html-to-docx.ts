@@ -1114,6 +1114,10 @@ class HtmlConverter {
       } else if (c.name === 'col') cols.push(c);
     }
     rows.push(...footRows);
+    // Content misplaced in table structure (outside any cell) goes before the table, as browsers place it
+    // ("foster parenting").
+    for (const node of fosterParented(el)) this.walk(node, ctx, depth + 1);
+    this.flush();
     if (caption) {
       const capCtx: Ctx = { ...ctx, para: { style: 'TableCaption', keepNext: true } };
       this.block(caption, 'caption', this.cascade.declarations(caption), capCtx, depth + 1);
@@ -1273,6 +1277,35 @@ class HtmlConverter {
     }
     this.frame.blocks.push(xml);
   }
+}
+
+const TABLE_PARTS: Record<string, ReadonlySet<string>> = {
+  table: new Set(['tr', 'thead', 'tbody', 'tfoot', 'caption', 'colgroup', 'col', 'script', 'style', 'template']),
+  thead: new Set(['tr', 'script', 'style', 'template']),
+  tbody: new Set(['tr', 'script', 'style', 'template']),
+  tfoot: new Set(['tr', 'script', 'style', 'template']),
+  tr: new Set(['td', 'th', 'script', 'style', 'template']),
+};
+
+/** Nodes inside a table's structure but outside its cells and caption, in document order. */
+function fosterParented(table: Element): AnyNode[] {
+  const out: AnyNode[] = [];
+  const stack: Element[] = [table];
+  while (stack.length) {
+    const el = stack.shift()!;
+    const allowed = TABLE_PARTS[el.name]!;
+    const nested: Element[] = [];
+    for (const c of el.children) {
+      if (c.type === 'text') {
+        if (/[^ \t\n\r\f]/.test(c.data)) out.push(c);
+      } else if (c.type === 'tag') {
+        if (!allowed.has(c.name)) out.push(c);
+        else if (c.name !== 'td' && c.name !== 'th' && TABLE_PARTS[c.name]) nested.push(c);
+      }
+    }
+    stack.unshift(...nested);
+  }
+  return out;
 }
 
 function stripBoxProps(decl: Declarations | undefined): Declarations | undefined {

@@ -10,7 +10,7 @@
  * - thematic breaks: the HorizontalRule style, a VML horizontal rule (o:hr), or a text-less paragraph with a
  *   top/bottom border;
  * - list items: w:numPr (direct or from the style). The number shown is computed as Word does. A numbering
- *   level whose format is "none" (or whose text is empty) is a continuation paragraph at that level;
+ *   level that shows nothing (format "none", or a blank level text) is a continuation paragraph at that level;
  * - list continuation: an un-numbered paragraph stays inside the open list while it is indented at least as
  *   far as the text of an open level (the deepest such level is its item); less indentation closes the list;
  * - block quotes: a quote style (Quote, Block Text, Intense Quote) is depth ≥ 1; beyond that, every further
@@ -245,7 +245,7 @@ class Reader {
     let head = false;
     let base = 0; // where text would start without any (further) quoting
     let outerQuote = 0; // quoting the list level itself is in
-    if (lvl && lvl.fmt !== 'none' && lvl.text !== '') {
+    if (lvl && lvl.fmt !== 'none' && lvl.text.trim() !== '') {
       // A numbered item at level ilvl: advance Word's counter for this w:num, restarting deeper levels.
       const counts = this.counters.get(numId!) ?? [];
       this.counters.set(numId!, counts);
@@ -263,7 +263,7 @@ class Reader {
       head = true;
       base = INDENT_STEP * (ilvl + 1);
     } else if (lvl && this.levels.length) {
-      // A level without a number (pandoc's continuation paragraphs): the item at that level goes on.
+      // A level that shows no marker (pandoc's continuation paragraphs): the item at that level goes on.
       this.levels = this.levels.slice(0, ilvl + 1);
       list = this.levels.map(({ kind, ordinal }) => (kind === 'o' ? { kind, ordinal } : { kind }));
       base = this.levels[this.levels.length - 1]!.textIndent;

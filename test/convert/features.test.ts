@@ -192,3 +192,68 @@ describe('inferSourceFormat', () => {
     expect(inferSourceFormat('a.pdf', enc('%PDF-1.7'))).toBeUndefined();
   });
 });
+
+describe('Markdown → DOCX fixes found by the conformance suite', () => {
+  it('indents continuation paragraphs of a list item with the item text, un-numbered', () => {
+    const ps = paragraphs(unpack(markdownToDocx('- one\n\n  two\n\nafter\n')).document);
+    expect(ps[0]).toContain('<w:numPr>');
+    expect(ps[1]).not.toContain('<w:numPr>');
+    expect(ps[1]).toContain('<w:pStyle w:val="ListParagraph"/>');
+    expect(ps[1]).toContain('<w:ind w:left="720"/>');
+    expect(ps[2]).not.toContain('<w:ind ');
+  });
+
+  it('keeps empty headings and code blocks, and blank lines at the end of a code block', () => {
+    const ps = paragraphs(unpack(markdownToDocx('#\n\n```\n```\n\n```\nb\n\n\n```\n')).document);
+    expect(ps[0]).toContain('<w:pStyle w:val="Heading1"/>');
+    expect(ps[1]).toContain('<w:pStyle w:val="SourceCode"/>');
+    expect(count(ps[2]!, '<w:br/>')).toBe(2); // "b", "", "" — the final line end is the paragraph's
+  });
+
+  it('numbers an item whose first content is a nested list before the nested items', () => {
+    const ps = paragraphs(unpack(markdownToDocx('1. - 2. foo\n')).document);
+    expect(ps.map((p) => /<w:ilvl w:val="(\d)"/.exec(p)?.[1])).toEqual(['0', '1', '2']);
+    expect(textOf(ps[0]!)).toBe('');
+    expect(textOf(ps[2]!)).toBe('foo');
+  });
+
+  it('puts a thematic break that opens a list item on the numbered paragraph', () => {
+    const ps = paragraphs(unpack(markdownToDocx('- a\n- * * *\n')).document);
+    expect(ps).toHaveLength(2);
+    expect(ps[1]).toMatch(/HorizontalRule.*<w:numPr>|<w:numPr>.*HorizontalRule/);
+  });
+
+  it('strikes single- and double-tilde runs of equal length only', () => {
+    const d = unpack(markdownToDocx('~one~ ~~two~~ ~~~three~~~ ~no~~\n')).document;
+    expect(d).toMatch(/<w:strike\/><\/w:rPr><w:t xml:space="preserve">one</);
+    expect(d).toMatch(/<w:strike\/><\/w:rPr><w:t xml:space="preserve">two</);
+    expect(textOf(d)).toContain('~~~three~~~ ~no~~');
+    const strict = unpack(markdownToDocx('~one~ ~~two~~\n', { markdownExtensions: [] })).document;
+    expect(strict).not.toContain('<w:strike/>');
+  });
+
+  it('applies the GFM tag filter: <title>, <textarea>, <xmp> … show as text', () => {
+    const d = unpack(markdownToDocx('<strong> <title> <style> <em>\n\nA <xmp> and <script>x</script>.\n')).document;
+    expect(textOf(d)).toContain('<title> <style>');
+    expect(textOf(d)).toContain('A <xmp> and <script>x</script>.');
+  });
+
+  it('links any scheme except javascript:, vbscript:, data: and file:', () => {
+    const d = unpack(markdownToDocx('<irc://foo.bar:2233/baz> [x](javascript:alert(1)) <file:///etc/passwd>\n'));
+    const rels = d.part('word/_rels/document.xml.rels');
+    expect(rels).toContain('Target="irc://foo.bar:2233/baz"');
+    expect(rels).not.toContain('javascript');
+    expect(rels).not.toContain('file:');
+    expect(count(d.document, '<w:hyperlink ')).toBe(1);
+    const h = unpack(htmlToDocx('<p><a href=" JavaScript:alert(1)">a</a> <a href="vbscript:x">b</a> <a href="FILE:///etc/passwd">c</a> <a href="data:text/html,x">d</a> <a href="made-up-scheme://x">e</a></p>'));
+    expect(count(h.document, '<w:hyperlink ')).toBe(1);
+    expect(h.part('word/_rels/document.xml.rels')).toContain('Target="made-up-scheme://x"');
+  });
+
+  it('shows content misplaced in table structure before the table, as browsers do', () => {
+    const ps = unpack(htmlToDocx('<table><tr><pre>lost?</pre><td>cell</td></tr></table>')).document;
+    expect(ps.indexOf('lost?')).toBeGreaterThan(-1);
+    expect(ps.indexOf('lost?')).toBeLessThan(ps.indexOf('<w:tbl>'));
+    expect(textOf(ps)).toContain('cell');
+  });
+});

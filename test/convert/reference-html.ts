@@ -213,9 +213,12 @@ class Normaliser {
   }
 
   private table(el: Element, ctx: Ctx): void {
-    const b = this.newBlock('table', ctx);
-    b.head = false;
-    b.list = ctx.list;
+    // Content misplaced in table structure is shown before the table (HTML's "foster parenting"); a caption
+    // shows above it; rows without cells show nothing.
+    this.flush();
+    for (const n of fosterParented(el)) this.walk(n, ctx);
+    for (const c of el.children) if (c.type === 'tag' && (c as Element).name === 'caption') this.block(c as Element, 'div', ctx);
+    this.flush();
     const rows: Array<{ tr: Element; thead: boolean }> = [];
     for (const c of el.children) {
       if (c.type !== 'tag') continue;
@@ -225,6 +228,12 @@ class Normaliser {
         for (const r of e.children) if (r.type === 'tag' && (r as Element).name === 'tr') rows.push({ tr: r as Element, thead: e.name === 'thead' });
       }
     }
+    const withCells = (tr: Element) => tr.children.some((c) => c.type === 'tag' && ((c as Element).name === 'td' || (c as Element).name === 'th'));
+    rows.splice(0, rows.length, ...rows.filter((r) => withCells(r.tr)));
+    if (!rows.length) return;
+    const b = this.newBlock('table', ctx);
+    b.head = false;
+    b.list = ctx.list;
     const anyThead = rows.some((r) => r.thead);
     let leading = !anyThead;
     b.rows = rows.map(({ tr, thead }): Row => {
@@ -319,6 +328,33 @@ class Normaliser {
     this.flush();
     return this.blocks;
   }
+}
+
+const TABLE_PARTS: Record<string, Set<string>> = {
+  table: new Set(['tr', 'thead', 'tbody', 'tfoot', 'caption', 'colgroup', 'col']),
+  thead: new Set(['tr']),
+  tbody: new Set(['tr']),
+  tfoot: new Set(['tr']),
+  tr: new Set(['td', 'th']),
+};
+
+/** Nodes inside table structure but outside cells, in document order. */
+function fosterParented(table: Element): AnyNode[] {
+  const out: AnyNode[] = [];
+  const visit = (el: Element) => {
+    const allowed = TABLE_PARTS[el.name]!;
+    for (const c of el.children) {
+      if (c.type === 'text') {
+        if (/[^ \t\n\r\f]/.test((c as unknown as { data: string }).data)) out.push(c);
+      } else if (c.type === 'tag') {
+        const e = c as Element;
+        if (!allowed.has(e.name)) out.push(e);
+        else if (TABLE_PARTS[e.name] && e.name !== 'table') visit(e);
+      }
+    }
+  };
+  visit(table);
+  return out;
 }
 
 function withoutBackrefs(nodes: AnyNode[]): AnyNode[] {
