@@ -94,6 +94,23 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
   };
   const fields = doc.deref(acroForm?.map.get('Fields'), last);
   if (Array.isArray(fields)) for (const f of fields) walk(f, '', undefined, 0);
+  // Signature widgets on pages that the AcroForm does not list (poppler's -add-signature writes these).
+  forEachPage(doc, last, (page) => {
+    const annots = doc.deref(page.map.get('Annots'), last);
+    if (!Array.isArray(annots)) return;
+    for (const a of annots) {
+      if (!isRef(a) || seen.has(a.num)) continue;
+      const w = doc.dictAt(a, last);
+      if (!w || !isName(w.map.get('Subtype'), 'Widget')) continue;
+      const parentRef = w.map.get('Parent');
+      const parent = doc.dictAt(parentRef, last);
+      const isSig = isName(w.map.get('FT'), 'Sig') || isName(parent?.map.get('FT'), 'Sig');
+      if (!isSig) continue;
+      if (!w.map.has('T') && isRef(parentRef)) {
+        if (!seen.has(parentRef.num)) walk(parentRef, '', undefined, 0);
+      } else walk(a, '', undefined, 0);
+    }
+  });
 
   // Raw scan: every dictionary with a /ByteRange that no field reached.
   const known = new Set(out.signatures.map((s) => s.sigOffset).filter((x) => x !== undefined));
@@ -276,3 +293,28 @@ export function parsePdfDate(v: PdfValue | undefined): Date | undefined {
 }
 
 export { dictOf };
+
+const MAX_PAGES = 100_000;
+
+/** Visits the page dictionaries of revision `rev` (bounded depth and count, loops ignored). */
+export function forEachPage(doc: PdfDocument, rev: number, visit: (page: PdfDict, num?: number) => void): void {
+  const seen = new Set<number>();
+  let count = 0;
+  const walk = (v: PdfValue | undefined, depth: number) => {
+    if (depth > 64 || count > MAX_PAGES) return;
+    if (isRef(v)) {
+      if (seen.has(v.num)) return;
+      seen.add(v.num);
+    }
+    const node = doc.dictAt(v, rev);
+    if (!node) return;
+    const kids = doc.deref(node.map.get('Kids'), rev);
+    if (Array.isArray(kids) && !isName(node.map.get('Type'), 'Page')) {
+      for (const k of kids) walk(k, depth + 1);
+      return;
+    }
+    count++;
+    visit(node, isRef(v) ? v.num : undefined);
+  };
+  walk(doc.catalogAt(rev)?.map.get('Pages'), 0);
+}

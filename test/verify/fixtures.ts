@@ -1,0 +1,358 @@
+/**
+ * Test fixtures for verify: a throwaway PKI made with openssl (root CA, RSA and ECDSA signers, an NSS db for
+ * `pdfsig -add-signature`), PDFs made with pdf-lib, and an independent incremental PAdES signer written for
+ * these tests (its own CMS through pkijs/asn1js + node:crypto), so attack files can be built by editing the
+ * bytes of a well-signed file. Keys and certificates live in a temp dir removed by `cleanup()`.
+ */
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { PDFDocument, StandardFonts, rgb } from '@cantoo/pdf-lib';
+import { openPdf } from '../../src/verify/index.js';
+import { isRef, type PdfValue } from '../../src/verify/pdf/objects.js';
+
+export const CORPUS = '/work/shared/corpus/pdf-attacks';
+export const corpusFile = (rel: string) => new Uint8Array(fs.readFileSync(path.join(CORPUS, rel)));
+
+export interface Signer {
+  keyPem: string;
+  certPem: string;
+  chainPem: string[];
+}
+
+export interface TestPki {
+  dir: string;
+  caPem: string;
+  rsa: Signer;
+  ec: Signer;
+  /** A self-signed signer nobody trusts. */
+  stranger: Signer;
+  nssDir: string;
+  nssNick: string;
+  cleanup(): void;
+}
+
+function openssl(dir: string, args: string[]): void {
+  execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+}
+
+export function makePki(): TestPki {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-verify-pki-'));
+  fs.writeFileSync(path.join(dir, 'leaf.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n');
+  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650', '-subj', '/CN=Verify Test Root CA/O=Folio Tests',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  const leaf = (name: string, keyArgs: string[], subj: string) => {
+    openssl(dir, ['req', '-newkey', ...keyArgs, '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subj]);
+    openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '365', '-extfile', 'leaf.ext']);
+    return { keyPem: fs.readFileSync(path.join(dir, `${name}.key`), 'utf8'), certPem: fs.readFileSync(path.join(dir, `${name}.pem`), 'utf8') };
+  };
+  const caPem = fs.readFileSync(path.join(dir, 'ca.pem'), 'utf8');
+  const rsa = leaf('rsa', ['rsa:2048'], '/CN=Alice Signer/emailAddress=alice@example.com');
+  const ec = leaf('ec', ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], '/CN=Bob Signer/emailAddress=bob@example.com');
+  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'stranger.key', '-out', 'stranger.pem', '-days', '365', '-subj', '/CN=Mallory Stranger']);
+  const stranger = { keyPem: fs.readFileSync(path.join(dir, 'stranger.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'stranger.pem'), 'utf8'), chainPem: [] };
+
+  // NSS database for pdfsig -add-signature (poppler signs through NSS).
+  const nssDir = path.join(dir, 'nss');
+  fs.mkdirSync(nssDir);
+  execFileSync('certutil', ['-N', '-d', `sql:${nssDir}`, '--empty-password'], { stdio: 'pipe' });
+  openssl(dir, ['pkcs12', '-export', '-inkey', 'rsa.key', '-in', 'rsa.pem', '-certfile', 'ca.pem', '-name', 'alice', '-out', 'rsa.p12', '-passout', 'pass:']);
+  execFileSync('pk12util', ['-i', path.join(dir, 'rsa.p12'), '-d', `sql:${nssDir}`, '-W', ''], { stdio: 'pipe' });
+  execFileSync('certutil', ['-A', '-d', `sql:${nssDir}`, '-n', 'testca', '-t', 'CT,C,C', '-i', path.join(dir, 'ca.pem')], { stdio: 'pipe' });
+  return {
+    dir,
+    caPem,
+    rsa: { ...rsa, chainPem: [caPem] },
+    ec: { ...ec, chainPem: [caPem] },
+    stranger,
+    nssDir,
+    nssNick: 'alice',
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Signs with poppler: `pdfsig -add-signature` through the NSS db (files in the PKI temp dir). */
+export function pdfsigSign(pki: TestPki, pdf: Uint8Array, opts: { etsi?: boolean; field?: string } = {}): Uint8Array {
+  const input = path.join(pki.dir, `in-${crypto.randomUUID()}.pdf`);
+  const output = path.join(pki.dir, `out-${crypto.randomUUID()}.pdf`);
+  fs.writeFileSync(input, pdf);
+  try {
+    execFileSync('pdfsig', ['-add-signature', '-nssdir', `sql:${pki.nssDir}`, '-nick', pki.nssNick, '-digest', 'SHA256',
+      '-new-signature-field-name', opts.field ?? 'PopplerSig', ...(opts.etsi ? ['-etsi'] : []), input, output], { stdio: 'pipe' });
+    return new Uint8Array(fs.readFileSync(output));
+  } finally {
+    fs.rmSync(input, { force: true });
+    fs.rmSync(output, { force: true });
+  }
+}
+
+/** `pdfsig -nocert` text for a file (an interop oracle, never the arbiter of tampering). */
+export function pdfsigReport(pki: TestPki, pdf: Uint8Array): string {
+  const input = path.join(pki.dir, `chk-${crypto.randomUUID()}.pdf`);
+  fs.writeFileSync(input, pdf);
+  try {
+    return execFileSync('pdfsig', ['-nocert', input], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+  } catch (e) {
+    return String((e as { stdout?: Buffer }).stdout ?? '');
+  } finally {
+    fs.rmSync(input, { force: true });
+  }
+}
+
+/** A plain PDF with a classic xref table (no object streams), `pages` pages of text. */
+export async function makePdf(pages = 1, text = 'Folio verify test document'): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage([595, 842]);
+    page.drawText(`${text} — page ${i + 1}`, { x: 50, y: 780, size: 14, font, color: rgb(0, 0, 0) });
+    for (let l = 0; l < 20; l++) page.drawText(`Line ${l + 1}: the quick brown fox jumps over the lazy dog.`, { x: 50, y: 740 - l * 18, size: 10, font });
+  }
+  doc.setProducer('folio-tests');
+  return new Uint8Array(await doc.save({ useObjectStreams: false }));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Serialising values back (for appended updates that rewrite the catalog, a page or a field).
+
+export function serialize(v: PdfValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean' || typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return `[${v.map(serialize).join(' ')}]`;
+  switch (v.kind) {
+    case 'name':
+      return `/${v.name.replace(/[^!-~]|[#()<>[\]{}/%]/g, (c) => `#${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}`;
+    case 'string':
+      return `<${Buffer.from(v.bytes).toString('hex')}>`;
+    case 'ref':
+      return `${v.num} ${v.gen} R`;
+    case 'dict':
+      return `<<${[...v.map].map(([k, x]) => `/${k} ${serialize(x)}`).join(' ')}>>`;
+    case 'stream':
+      throw new Error('streams are not re-serialised');
+  }
+}
+
+export interface UpdateObject {
+  num: number;
+  body: string | Uint8Array;
+}
+
+/**
+ * Appends an incremental update (objects + classic xref + trailer) to `pdf`. `prev` false omits /Prev,
+ * `xref: 'empty'` writes an empty xref section (the isa-3 shape).
+ */
+export function appendUpdate(pdf: Uint8Array, objects: UpdateObject[], opts: { prev?: boolean; xref?: 'table' | 'empty'; xrefOverride?: Array<{ num: number; offset: number }> } = {}): Uint8Array {
+  const doc = openPdf(pdf);
+  const last = doc.revisions[doc.last]!;
+  const trailer = doc.trailerAt(doc.last)!;
+  const chunks: Buffer[] = [Buffer.from(pdf)];
+  let pos = pdf.length;
+  if (pdf[pdf.length - 1] !== 0x0a) {
+    chunks.push(Buffer.from('\n'));
+    pos++;
+  }
+  const offsets: Array<{ num: number; offset: number }> = [];
+  for (const o of objects) {
+    const head = Buffer.from(`${o.num} 0 obj\n`);
+    const body = typeof o.body === 'string' ? Buffer.from(o.body, 'latin1') : Buffer.from(o.body);
+    const tail = Buffer.from('\nendobj\n');
+    offsets.push({ num: o.num, offset: pos });
+    chunks.push(head, body, tail);
+    pos += head.length + body.length + tail.length;
+  }
+  const entries = opts.xrefOverride ?? offsets;
+  const xrefAt = pos;
+  let xref = 'xref\n';
+  if (opts.xref !== 'empty') {
+    for (const e of [...entries].sort((a, b) => a.num - b.num)) xref += `${e.num} 1\n${String(e.offset).padStart(10, '0')} 00000 n \n`;
+  }
+  const size = Math.max(Number(trailer.map.get('Size') ?? 0), ...objects.map((o) => o.num + 1));
+  const root = trailer.map.get('Root');
+  const info = trailer.map.get('Info');
+  const id = trailer.map.get('ID');
+  xref += `trailer\n<</Size ${size} /Root ${serialize(root!)}${info ? ` /Info ${serialize(info)}` : ''}${id ? ` /ID ${serialize(id)}` : ''}${
+    opts.prev === false ? '' : ` /Prev ${last.startxref}`
+  }>>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  chunks.push(Buffer.from(xref, 'latin1'));
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/** The next free object number of a PDF. */
+export function nextObjectNumber(pdf: Uint8Array): number {
+  const doc = openPdf(pdf);
+  let max = Number(doc.trailerAt(doc.last)?.map.get('Size') ?? 0);
+  for (const b of doc.bodies) max = Math.max(max, b.num + 1);
+  return max;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// An independent PAdES signer for fixtures.
+
+export interface SignOptions {
+  signer: Signer;
+  fieldName?: string;
+  subFilter?: 'ETSI.CAdES.detached' | 'adbe.pkcs7.detached';
+  /** Certify with DocMDP permission P. */
+  certify?: 1 | 2 | 3;
+  digest?: 'sha256' | 'sha384' | 'sha512' | 'sha1';
+  pss?: boolean;
+  contentsBytes?: number;
+  /** Draw a visible appearance for the signature widget on the first page. */
+  visible?: boolean;
+  signingTime?: Date;
+}
+
+const DIGEST_OID: Record<string, string> = { sha1: '1.3.14.3.2.26', sha256: '2.16.840.1.101.3.4.2.1', sha384: '2.16.840.1.101.3.4.2.2', sha512: '2.16.840.1.101.3.4.2.3' };
+
+function firstPageRef(pdf: Uint8Array): { num: number; value: PdfValue } {
+  const doc = openPdf(pdf);
+  const cat = doc.catalogAt(doc.last)!;
+  let node = doc.dictAt(cat.map.get('Pages'), doc.last)!;
+  let ref: PdfValue | undefined = cat.map.get('Pages');
+  for (let i = 0; i < 32; i++) {
+    const kids = doc.deref(node.map.get('Kids'), doc.last) as PdfValue[];
+    ref = kids[0];
+    const d = doc.dictAt(ref, doc.last)!;
+    if (!d.map.has('Kids')) return { num: (ref as { num: number }).num, value: d };
+    node = d;
+  }
+  throw new Error('no page');
+}
+
+/** Appends a signature field + signature as one incremental update, then fills the placeholder. */
+export function signPdf(pdf: Uint8Array, o: SignOptions): Uint8Array {
+  const doc = openPdf(pdf);
+  const last = doc.last;
+  const rootRef = doc.trailerAt(last)!.map.get('Root');
+  if (!isRef(rootRef)) throw new Error('no root ref');
+  const catalog = doc.catalogAt(last)!;
+  const page = firstPageRef(pdf);
+  const pageDict = page.value as { kind: 'dict'; map: Map<string, PdfValue> };
+  let n = nextObjectNumber(pdf);
+  const sigNum = n++;
+  const fieldNum = n++;
+  const apNum = o.visible ? n++ : undefined;
+  const contentsBytes = o.contentsBytes ?? 8192;
+  const placeholder = '0'.repeat(contentsBytes * 2);
+  const brPlaceholder = '[0 0000000000 0000000000 0000000000]';
+  const time = o.signingTime ?? new Date();
+  const pdfDate = `D:${time.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
+  const reference = o.certify
+    ? ` /Reference [<</Type /SigRef /TransformMethod /DocMDP /TransformParams <</Type /TransformParams /P ${o.certify} /V /1.2>>>>]`
+    : '';
+  const sigBody = `<</Type /Sig /Filter /Adobe.PPKLite /SubFilter /${o.subFilter ?? 'ETSI.CAdES.detached'} /ByteRange ${brPlaceholder} /Contents <${placeholder}> /M (${pdfDate})${reference}>>`;
+  const rect = o.visible ? '[50 50 250 110]' : '[0 0 0 0]';
+  const fieldBody = `<</Type /Annot /Subtype /Widget /FT /Sig /T (${o.fieldName ?? 'Signature1'}) /V ${sigNum} 0 R /F 4 /Rect ${rect} /P ${page.num} 0 R${apNum ? ` /AP <</N ${apNum} 0 R>>` : ''}>>`;
+  const objects: UpdateObject[] = [{ num: sigNum, body: sigBody }, { num: fieldNum, body: fieldBody }];
+  if (apNum) {
+    const content = 'q 0 0 1 rg 0 0 200 60 re f Q';
+    objects.push({ num: apNum, body: `<</Type /XObject /Subtype /Form /BBox [0 0 200 60] /Length ${content.length}>>\nstream\n${content}\nendstream` });
+  }
+  // Existing AcroForm fields are kept; the new field is appended.
+  const acro = doc.dictAt(catalog.map.get('AcroForm'), last);
+  const oldFields = (doc.deref(acro?.map.get('Fields'), last) as PdfValue[] | undefined) ?? [];
+  const newCatalog = new Map(catalog.map);
+  newCatalog.set('AcroForm', { kind: 'dict', map: new Map<string, PdfValue>([['Fields', [...oldFields, { kind: 'ref', num: fieldNum, gen: 0 }]], ['SigFlags', 3]]), start: 0, end: 0 });
+  if (o.certify) newCatalog.set('Perms', { kind: 'dict', map: new Map<string, PdfValue>([['DocMDP', { kind: 'ref', num: sigNum, gen: 0 }]]), start: 0, end: 0 });
+  objects.push({ num: rootRef.num, body: serialize({ kind: 'dict', map: newCatalog, start: 0, end: 0 }) });
+  const annots = (doc.deref(pageDict.map.get('Annots'), last) as PdfValue[] | undefined) ?? [];
+  const newPage = new Map(pageDict.map);
+  newPage.set('Annots', [...annots, { kind: 'ref', num: fieldNum, gen: 0 }]);
+  objects.push({ num: page.num, body: serialize({ kind: 'dict', map: newPage, start: 0, end: 0 }) });
+  const prepared = appendUpdate(pdf, objects);
+  return fillSignature(prepared, o);
+}
+
+/** Computes the ByteRange of the last `/Contents <000…>` placeholder, signs, and writes both in place. */
+export function fillSignature(prepared: Uint8Array, o: SignOptions): Uint8Array {
+  const buf = Buffer.from(prepared);
+  const text = buf.toString('latin1');
+  const brAt = text.lastIndexOf('/ByteRange [0 0000000000 0000000000 0000000000]');
+  const cAt = text.indexOf('/Contents <', brAt) + '/Contents '.length;
+  const cEnd = text.indexOf('>', cAt) + 1;
+  const br = [0, cAt, cEnd, buf.length - cEnd];
+  const brText = `[${br.map((x, i) => (i === 0 ? '0' : String(x).padStart(10, '0'))).join(' ')}]`;
+  buf.write(brText, brAt + '/ByteRange '.length, 'latin1');
+  const digestName = o.digest ?? 'sha256';
+  const hash = crypto.createHash(digestName).update(buf.subarray(0, cAt)).update(buf.subarray(cEnd)).digest();
+  const cms = buildCms(hash, o);
+  const hex = Buffer.from(cms).toString('hex');
+  if (hex.length > cEnd - cAt - 2) throw new Error('CMS larger than the placeholder');
+  buf.write(hex, cAt + 1, 'latin1');
+  return new Uint8Array(buf);
+}
+
+/** CMS SignedData (detached) with content-type, message-digest and signing-certificate-v2 signed attributes. */
+export function buildCms(messageDigest: Uint8Array, o: SignOptions): Uint8Array {
+  const digestName = o.digest ?? 'sha256';
+  const certDer = new crypto.X509Certificate(o.signer.certPem).raw;
+  const chainDer = o.signer.chainPem.map((p) => new crypto.X509Certificate(p).raw);
+  const toAb = (b: Buffer | Uint8Array) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  const cert = new pkijs.Certificate({ schema: asn1js.fromBER(toAb(certDer)).result });
+  const chain = chainDer.map((d) => new pkijs.Certificate({ schema: asn1js.fromBER(toAb(d)).result }));
+  const certHash = crypto.createHash('sha256').update(certDer).digest();
+  const essCertIdV2 = new asn1js.Sequence({
+    value: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: toAb(certHash) })] })] })],
+  });
+  const attrs = [
+    new pkijs.Attribute({ type: '1.2.840.113549.1.9.3', values: [new asn1js.ObjectIdentifier({ value: '1.2.840.113549.1.7.1' })] }),
+    new pkijs.Attribute({ type: '1.2.840.113549.1.9.4', values: [new asn1js.OctetString({ valueHex: toAb(messageDigest) })] }),
+    new pkijs.Attribute({ type: '1.2.840.113549.1.9.16.2.47', values: [essCertIdV2] }),
+  ];
+  const signedAttrsDer = new asn1js.Set({ value: attrs.map((a) => a.toSchema()) }).toBER();
+  const key = crypto.createPrivateKey(o.signer.keyPem);
+  const isEc = key.asymmetricKeyType === 'ec';
+  let sigAlg: pkijs.AlgorithmIdentifier;
+  let signature: Buffer;
+  if (isEc) {
+    const oid = { sha1: '1.2.840.10045.4.1', sha256: '1.2.840.10045.4.3.2', sha384: '1.2.840.10045.4.3.3', sha512: '1.2.840.10045.4.3.4' }[digestName];
+    sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: oid });
+    signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, dsaEncoding: 'der' });
+  } else if (o.pss) {
+    const params = new pkijs.RSASSAPSSParams({
+      hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() }),
+      maskGenAlgorithm: new pkijs.AlgorithmIdentifier({
+        algorithmId: '1.2.840.113549.1.1.8',
+        algorithmParams: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() }).toSchema(),
+      }),
+      saltLength: 32,
+    });
+    sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.113549.1.1.10', algorithmParams: params.toSchema() });
+    signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 });
+  } else {
+    sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.113549.1.1.1', algorithmParams: new asn1js.Null() });
+    signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), key);
+  }
+  const signerInfo = new pkijs.SignerInfo({
+    version: 1,
+    sid: new pkijs.IssuerAndSerialNumber({ issuer: cert.issuer, serialNumber: cert.serialNumber }),
+    digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() }),
+    signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: attrs }),
+    signatureAlgorithm: sigAlg,
+    signature: new asn1js.OctetString({ valueHex: toAb(signature) }),
+  });
+  const sd = new pkijs.SignedData({
+    version: 1,
+    digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() })],
+    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: '1.2.840.113549.1.7.1' }),
+    certificates: [cert, ...chain],
+    signerInfos: [signerInfo],
+  });
+  const ci = new pkijs.ContentInfo({ contentType: '1.2.840.113549.1.7.2', content: sd.toSchema(true) });
+  return new Uint8Array(ci.toSchema().toBER());
+}
+
+/** Replaces `from` by `to` (same length) at its last occurrence. */
+export function patchLast(pdf: Uint8Array, from: string, to: string): Uint8Array {
+  if (from.length !== to.length) throw new Error('patch must keep the length');
+  const buf = Buffer.from(pdf);
+  const at = buf.lastIndexOf(from, undefined, 'latin1');
+  if (at < 0) throw new Error(`"${from}" not found`);
+  buf.write(to, at, 'latin1');
+  return new Uint8Array(buf);
+}
