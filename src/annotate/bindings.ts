@@ -5,7 +5,7 @@
  * (`/ns0:root[1]/ns0:child[1]`) and the store is found; otherwise the binding is dropped.
  */
 import type { TemplateDocument } from './document.js';
-import { attr, child, childElements, remove, setText, type XElement } from './xml.js';
+import { appendChild, attr, child, childElements, el, remove, setText, type XElement } from './xml.js';
 
 /** Stores Word binds to that live outside customXml. */
 const BUILT_IN_STORES: Record<string, string> = {
@@ -32,23 +32,42 @@ function stores(doc: TemplateDocument): Map<string, string> {
 
 const localName = (qname: string) => qname.slice(qname.indexOf(':') + 1);
 
-function resolve(root: XElement, xpath: string): XElement | undefined {
+/** `xmlns:ns0='uri' xmlns:ns1='uri'` → { ns0: uri, ... } */
+function prefixMappings(s: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const m of s.matchAll(/xmlns:([\w.\-]+)\s*=\s*['"]([^'"]*)['"]/g)) map.set(m[1]!, m[2]!);
+  return map;
+}
+
+/**
+ * Follows the XPath's child steps. A missing last step under an existing parent is created (Word binds
+ * document properties such as dc:creator that a template may not have yet).
+ */
+function resolve(root: XElement, xpath: string, mappings: Map<string, string>): XElement | undefined {
   const steps = xpath.split('/');
   if (steps[0] !== '' || steps.length < 2) return undefined;
   let current: XElement | undefined;
   for (let i = 1; i < steps.length; i++) {
-    const m = /^(?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)(?:\[(\d+)\])?$/.exec(steps[i]!);
+    const m = /^(?:([A-Za-z_][\w.\-]*):)?([A-Za-z_][\w.\-]*)(?:\[(\d+)\])?$/.exec(steps[i]!);
     if (!m) return undefined;
-    const name = m[1]!;
-    const index = Number(m[2] ?? 1);
+    const name = m[2]!;
+    const index = Number(m[3] ?? 1);
     if (i === 1) {
       if (localName(root.name) !== name || index !== 1) return undefined;
       current = root;
       continue;
     }
     const matches = childElements(current!).filter((c) => localName(c.name) === name);
-    current = matches[index - 1];
-    if (!current) return undefined;
+    const next = matches[index - 1];
+    if (!next) {
+      if (i !== steps.length - 1 || index !== matches.length + 1) return undefined;
+      const uri = m[1] ? mappings.get(m[1]) : undefined;
+      const declared = uri ? root.attrs.find(([k, v]) => k.startsWith('xmlns:') && v === uri)?.[0].slice(6) : undefined;
+      const created = declared ? el(`${declared}:${name}`) : uri ? el(name, [['xmlns', uri]]) : el(name);
+      appendChild(current!, created);
+      return created;
+    }
+    current = next;
   }
   return current;
 }
@@ -63,7 +82,7 @@ export function updateBinding(doc: TemplateDocument, sdtPr: XElement, value: str
   if (value !== undefined && part) {
     try {
       const store = doc.parse(part);
-      const target = resolve(store.root, xpath);
+      const target = resolve(store.root, xpath, prefixMappings(attr(binding, 'w:prefixMappings') ?? ''));
       if (target && childElements(target).length === 0) {
         setText(target, value);
         doc.markDirty(part);

@@ -241,6 +241,11 @@ export class TemplateDocument {
         strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${body}</Relationships>`),
       );
     }
+    // A filled template is a document: Word and LibreOffice open a .dotx main part as a new-from-template.
+    if (this.contentTypes.includes('wordprocessingml.template.main+xml')) {
+      this.contentTypes = this.contentTypes.replace('wordprocessingml.template.main+xml', 'wordprocessingml.document.main+xml');
+      this.contentTypesDirty = true;
+    }
     if (this.contentTypesDirty) this.pkg.setText('[Content_Types].xml', this.contentTypes);
     return this.pkg.toBytes();
   }

@@ -92,11 +92,15 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
     const f = fields[i]!;
     const targets = matchFields(f, found);
     let occurrences = 0;
+    let replacedEarlier = 0;
     for (const t of targets) {
       reached.add(t);
       const root = t.part.doc.root;
       if (t.kind === 'control') {
-        if (!isAttached(t.sdt, root)) continue;
+        if (!isAttached(t.sdt, root)) {
+          replacedEarlier++;
+          continue;
+        }
         filler.fillControl(t, value, f.options ?? {}, `fields[${i}]`);
         if (!t.shadow) occurrences++;
         if (f.options?.flatten) toFlatten.push({ sdt: t.sdt, part: t.part.name });
@@ -107,6 +111,7 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
       }
     }
     if (occurrences > 0) filled.push({ id: nameOf(f), type: f.type, occurrences });
+    else if (replacedEarlier > 0) warnings.push(`fields[${i}] ("${nameOf(f)}") is inside content an earlier field replaced; not filled`);
     else unmatched.push(nameOf(f));
   }
 
