@@ -101,7 +101,8 @@ export const widenGap = (pdf: Uint8Array, by = 16) => rewriteByteRange(pdf, ([a,
 /** The last /Contents hex string, located. */
 function lastContents(pdf: Uint8Array): { start: number; end: number } {
   const text = Buffer.from(pdf).toString('latin1');
-  const k = text.lastIndexOf('/Contents');
+  // The signature's /Contents is the hex string one (a page's /Contents is a reference or an array).
+  const k = lastMatch(text, /\/Contents\s*</g);
   const start = text.indexOf('<', k);
   const end = text.indexOf('>', start) + 1;
   return { start, end };
@@ -134,7 +135,7 @@ export function nullContents(pdf: Uint8Array): Uint8Array {
 /** USF: a key renamed so the dictionary no longer has it. */
 export function renameLastKey(pdf: Uint8Array, key: '/Contents' | '/ByteRange'): Uint8Array {
   const buf = Buffer.from(pdf);
-  const at = buf.lastIndexOf(key, undefined, 'latin1');
+  const at = lastMatch(buf.toString('latin1'), key === '/Contents' ? /\/Contents\s*</g : /\/ByteRange\s*\[/g);
   buf.write(key.slice(0, -1) + 'X', at, 'latin1');
   return new Uint8Array(buf);
 }
@@ -188,4 +189,11 @@ export function appendGarbageObject(pdf: Uint8Array): Uint8Array {
   const { first } = pagesOf(pdf);
   const tail = Buffer.from(`\n${first.num} 0 obj\n<</Type /Page /Contents [] /MediaBox [0 0 10 10]>>\nendobj\n`, 'latin1');
   return new Uint8Array(Buffer.concat([Buffer.from(pdf), tail]));
+}
+
+function lastMatch(text: string, re: RegExp): number {
+  let at = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) at = m.index;
+  if (at < 0) throw new Error(`${re} not found`);
+  return at;
 }
