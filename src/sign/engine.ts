@@ -1,0 +1,104 @@
+/**
+ * The sign engine (no HTTP): takes the document bytes and the signer's data, converts a DOCX to PDF
+ * through the office engine, builds the audit record and seals the PDF.
+ */
+import crypto from 'node:crypto';
+import { FolioError } from '../errors.js';
+import { isPdf, isZip } from '../docx/package.js';
+import type { OfficeEngine } from '../office/types.js';
+import type { SigningIdentity } from '../services.js';
+import type { AuditEvent, AuditRecord, Signer } from './audit-trail.js';
+import { describeIdentity } from './identity.js';
+import { preparePdf, sealPdf } from './sign-pdf.js';
+
+export interface SignRequest {
+  document: Uint8Array;
+  signer: Signer;
+  auditTrail: AuditEvent[];
+  eventId?: string;
+  metadata?: Record<string, unknown>;
+  /** Render the audit pages (default true). */
+  auditPages?: boolean;
+}
+
+export interface SignDependencies {
+  identity: SigningIdentity;
+  office?: OfficeEngine;
+  tsaUrl?: string;
+  tsaOptional?: boolean;
+  onTimestampSkipped?: (reason: string) => void;
+  /** The signing time; the current time when absent. */
+  now?: Date;
+}
+
+export interface SignResult {
+  pdf: Uint8Array;
+  record: AuditRecord;
+  fieldName: string;
+  timestamped: boolean;
+  repaired: boolean;
+  auditPageCount: number;
+}
+
+const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
+
+export async function signDocument(req: SignRequest, deps: SignDependencies): Promise<SignResult> {
+  let documentType: 'pdf' | 'docx';
+  let pdf: Uint8Array;
+  if (isPdf(req.document)) {
+    documentType = 'pdf';
+    pdf = req.document;
+  } else if (isZip(req.document)) {
+    documentType = 'docx';
+    if (!deps.office) throw new FolioError('SERVICE_UNAVAILABLE', 'DOCX conversion is not available on this server', { retryAfter: 30 });
+    pdf = await deps.office.docxToPdf(req.document);
+  } else {
+    throw new FolioError('INVALID_FILE_FORMAT', 'The document is neither a PDF nor a DOCX', {
+      details: [{ field: 'document', issue: 'not a PDF or DOCX file' }],
+    });
+  }
+
+  const prepared = await preparePdf(pdf);
+  const key = describeIdentity(deps.identity);
+  const metadata = req.metadata;
+  const signer: Signer = { name: req.signer.name, email: req.signer.email };
+  // The signer's own ip/userAgent win; metadata.ip/userAgent (the signing request's) fill the gaps.
+  const ip = req.signer.ip ?? (typeof metadata?.ip === 'string' ? metadata.ip : undefined);
+  const userAgent = req.signer.userAgent ?? (typeof metadata?.userAgent === 'string' ? metadata.userAgent : undefined);
+  if (ip !== undefined) signer.ip = ip;
+  if (userAgent !== undefined) signer.userAgent = userAgent;
+
+  const record: AuditRecord = {
+    format: 'folio-audit-trail/1',
+    documentSha256: sha256(req.document),
+    documentType,
+    pdfSha256: sha256(prepared.base),
+    pdfLength: prepared.base.length,
+    signer,
+    ...(req.eventId !== undefined ? { eventId: req.eventId } : {}),
+    ...(metadata !== undefined ? { metadata } : {}),
+    signedAt: (deps.now ?? new Date()).toISOString(),
+    certificate: { subject: key.subject, fingerprint: key.fingerprint },
+    auditTrail: req.auditTrail.map((e) => ({
+      type: e.type,
+      timestamp: new Date(e.timestamp).toISOString(),
+      ...(e.data !== undefined ? { data: e.data } : {}),
+    })),
+  };
+  const reason = `Signed electronically by ${req.signer.name} <${req.signer.email}>; sealed by Folio`;
+  const sealed = await sealPdf(prepared, record, reason, {
+    identity: deps.identity,
+    auditPages: req.auditPages ?? true,
+    tsaUrl: deps.tsaUrl,
+    tsaOptional: deps.tsaOptional ?? false,
+    onTimestampSkipped: deps.onTimestampSkipped,
+  });
+  return {
+    pdf: sealed.pdf,
+    record,
+    fieldName: sealed.fieldName,
+    timestamped: sealed.timestamped,
+    repaired: prepared.repaired,
+    auditPageCount: sealed.auditPageCount,
+  };
+}

@@ -1,0 +1,413 @@
+/**
+ * Seals a PDF: appends, in one incremental update, the audit pages, the audit-trail.json attachment, an
+ * invisible signature field and its signature dictionary, then fills /ByteRange and /Contents with a
+ * CAdES detached signature (PAdES B-B, or B-T with a TSA) covering the whole file. The input bytes stay
+ * untouched, so signatures already in the document remain valid.
+ *
+ * pdf-lib is used to read the document's objects and to draw the audit pages; the update itself (which
+ * objects, the cross-reference section, the trailer) is written here, so exactly the new and the
+ * deliberately changed objects are appended.
+ */
+import crypto from 'node:crypto';
+import {
+  PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFObject,
+} from '@cantoo/pdf-lib';
+import { FolioError } from '../errors.js';
+import type { SigningIdentity } from '../services.js';
+import { renderAuditPages } from './audit-page.js';
+import { AUDIT_TRAIL_FILE_NAME, type AuditRecord } from './audit-trail.js';
+import { buildSignedData, estimateCmsSize, signDigest } from './cms.js';
+import { appendIncrementalUpdate, readLastXref, type LastXref, type UpdateObject } from './incremental.js';
+import { requestSignatureTimestamp, TimestampError } from './tsa.js';
+
+export interface SealOptions {
+  identity: SigningIdentity;
+  /** Render the audit pages (the attachment is always added). */
+  auditPages: boolean;
+  tsaUrl?: string;
+  tsaOptional: boolean;
+  /** Called when the TSA failed and TSA_OPTIONAL let the signature go out without a timestamp. */
+  onTimestampSkipped?: (reason: string) => void;
+}
+
+export interface SealResult {
+  pdf: Uint8Array;
+  fieldName: string;
+  timestamped: boolean;
+  auditPageCount: number;
+}
+
+/** Loaded, checked and (if needed) repaired input, ready for sealing. */
+export interface PreparedPdf {
+  /** The PDF bytes the update is appended to (the input, or its repaired rewrite). */
+  base: Uint8Array;
+  last: LastXref;
+  doc: PDFDocument;
+  repaired: boolean;
+}
+
+const MAX_TREE_NODES = 100_000;
+/** Room for a timestamp token (TSA certificate chain included) in the /Contents placeholder. */
+const TIMESTAMP_ROOM = 16_384;
+
+function unprocessable(message: string, cause?: unknown): FolioError {
+  return new FolioError('UNPROCESSABLE_DOCUMENT', message, { cause });
+}
+
+async function load(bytes: Uint8Array): Promise<PDFDocument> {
+  try {
+    return await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+  } catch (e) {
+    throw unprocessable('The PDF could not be parsed', e);
+  }
+}
+
+/**
+ * Loads the PDF and checks that an incremental update can be appended. A document whose cross-reference
+ * information is broken is repaired by a full rewrite (there is no valid revision to append to).
+ */
+export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
+  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
+  if (!head.includes('%PDF-')) {
+    throw new FolioError('INVALID_FILE_FORMAT', 'The document is neither a PDF nor a DOCX', {
+      details: [{ field: 'document', issue: 'not a PDF or DOCX file' }],
+    });
+  }
+  let doc = await load(bytes);
+  if (doc.context.trailerInfo.Encrypt || doc.isEncrypted) {
+    throw unprocessable('The PDF is encrypted; remove the encryption (or password) before signing');
+  }
+  if (!(doc.context.trailerInfo.Root instanceof PDFRef)) throw unprocessable('The PDF has no document catalog');
+  let pageCount: number;
+  try {
+    pageCount = doc.getPageCount();
+  } catch (e) {
+    throw unprocessable('The PDF page tree is unreadable', e);
+  }
+  if (pageCount < 1) throw unprocessable('The PDF has no pages');
+
+  let base = bytes;
+  let last = readLastXref(bytes);
+  let repaired = false;
+  if (!last) {
+    try {
+      base = await doc.save({ useObjectStreams: false, updateFieldAppearances: false, addDefaultPage: false });
+    } catch (e) {
+      throw unprocessable('The PDF cross-reference table is broken and the file could not be repaired', e);
+    }
+    last = readLastXref(base);
+    if (!last) throw unprocessable('The PDF cross-reference table is broken and the file could not be repaired');
+    doc = await load(base);
+    repaired = true;
+  }
+  return { base, last, doc, repaired };
+}
+
+/** PDF text string: hex UTF-16BE with a byte-order mark, safe for any character. */
+function textString(s: string): string {
+  const b = Buffer.alloc(2 + s.length * 2);
+  b.writeUInt16BE(0xfeff, 0);
+  for (let i = 0; i < s.length; i++) b.writeUInt16BE(s.charCodeAt(i), 2 + i * 2);
+  return `<${b.toString('hex').toUpperCase()}>`;
+}
+
+function pdfDate(d: Date): string {
+  const s = d.toISOString();
+  return `D:${s.slice(0, 4)}${s.slice(5, 7)}${s.slice(8, 10)}${s.slice(11, 13)}${s.slice(14, 16)}${s.slice(17, 19)}Z`;
+}
+
+function serialize(ref: PDFRef, obj: PDFObject): Uint8Array {
+  const header = `${ref.objectNumber} ${ref.generationNumber} obj\n`;
+  const footer = '\nendobj\n';
+  const out = new Uint8Array(header.length + obj.sizeInBytes() + footer.length);
+  out.set(Buffer.from(header, 'latin1'), 0);
+  const n = obj.copyBytesInto(out, header.length);
+  out.set(Buffer.from(footer, 'latin1'), header.length + n);
+  return out;
+}
+
+/** Tracks the objects of the original document that this update rewrites. */
+class ChangeSet {
+  readonly refs = new Map<number, PDFRef>();
+  mark(ref: PDFRef | undefined): void {
+    if (ref) this.refs.set(ref.objectNumber, ref);
+  }
+}
+
+/**
+ * Resolves `dict[key]` to an array that can be changed in place: a direct array (the dict is rewritten by
+ * the caller), an indirect one (its object is marked), or a new one set on the dict.
+ */
+function editableArray(doc: PDFDocument, dict: PDFDict, key: string, changes: ChangeSet): PDFArray {
+  const raw = dict.get(PDFName.of(key));
+  if (raw instanceof PDFRef) {
+    const target = doc.context.lookup(raw);
+    if (target instanceof PDFArray) {
+      changes.mark(raw);
+      return target;
+    }
+  } else if (raw instanceof PDFArray) {
+    return raw;
+  }
+  const fresh = doc.context.obj([]);
+  dict.set(PDFName.of(key), fresh);
+  return fresh;
+}
+
+/** Resolves `dict[key]` to a dictionary that can be changed in place, creating it when absent. */
+function editableDict(doc: PDFDocument, dict: PDFDict, key: string, changes: ChangeSet): PDFDict {
+  const raw = dict.get(PDFName.of(key));
+  if (raw instanceof PDFRef) {
+    const target = doc.context.lookup(raw);
+    if (target instanceof PDFDict) {
+      changes.mark(raw);
+      return target;
+    }
+  } else if (raw instanceof PDFDict) {
+    return raw;
+  }
+  const fresh = doc.context.obj({});
+  dict.set(PDFName.of(key), fresh);
+  return fresh;
+}
+
+function decodeText(obj: PDFObject | undefined): string | undefined {
+  if (obj instanceof PDFString || obj instanceof PDFHexString) return obj.decodeText();
+  return undefined;
+}
+
+/** Collects the (name, value) pairs of a name tree, bounded. */
+function nameTreeEntries(doc: PDFDocument, root: PDFObject | undefined): Array<[PDFObject, PDFObject]> {
+  const out: Array<[PDFObject, PDFObject]> = [];
+  const stack: Array<{ node: PDFObject | undefined; depth: number }> = [{ node: root, depth: 0 }];
+  let visited = 0;
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    const dict = node instanceof PDFRef ? doc.context.lookup(node) : node;
+    if (!(dict instanceof PDFDict) || depth > 32 || ++visited > MAX_TREE_NODES) continue;
+    const names = dict.lookup(PDFName.of('Names'));
+    if (names instanceof PDFArray) {
+      for (let i = 0; i + 1 < names.size(); i += 2) out.push([names.get(i), names.get(i + 1)]);
+    }
+    const kids = dict.lookup(PDFName.of('Kids'));
+    if (kids instanceof PDFArray) {
+      for (let i = kids.size() - 1; i >= 0; i--) stack.push({ node: kids.get(i), depth: depth + 1 });
+    }
+  }
+  return out;
+}
+
+/** Top-level field names already in the AcroForm, to pick a unique signature field name. */
+function existingFieldNames(doc: PDFDocument, fields: PDFArray): Set<string> {
+  const names = new Set<string>();
+  for (let i = 0; i < Math.min(fields.size(), MAX_TREE_NODES); i++) {
+    const field = fields.lookup(i);
+    if (field instanceof PDFDict) {
+      const t = decodeText(field.lookup(PDFName.of('T')));
+      if (t !== undefined) names.add(t);
+    }
+  }
+  return names;
+}
+
+/** The last page's visible size (MediaBox, with /Rotate applied). */
+function lastPageSize(doc: PDFDocument): { width: number; height: number } {
+  const page = doc.getPage(doc.getPageCount() - 1);
+  let { width, height } = page.getSize();
+  const rotation = ((page.getRotation().angle % 360) + 360) % 360;
+  if (rotation === 90 || rotation === 270) [width, height] = [height, width];
+  if (!Number.isFinite(width) || !Number.isFinite(height) || width <= 0 || height <= 0) return { width: 595.28, height: 841.89 };
+  return { width: Math.abs(width), height: Math.abs(height) };
+}
+
+function embedAuditFile(doc: PDFDocument, catalog: PDFDict, json: Uint8Array, when: Date, changes: ChangeSet): void {
+  const context = doc.context;
+  const fileStream = context.flateStream(json, {
+    Type: 'EmbeddedFile',
+    Subtype: 'application/json',
+    Params: {
+      Size: json.length,
+      ModDate: PDFString.of(pdfDate(when)),
+      CheckSum: PDFHexString.of(crypto.createHash('md5').update(json).digest('hex')),
+    },
+  });
+  const fileRef = context.register(fileStream);
+  const filespec = context.obj({
+    Type: 'Filespec',
+    F: PDFString.of(AUDIT_TRAIL_FILE_NAME),
+    UF: PDFHexString.fromText(AUDIT_TRAIL_FILE_NAME),
+    EF: { F: fileRef, UF: fileRef },
+    Desc: PDFHexString.fromText('Folio audit trail of this signature (JSON)'),
+    AFRelationship: 'Data',
+  });
+  const filespecRef = context.register(filespec);
+
+  // /Names /EmbeddedFiles: a new leaf holding the existing entries plus ours, sorted by name. An older
+  // audit-trail.json (an earlier Folio signature) is replaced in the current revision; it stays in its own.
+  const names = editableDict(doc, catalog, 'Names', changes);
+  const entries = nameTreeEntries(doc, names.get(PDFName.of('EmbeddedFiles'))).filter(([k]) => decodeText(k) !== AUDIT_TRAIL_FILE_NAME);
+  entries.push([PDFString.of(AUDIT_TRAIL_FILE_NAME), filespecRef]);
+  const key = (k: PDFObject) => (k instanceof PDFString || k instanceof PDFHexString ? Buffer.from(k.asBytes()) : Buffer.alloc(0));
+  entries.sort((a, b) => Buffer.compare(key(a[0]), key(b[0])));
+  const leaf = context.obj({});
+  leaf.set(PDFName.of('Names'), context.obj(entries.flat()));
+  names.set(PDFName.of('EmbeddedFiles'), context.register(leaf));
+
+  // PDF 2.0 / PDF/A-3 associated file on the catalog.
+  editableArray(doc, catalog, 'AF', changes).push(filespecRef);
+}
+
+interface PlacedSignature {
+  bytes: Uint8Array;
+  byteRangeAt: number;
+  byteRangeLength: number;
+  contentsAt: number;
+  contentsLength: number;
+}
+
+/** The signature dictionary with fixed-width placeholders for /ByteRange and /Contents. */
+function signatureObject(ref: PDFRef, signerName: string, reason: string, when: Date, contentsBytes: number): PlacedSignature {
+  const head = `${ref.objectNumber} 0 obj\n<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange `;
+  const byteRange = '[0 0000000000 0000000000 0000000000]';
+  const mid = ' /Contents <';
+  const contents = '0'.repeat(contentsBytes * 2);
+  const tail = `> /M (${pdfDate(when)}) /Name ${textString(signerName)} /Reason ${textString(reason)} /Prop_Build << /App << /Name /Folio >> >> >>\nendobj\n`;
+  const text = head + byteRange + mid + contents + tail;
+  return {
+    bytes: Buffer.from(text, 'latin1'),
+    byteRangeAt: head.length,
+    byteRangeLength: byteRange.length,
+    contentsAt: head.length + byteRange.length + mid.length - 1, // at '<'
+    contentsLength: contents.length + 2, // with '<' and '>'
+  };
+}
+
+/**
+ * Appends audit pages, attachment and signature to a prepared PDF. `record` is embedded as is; its
+ * pdfSha256/pdfLength must describe `prepared.base`.
+ */
+export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason: string, opts: SealOptions): Promise<SealResult> {
+  const { doc, base, last } = prepared;
+  const context = doc.context;
+  const changes = new ChangeSet();
+  const rootRef = context.trailerInfo.Root as PDFRef;
+  const catalog = context.lookup(rootRef);
+  if (!(catalog instanceof PDFDict)) throw unprocessable('The PDF document catalog is not a dictionary');
+  changes.mark(rootRef);
+
+  // New objects are numbered after everything the original declares, free entries included.
+  const originalLargest = Math.max(context.largestObjectNumber, last.size - 1);
+  context.largestObjectNumber = originalLargest;
+  const signedAt = new Date(record.signedAt);
+
+  // Audit pages, linked at the end of the root page tree node.
+  let lastPageRef: PDFRef;
+  let auditPageCount = 0;
+  if (opts.auditPages) {
+    const pagesRef = catalog.get(PDFName.of('Pages'));
+    const pagesDict = pagesRef instanceof PDFRef ? context.lookup(pagesRef) : undefined;
+    if (!(pagesRef instanceof PDFRef) || !(pagesDict instanceof PDFDict)) throw unprocessable('The PDF page tree is unreadable');
+    const pages = await renderAuditPages(doc, record, lastPageSize(doc));
+    const kids = editableArray(doc, pagesDict, 'Kids', changes);
+    for (const page of pages) {
+      page.node.set(PDFName.of('Parent'), pagesRef);
+      kids.push(page.ref);
+    }
+    const count = pagesDict.lookup(PDFName.of('Count'));
+    pagesDict.set(PDFName.of('Count'), PDFNumber.of((count instanceof PDFNumber ? count.asNumber() : doc.getPageCount()) + pages.length));
+    changes.mark(pagesRef);
+    for (const font of doc['fonts'] as Array<{ embed(): Promise<void> }>) await font.embed();
+    lastPageRef = pages[pages.length - 1]!.ref;
+    auditPageCount = pages.length;
+  } else {
+    lastPageRef = doc.getPage(doc.getPageCount() - 1).ref;
+  }
+
+  embedAuditFile(doc, catalog, Buffer.from(JSON.stringify(record, null, 2), 'utf8'), signedAt, changes);
+
+  // Invisible signature field (merged field and widget) on the last page.
+  const acroForm = editableDict(doc, catalog, 'AcroForm', changes);
+  const fields = editableArray(doc, acroForm, 'Fields', changes);
+  const taken = existingFieldNames(doc, fields);
+  let n = 1;
+  while (taken.has(`Folio-Signature-${n}`)) n++;
+  const fieldName = `Folio-Signature-${n}`;
+  acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+  const sigRef = context.nextRef();
+  const widget = context.obj({
+    Type: 'Annot',
+    Subtype: 'Widget',
+    FT: 'Sig',
+    T: PDFString.of(fieldName),
+    V: sigRef,
+    F: 132, // Print | Locked
+    Rect: [0, 0, 0, 0],
+    P: lastPageRef,
+  });
+  const widgetRef = context.register(widget);
+  fields.push(widgetRef);
+  const lastPage = context.lookup(lastPageRef);
+  if (!(lastPage instanceof PDFDict)) throw unprocessable('The last page of the PDF is not a dictionary');
+  editableArray(doc, lastPage, 'Annots', changes).push(widgetRef);
+  if (lastPageRef.objectNumber <= originalLargest) changes.mark(lastPageRef);
+
+  // Everything new plus the rewritten originals, in object-number order; the signature goes last.
+  const objects: UpdateObject[] = [];
+  for (const [ref, obj] of context.enumerateIndirectObjects()) {
+    if (ref.objectNumber === sigRef.objectNumber) continue;
+    if (ref.objectNumber > originalLargest || changes.refs.has(ref.objectNumber)) {
+      objects.push({ objectNumber: ref.objectNumber, generation: ref.generationNumber, bytes: serialize(ref, obj) });
+    }
+  }
+  objects.sort((a, b) => a.objectNumber - b.objectNumber);
+
+  const info = context.trailerInfo.Info;
+  const idArray = context.trailerInfo.ID;
+  const firstId = idArray instanceof PDFArray ? idArray.get(0) : undefined;
+  const idHex = (o: PDFObject | undefined) => (o instanceof PDFHexString || o instanceof PDFString ? Buffer.from(o.asBytes()).toString('hex') : undefined);
+  const newId = crypto.randomBytes(16).toString('hex');
+  const trailer = {
+    root: `${rootRef.objectNumber} ${rootRef.generationNumber} R`,
+    info: info instanceof PDFRef ? `${info.objectNumber} ${info.generationNumber} R` : undefined,
+    id: [idHex(firstId) ?? newId, newId] as [string, string],
+  };
+  const highest = context.largestObjectNumber;
+  const size = highest + 1 + (last.kind === 'stream' ? 1 : 0);
+
+  let contentsBytes = estimateCmsSize(opts.identity) + (opts.tsaUrl ? TIMESTAMP_ROOM : 0);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const sig = signatureObject(sigRef, record.signer.name, reason, signedAt, contentsBytes);
+    const update = appendIncrementalUpdate(base, last, [...objects, { objectNumber: sigRef.objectNumber, generation: 0, bytes: sig.bytes }], trailer, size);
+    const out = update.bytes;
+    const sigAt = update.offsets.get(sigRef.objectNumber)!;
+    const contentsStart = sigAt + sig.contentsAt;
+    const contentsEnd = contentsStart + sig.contentsLength;
+    const range = [0, contentsStart, contentsEnd, out.length - contentsEnd];
+    const rangeText = `[${range.join(' ')}]`.padEnd(sig.byteRangeLength, ' ');
+    if (rangeText.length !== sig.byteRangeLength) throw new Error('ByteRange does not fit its placeholder');
+    out.set(Buffer.from(rangeText, 'latin1'), sigAt + sig.byteRangeAt);
+
+    const digest = crypto.createHash('sha256').update(out.subarray(0, contentsStart)).update(out.subarray(contentsEnd)).digest();
+    const signer = signDigest(opts.identity, digest);
+    let token: Uint8Array | undefined;
+    if (opts.tsaUrl) {
+      try {
+        token = (await requestSignatureTimestamp(opts.tsaUrl, signer.signature)).token;
+      } catch (e) {
+        const why = e instanceof TimestampError ? e.message : 'unexpected error';
+        if (!opts.tsaOptional) {
+          throw new FolioError('SERVICE_UNAVAILABLE', `The document was not signed: the timestamp authority failed (${why}). Retry later, or let the operator set TSA_OPTIONAL=true to sign without a timestamp.`, { retryAfter: 30, cause: e });
+        }
+        opts.onTimestampSkipped?.(why);
+      }
+    }
+    const cms = buildSignedData(opts.identity, signer, token);
+    if (cms.length > contentsBytes) {
+      contentsBytes = cms.length + 2048; // e.g. an unusually large timestamp token: sign again with room
+      continue;
+    }
+    out.set(Buffer.from(Buffer.from(cms).toString('hex').toUpperCase(), 'latin1'), contentsStart + 1);
+    return { pdf: out, fieldName, timestamped: token !== undefined, auditPageCount };
+  }
+  throw new Error('the signature did not fit its placeholder');
+}
