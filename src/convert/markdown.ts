@@ -46,7 +46,10 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
           const t = kids[i]!;
           if (t.type !== 'link_open' || t.markup !== 'linkify') continue;
           const text = kids[i + 1]?.type === 'text' ? kids[i + 1]!.content : '';
-          if (/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) || text.includes('@')) continue;
+          if (/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) || text.includes('@')) {
+            trimAutolink(state as never, kids as never, i);
+            continue;
+          }
           let j = i + 1;
           while (j < kids.length && kids[j]!.type !== 'link_close') j++;
           if (j < kids.length) kids.splice(j, 1);
@@ -108,6 +111,40 @@ function gfmStrikethrough(md: MarkdownItInstance): void {
     for (const meta of state.tokens_meta) if (meta?.delimiters) pair(state as never, meta.delimiters as unknown as Delimiter[]);
     return true;
   });
+}
+
+/**
+ * GFM's end-of-autolink rule, where linkify-it is more generous: trailing ?, !, ., ,, :, *, _, ~ are not part of
+ * the link, nor is a trailing ) without its (. The cut-off text moves after the link.
+ */
+function trimAutolink(state: { Token: new (type: string, tag: string, nesting: number) => LinkToken }, kids: LinkToken[], i: number): void {
+  const open = kids[i]!;
+  const textTok = kids[i + 1];
+  if (!textTok || textTok.type !== 'text' || kids[i + 2]?.type !== 'link_close') return;
+  let text = textTok.content;
+  const original = text;
+  for (;;) {
+    const last = text[text.length - 1];
+    if (last && '?!.,:*_~'.includes(last)) text = text.slice(0, -1);
+    else if (last === ')' && (text.match(/\(/g) ?? []).length < (text.match(/\)/g) ?? []).length) text = text.slice(0, -1);
+    else break;
+  }
+  if (text === original || !text) return;
+  const cut = original.slice(text.length);
+  const href = open.attrGet('href') ?? '';
+  if (!href.endsWith(cut)) return;
+  open.attrSet('href', href.slice(0, -cut.length));
+  textTok.content = text;
+  const rest = new state.Token('text', '', 0);
+  rest.content = cut;
+  kids.splice(i + 3, 0, rest);
+}
+
+interface LinkToken {
+  type: string;
+  content: string;
+  attrGet(name: string): string | null;
+  attrSet(name: string, value: string): void;
 }
 
 // GFM's tag filter: these tags are shown as text, never interpreted, even in raw HTML.

@@ -12,6 +12,7 @@
  *
  * `canonical()` turns blocks into one string per block, so a failed comparison prints as a readable diff.
  */
+import { domainToUnicode } from 'node:url';
 
 export type Mark = 'b' | 'i' | 'code' | 's';
 
@@ -64,6 +65,15 @@ const MARK_ORDER: Mark[] = ['b', 'i', 's', 'code'];
 /** Normalises a URL for comparison: percent-encoding and its decoded form name the same resource. */
 export function normalizeHref(href: string): string {
   let h = href.trim();
+  // An internationalised host and its punycode (xn--) form are the same address.
+  if (h.includes('xn--')) {
+    try {
+      const u = new URL(h);
+      h = h.replace(u.hostname, domainToUnicode(u.hostname));
+    } catch {
+      /* not absolute: keep */
+    }
+  }
   try {
     h = decodeURI(h);
   } catch {
