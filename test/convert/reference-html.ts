@@ -7,8 +7,8 @@
  * 1. Tight and loose lists are alike: the only difference is paragraph spacing.
  * 2. Which container nests in which (a list inside a quote inside a list …) is not kept, only the quote depth
  *    and the list path of each block: Word has no nesting, only indentation and numbering.
- * 3. A list item whose first content is a nested list shows an empty numbered paragraph first: a Word
- *    paragraph carries one number, so "1. a." on one line cannot be written.
+ * 3. A list item whose first content is a nested list (or a table) shows an empty numbered paragraph first: a
+ *    Word paragraph carries one number, so the browser's "1. •" on one line cannot be written.
  * 4. Images become their alt text: the examples' images are URLs, and the converter never fetches (security
  *    rule of the service); a DOCX reader sees the description in their place either way.
  * 5. Link titles (title="…") are not compared: a tooltip is not document content.
@@ -23,6 +23,13 @@
  *     reference (Word numbers notes itself; a second reference to one note repeats the note, as Word has one
  *     note per reference). Back-reference links (↩) are not content.
  * 12. Left and unspecified cell alignment are the same (both render left).
+ * 13. Upstream's crash tests (expected HTML `<IGNORE>`) only have to convert into a readable DOCX
+ *     (conformance.ts).
+ * Rendering, not exclusion: elements browsers do not display (head, script, style, title, template …) show
+ * nothing; a <textarea> shows its text; content misplaced inside table structure shows before the table
+ * (HTML's foster parenting) and a caption above it; table rows without cells show nothing; <q> adds quotes;
+ * address is italic, dt/legend/summary bold; a checkbox <input> shows ☐ or ☒; link targets are compared after
+ * percent-decoding and with internationalised host names in Unicode.
  * Everything else is compared: text, bold, italic, code, strike, link targets, line breaks, headings and
  * their levels, list kind and the ordinal shown, list depth, quote depth, code block text, thematic breaks,
  * tables (rows, cells, header rows, alignment).
