@@ -8,6 +8,7 @@
  * FOLIO_CONFORMANCE_VERBOSE=1 prints every failure as a block diff.
  * FOLIO_CONFORMANCE_RAISE_FLOORS=1 rewrites the floors to the rates reached (never lowering one).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,5 +126,30 @@ describe('conformance comparison detects differences', () => {
     ['text', 'a b', '<p>a c</p>'],
   ])('fails on a different %s', (_what, md, html) => {
     expect(lines(md)).not.toEqual(ref(html));
+  });
+});
+
+// The reader must read pandoc's DOCX conventions too, or the pandoc comparison would be unfair: Block Text
+// quotes, continuation paragraphs on a level with a blank marker, VML horizontal rules, pandoc's table and
+// footnote markup.
+const hasPandoc = spawnSync('pandoc', ['--version']).status === 0;
+if (!hasPandoc) console.log('conformance: pandoc not installed; the pandoc-reader check is skipped');
+describe.skipIf(!hasPandoc)('DOCX reader on pandoc output', () => {
+  it('reads quotes, list continuations, rules, tables and footnotes as Word shows them', () => {
+    const md = '# H\n\n> q\n\n1. a\n\n   cont\n2. b\n   - x\n\n---\n\n| a | b |\n|:-:|--:|\n| 1 | *2* |\n\nn[^1]\n\n[^1]: note `c`\n';
+    const r = spawnSync('pandoc', ['-f', 'gfm', '-t', 'docx', '-o', '-'], { input: md });
+    expect(r.status).toBe(0);
+    expect(canonical(readDocx(new Uint8Array(r.stdout)))).toEqual([
+      'h1: H',
+      'p quote=1: q',
+      'p list=o1#: a',
+      'p list=o1+: cont',
+      'p list=o2#: b',
+      'p list=o2/u#: x',
+      'hr',
+      'table: H[center:a ‖ right:b] R[center:1 ‖ right:⟦i|2⟧]',
+      'p: n[^]',
+      'p note=1: note ⟦code|c⟧',
+    ]);
   });
 });
