@@ -72,6 +72,7 @@ export interface ResolvedObject {
 }
 
 export const MAX_XREF_ENTRIES = 3_000_000;
+const FREE: XrefEntry = Object.freeze({ type: 0, offset: 0, gen: 0, stream: 0, index: 0 });
 const MAX_DECODED_BYTES = 256 * 1024 * 1024;
 const MAX_OBJSTM_BYTES = 64 * 1024 * 1024;
 const MAX_OBJSTM_COUNT = 100_000;
@@ -114,10 +115,27 @@ export class PdfDocument {
     this.anomalies.push({ code, message, revision, object });
   }
 
+  /** Finds every `num gen obj` header: a native search for "obj", then the two integers read backwards. */
   private scanBodies(): void {
-    const re = /(?<![0-9])(\d{1,10})[\x00\t\n\f\r ]+(\d{1,5})[\x00\t\n\f\r ]+obj(?![A-Za-z0-9])/g;
-    for (let m = re.exec(this.text); m; m = re.exec(this.text)) {
-      this.bodies.push({ num: Number(m[1]), gen: Number(m[2]), offset: m.index });
+    const t = this.text;
+    const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
+    const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+    for (let p = t.indexOf('obj'); p >= 0; p = t.indexOf('obj', p + 3)) {
+      const after = t.charCodeAt(p + 3);
+      if (!Number.isNaN(after) && /[A-Za-z0-9_]/.test(t[p + 3]!)) continue;
+      let q = p - 1;
+      if (!isWs(t.charCodeAt(q))) continue;
+      while (q >= 0 && isWs(t.charCodeAt(q))) q--;
+      const genEnd = q + 1;
+      while (q >= 0 && isDigit(t.charCodeAt(q)) && genEnd - q <= 5) q--;
+      if (q + 1 === genEnd || !isWs(t.charCodeAt(q))) continue;
+      const genStart = q + 1;
+      while (q >= 0 && isWs(t.charCodeAt(q))) q--;
+      const numEnd = q + 1;
+      while (q >= 0 && isDigit(t.charCodeAt(q)) && numEnd - q <= 10) q--;
+      if (q + 1 === numEnd) continue;
+      if (q >= 0 && isDigit(t.charCodeAt(q))) continue;
+      this.bodies.push({ num: Number(t.slice(q + 1, numEnd)), gen: Number(t.slice(genStart, genEnd)), offset: q + 1 });
     }
   }
 
@@ -189,7 +207,8 @@ export class PdfDocument {
         }
         if (hop === 0) rev.trailer = section.trailer;
         // The nearest section wins over the ones it chains to.
-        for (const [n, e] of section.entries) if (!rev.entries.has(n)) rev.entries.set(n, e);
+        if (rev.entries.size === 0) rev.entries = section.entries;
+        else for (const [n, e] of section.entries) if (!rev.entries.has(n)) rev.entries.set(n, e);
         const prev = section.trailer?.map.get('Prev');
         at = typeof prev === 'number' ? prev : undefined;
         chainEnd = at === undefined ? 'none' : at;
@@ -249,6 +268,32 @@ export class PdfDocument {
       if (first === undefined || count === undefined) throw new PdfSyntaxError('bad xref subsection header');
       lx.skipWhite();
       for (let i = 0; i < count; i++) {
+        const num = first + i;
+        this.countEntry();
+        // Fast path: the nominal 20-byte entry `oooooooooo ggggg n\r\n`.
+        let p = lx.pos;
+        if (p + 18 <= buf.length && buf[p + 10] === 0x20 && buf[p + 16] === 0x20 && (buf[p + 17] === 0x6e || buf[p + 17] === 0x66)) {
+          let off = 0;
+          let gen = 0;
+          let ok = true;
+          for (let k = 0; k < 10; k++) {
+            const c = buf[p + k]! - 0x30;
+            if (c < 0 || c > 9) ok = false;
+            off = off * 10 + c;
+          }
+          for (let k = 11; k < 16; k++) {
+            const c = buf[p + k]! - 0x30;
+            if (c < 0 || c > 9) ok = false;
+            gen = gen * 10 + c;
+          }
+          if (ok) {
+            this.setTableEntry(rev, num, buf[p + 17] === 0x6e, off, gen);
+            p += 18;
+            while (p < buf.length && (buf[p] === 0x20 || buf[p] === 0x0d || buf[p] === 0x0a)) p++;
+            lx.pos = p;
+            continue;
+          }
+        }
         // Entries are nominally 20 bytes; read them as tokens to tolerate 19/21-byte lines.
         const off = lx.readUInt();
         const gen = lx.readUInt();
@@ -256,14 +301,17 @@ export class PdfDocument {
         const kind = buf[lx.pos];
         if (off === undefined || gen === undefined || (kind !== 0x6e && kind !== 0x66)) throw new PdfSyntaxError('bad xref entry');
         lx.pos++;
-        this.countEntry();
-        const num = first + i;
-        if (kind === 0x6e) {
-          // An offset of 0 with 'n' is a writer bug for a free entry.
-          if (off > 0) rev.entries.set(num, { type: 1, offset: off, gen, stream: 0, index: 0 });
-        } else if (num !== 0) rev.entries.set(num, { type: 0, offset: 0, gen, stream: 0, index: 0 });
+        lx.skipWhite();
+        this.setTableEntry(rev, num, kind === 0x6e, off, gen);
       }
     }
+  }
+
+  private setTableEntry(rev: Revision, num: number, inUse: boolean, off: number, gen: number): void {
+    // An offset of 0 with 'n' is a writer bug for a free entry.
+    if (inUse && off > 0) rev.entries.set(num, { type: 1, offset: off, gen, stream: 0, index: 0 });
+    // A free entry only matters when an earlier revision could have defined the number (a deletion).
+    else if (!inUse && num !== 0 && rev.index > 0) rev.entries.set(num, gen === 0 ? FREE : { type: 0, offset: 0, gen, stream: 0, index: 0 });
   }
 
   private readXrefStream(rev: Revision, at: number, primary: boolean): void {
@@ -299,7 +347,7 @@ export class PdfDocument {
         if (!primary && rev.entries.has(num)) continue; // hybrid: the table wins
         if (type === 1) rev.entries.set(num, { type: 1, offset: a, gen: b, stream: 0, index: 0 });
         else if (type === 2) rev.entries.set(num, { type: 2, offset: 0, gen: 0, stream: a, index: b });
-        else if (type === 0 && num !== 0) rev.entries.set(num, { type: 0, offset: 0, gen: b, stream: 0, index: 0 });
+        else if (type === 0 && num !== 0 && rev.index > 0) rev.entries.set(num, b === 0 ? FREE : { type: 0, offset: 0, gen: b, stream: 0, index: 0 });
       }
     }
   }
