@@ -277,13 +277,13 @@ export async function renderAuditPages(doc: PDFDocument, record: AuditRecord, op
     ['IP address', record.signer.ip ?? '—'],
     ['User agent', record.signer.userAgent ?? '—'],
     ['Event ID', record.eventId ?? '—'],
-    [`Original document SHA-256 (${record.documentType.toUpperCase()})`, record.documentSha256],
+    [`Original ${record.documentType.toUpperCase()} SHA-256`, record.documentSha256],
   ];
   if (record.documentType === 'docx') summary.push(['Converted PDF SHA-256', record.pdfSha256]);
   summary.push(
     ['Signing time', formatUtc(record.signedAt)],
     ['Certificate subject', record.certificate.subject],
-    ['Certificate fingerprint (SHA-256)', record.certificate.fingerprint],
+    ['Certificate SHA-256', record.certificate.fingerprint],
     ['Audit events', String(record.auditTrail.length)],
   );
   for (const [label, value] of summary) {
