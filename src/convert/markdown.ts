@@ -46,7 +46,8 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
           const t = kids[i]!;
           if (t.type !== 'link_open' || t.markup !== 'linkify') continue;
           const text = kids[i + 1]?.type === 'text' ? kids[i + 1]!.content : '';
-          if (/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) || text.includes('@')) {
+          const email = !/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) && text.includes('@');
+          if (/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) || (email && GFM_EMAIL.test(text))) {
             trimAutolink(state as never, kids as never, i);
             continue;
           }
@@ -129,6 +130,9 @@ function trimAutolink(state: { Token: new (type: string, tag: string, nesting: n
     else if (last === ')' && (text.match(/\(/g) ?? []).length < (text.match(/\)/g) ?? []).length) text = text.slice(0, -1);
     else break;
   }
+  // "&hl;" at the end looks like an entity reference: it stays out of the link, with its semicolon.
+  const next = kids[i + 3];
+  if (text === original && next?.type === 'text' && next.content.startsWith(';')) text = text.replace(/&[a-z0-9]+$/i, '');
   if (text === original || !text) return;
   const cut = original.slice(text.length);
   const href = open.attrGet('href') ?? '';
@@ -139,6 +143,10 @@ function trimAutolink(state: { Token: new (type: string, tag: string, nesting: n
   rest.content = cut;
   kids.splice(i + 3, 0, rest);
 }
+
+// GFM's extended e-mail autolink: local part of alphanumerics and .-_+, a domain of alphanumerics and -_
+// with at least one dot, not ending in - or _.
+const GFM_EMAIL = /^[a-z0-9.\-_+]+@[a-z0-9\-_]+(?:\.[a-z0-9\-_]+)+$/i;
 
 interface LinkToken {
   type: string;
