@@ -19,7 +19,7 @@ function stores(doc: TemplateDocument): Map<string, string> {
   let map = storeCache.get(doc);
   if (map) return map;
   map = new Map(Object.entries(BUILT_IN_STORES));
-  for (const name of doc.pkg.parts.keys()) {
+  for (const name of doc.pkg.names()) {
     const m = /^customXml\/itemProps(\d*)\.xml$/i.exec(name);
     if (!m) continue;
     const id = /itemID="(\{[0-9A-Fa-f-]+\})"/.exec(doc.pkg.text(name) ?? '')?.[1];

@@ -4,9 +4,9 @@
  * per part, content types, media names, and fresh ids (wp:docPr, w:sdt w:id, numbering) that never collide.
  */
 import { randomInt } from 'node:crypto';
-import { strFromU8, strToU8 } from 'fflate';
 import { FolioError } from '../errors.js';
-import { assertNoDoctype, readDocx, type OoxmlPackage } from '../docx/package.js';
+import { assertNoDoctype } from '../docx/package.js';
+import { openDocx, type ZipPackage } from './zip.js';
 import { escapeAttr, parseXml, serializeXml, walk, attr, setAttr, type XDocument, type XElement } from './xml.js';
 
 export type PartLocation = 'body' | 'header' | 'footer' | 'footnote' | 'endnote';
@@ -71,18 +71,22 @@ export class TemplateDocument {
   private mediaCounter = 0;
   private relCounter = 0;
 
-  private constructor(readonly pkg: OoxmlPackage) {
+  /** wp:docPr ids per part, read once (unchanged parts are not parsed). */
+  private readonly docPrIds = new Map<string, string[]>();
+
+  private constructor(readonly pkg: ZipPackage) {
     this.mainPart = pkg.mainDocumentPart()!;
     this.contentTypes = pkg.text('[Content_Types].xml') ?? '';
   }
 
   /** Reads and checks the package: a DOCX, no DOCTYPE/ENTITY in any XML part, field parts parsed. */
   static read(bytes: Uint8Array): TemplateDocument {
-    const pkg = readDocx(bytes);
-    for (const [name, data] of pkg.parts) {
+    const pkg = openDocx(bytes);
+    for (const name of pkg.names()) {
       if (!/\.(xml|rels|vml)$/i.test(name)) continue;
+      const data = pkg.get(name)!;
       // A cheap byte scan first: most parts have no '<!' beyond comments.
-      if (data.includes(0x21 /* ! */)) assertNoDoctype(strFromU8(data), name);
+      if (data.includes(0x21 /* ! */)) assertNoDoctype(pkg.text(name)!, name);
     }
     const doc = new TemplateDocument(pkg);
     doc.collectFieldParts();
@@ -110,10 +114,16 @@ export class TemplateDocument {
   /** The largest wp:docPr id and every w:sdt id already in use anywhere in the package. */
   private scanIds(): void {
     let max = 0;
-    for (const [name, data] of this.pkg.parts) {
+    for (const name of this.pkg.names()) {
       if (!name.endsWith('.xml') || !name.startsWith('word/')) continue;
-      const xml = strFromU8(data);
-      for (const m of xml.matchAll(/<(?:wp:docPr|pic:cNvPr|wps:cNvPr|wpg:cNvPr)\b[^>]*?\sid="(\d+)"/g)) max = Math.max(max, Number(m[1]));
+      const xml = this.pkg.text(name)!;
+      if (!xml.includes('<w:id ') && !xml.includes('docPr') && !xml.includes('cNvPr')) continue;
+      const docPr: string[] = [];
+      for (const m of xml.matchAll(/<(wp:docPr|pic:cNvPr|wps:cNvPr|wpg:cNvPr)\b[^>]*?\sid="(\d+)"/g)) {
+        max = Math.max(max, Number(m[2]));
+        if (m[1] === 'wp:docPr') docPr.push(m[2]!);
+      }
+      this.docPrIds.set(name, docPr);
       for (const m of xml.matchAll(/<w:id w:val="(-?\d+)"/g)) this.usedSdtIds.add(m[1]!);
     }
     this.nextDocPrId = max + 1;
@@ -191,7 +201,7 @@ export class TemplateDocument {
     let name: string;
     do name = `word/media/folio-${++this.mediaCounter}.${extension}`;
     while (this.pkg.has(name));
-    this.pkg.parts.set(name, bytes);
+    this.pkg.set(name, bytes);
     this.ensureDefaultContentType(extension, contentType);
     return this.addRelationship(part, `${REL_NS}/image`, relativeTarget(part, name));
   }
@@ -230,15 +240,15 @@ export class TemplateDocument {
   /** Serialises the changed parts and writes the package back (fflate). */
   toBytes(): Uint8Array {
     this.ensureUniqueDocPrIds();
-    for (const name of this.dirty) this.pkg.parts.set(name, strToU8(serializeXml(this.parsed.get(name)!)));
+    for (const name of this.dirty) this.pkg.setText(name, serializeXml(this.parsed.get(name)!));
     for (const relsName of this.dirtyRels) {
       const rels = this.relsCache.get(relsName)!;
       const body = rels
         .map((r) => `<Relationship Id="${escapeAttr(r.id)}" Type="${escapeAttr(r.type)}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`)
         .join('');
-      this.pkg.parts.set(
+      this.pkg.setText(
         relsName,
-        strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${body}</Relationships>`),
+        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${body}</Relationships>`,
       );
     }
     // A filled template is a document: Word and LibreOffice open a .dotx main part as a new-from-template.
@@ -256,9 +266,9 @@ export class TemplateDocument {
    */
   private ensureUniqueDocPrIds(): void {
     const seen = new Set<string>();
-    for (const [name, data] of this.pkg.parts) {
-      if (this.dirty.has(name) || !name.endsWith('.xml') || !name.startsWith('word/')) continue;
-      for (const m of strFromU8(data).matchAll(/<wp:docPr\b[^>]*?\sid="(\d+)"/g)) seen.add(m[1]!);
+    for (const [name, ids] of this.docPrIds) {
+      if (this.dirty.has(name)) continue;
+      for (const id of ids) seen.add(id);
     }
     for (const name of this.dirty) {
       walk(this.parsed.get(name)!.root, (e) => {

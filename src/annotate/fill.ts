@@ -219,11 +219,11 @@ export class Filler {
     let media = this.mediaByImage.get(image);
     if (!media) {
       media = { png: this.newMediaName(image.extension) };
-      this.doc.pkg.parts.set(media.png, image.bytes);
+      this.doc.pkg.set(media.png, image.bytes);
       this.doc.ensureDefaultContentType(image.extension, image.contentType);
       if (image.svg) {
         media.svg = this.newMediaName('svg');
-        this.doc.pkg.parts.set(media.svg, image.svg);
+        this.doc.pkg.set(media.svg, image.svg);
         this.doc.ensureDefaultContentType('svg', 'image/svg+xml');
       }
       this.mediaByImage.set(image, media);
@@ -314,7 +314,7 @@ export class Filler {
     }
     if (frag.relationships.length) this.doc.markRelsDirty(part);
     for (const m of frag.media) {
-      this.doc.pkg.parts.set(m.path, m.bytes);
+      this.doc.pkg.set(m.path, m.bytes);
       this.doc.ensureDefaultContentType(m.extension, m.contentType);
     }
     if (frag.abstractNums.length || frag.nums.length) this.mergeNumbering(frag.abstractNums, frag.nums);
@@ -599,18 +599,17 @@ function serialize(e: XElement): string {
 
 /** Runs for a text value: `\n` becomes a line break and `\t` a tab, all in the given formatting. */
 export function textRuns(text: string, rPr: XElement | undefined): XNode[] {
-  const normalized = text.replace(/\r\n?/g, '\n');
-  let inner = rPr && rPr.children.length ? serialize(rPr) : '';
-  const lines = normalized.split('\n');
+  const r = el('w:r');
+  if (rPr && rPr.children.length) appendChild(r, clone(rPr));
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
   lines.forEach((line, i) => {
-    if (i > 0) inner += '<w:br/>';
-    const pieces = line.split('\t');
-    pieces.forEach((piece, j) => {
-      if (j > 0) inner += '<w:tab/>';
-      if (piece) inner += `<w:t xml:space="preserve">${escapeText(piece)}</w:t>`;
+    if (i > 0) appendChild(r, el('w:br'));
+    line.split('\t').forEach((piece, j) => {
+      if (j > 0) appendChild(r, el('w:tab'));
+      if (piece) appendChild(r, el('w:t', [['xml:space', 'preserve']], [{ type: 'text', raw: escapeText(piece) }]));
     });
   });
-  return parseFragment(`<w:r>${inner}</w:r>`);
+  return [r];
 }
 
 function sortRunProps(rPr: XElement): void {

@@ -1,0 +1,253 @@
+/**
+ * The template's ZIP package, read and written for speed: annotate changes a handful of parts and leaves the
+ * rest (fonts, media, glossary, themes) as they were, so unchanged entries are copied compressed, byte for
+ * byte, and only changed or new parts are deflated (native zlib). Entries are inflated on first use.
+ *
+ * The bounds of src/docx/package.ts apply first (checkZipBounds: entry count, declared sizes, ratio), and
+ * every inflate is capped at the entry's declared size, so a lying header cannot expand beyond it.
+ */
+import zlib from 'node:zlib';
+import { FolioError } from '../errors.js';
+import { checkZipBounds, isCompoundFile, isZip } from '../docx/package.js';
+
+interface Entry {
+  name: string;
+  method: number;
+  flags: number;
+  time: number;
+  date: number;
+  crc: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  localOffset: number;
+}
+
+const corrupt = (why: string) => new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package is corrupt (${why})`);
+
+export class ZipPackage {
+  private readonly entries = new Map<string, Entry>();
+  private readonly order: string[] = [];
+  private readonly data = new Map<string, Uint8Array>();
+  private readonly changed = new Set<string>();
+  private readonly decoder = new TextDecoder('utf-8');
+
+  private constructor(private readonly zip: Uint8Array) {}
+
+  static open(bytes: Uint8Array): ZipPackage {
+    if (bytes.length === 0) throw new FolioError('INVALID_FILE_FORMAT', 'The file is empty');
+    if (isCompoundFile(bytes)) {
+      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The document is encrypted (password-protected OOXML) or a legacy binary file');
+    }
+    if (!isZip(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
+    const declared = checkZipBounds(bytes);
+    const pkg = new ZipPackage(bytes);
+    pkg.readCentralDirectory(declared.length);
+    return pkg;
+  }
+
+  private readCentralDirectory(expected: number): void {
+    const z = this.zip;
+    const dv = new DataView(z.buffer, z.byteOffset, z.byteLength);
+    let eocd = -1;
+    for (let i = z.length - 22; i >= Math.max(0, z.length - 22 - 65535); i--) {
+      if (dv.getUint32(i, true) === 0x06054b50) {
+        eocd = i;
+        break;
+      }
+    }
+    if (eocd < 0) throw corrupt('no central directory');
+    let count = dv.getUint16(eocd + 10, true);
+    let p = dv.getUint32(eocd + 16, true);
+    if (p === 0xffffffff || count === 0xffff) {
+      const loc = eocd - 20;
+      if (loc < 0 || dv.getUint32(loc, true) !== 0x07064b50) throw corrupt('ZIP64 locator missing');
+      const z64 = Number(dv.getBigUint64(loc + 8, true));
+      if (z64 + 56 > z.length || dv.getUint32(z64, true) !== 0x06064b50) throw corrupt('ZIP64 directory missing');
+      count = Number(dv.getBigUint64(z64 + 32, true));
+      p = Number(dv.getBigUint64(z64 + 48, true));
+    }
+    if (count !== expected) throw corrupt('entry count');
+    for (let i = 0; i < count; i++) {
+      if (p + 46 > z.length || dv.getUint32(p, true) !== 0x02014b50) throw corrupt('bad central directory');
+      const flags = dv.getUint16(p + 8, true);
+      const method = dv.getUint16(p + 10, true);
+      const time = dv.getUint16(p + 12, true);
+      const date = dv.getUint16(p + 14, true);
+      const crc = dv.getUint32(p + 16, true);
+      let compressedSize = dv.getUint32(p + 20, true);
+      let uncompressedSize = dv.getUint32(p + 24, true);
+      const nameLen = dv.getUint16(p + 28, true);
+      const extraLen = dv.getUint16(p + 30, true);
+      const commentLen = dv.getUint16(p + 32, true);
+      let localOffset = dv.getUint32(p + 42, true);
+      const rawName = Buffer.from(z.subarray(p + 46, p + 46 + nameLen)).toString('utf8');
+      if (uncompressedSize === 0xffffffff || compressedSize === 0xffffffff || localOffset === 0xffffffff) {
+        let e = p + 46 + nameLen;
+        const end = e + extraLen;
+        while (e + 4 <= end) {
+          const id = dv.getUint16(e, true);
+          const len = dv.getUint16(e + 2, true);
+          if (id === 1) {
+            let q = e + 4;
+            if (uncompressedSize === 0xffffffff) { uncompressedSize = Number(dv.getBigUint64(q, true)); q += 8; }
+            if (compressedSize === 0xffffffff) { compressedSize = Number(dv.getBigUint64(q, true)); q += 8; }
+            if (localOffset === 0xffffffff) localOffset = Number(dv.getBigUint64(q, true));
+          }
+          e += 4 + len;
+        }
+      }
+      p += 46 + nameLen + extraLen + commentLen;
+      if (flags & 1) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The DOCX package has encrypted entries');
+      if (method !== 0 && method !== 8) throw corrupt(`unsupported compression method ${method}`);
+      if (rawName.endsWith('/')) continue; // directory entry
+      const name = rawName.replace(/^\//, '');
+      if (!this.entries.has(name)) this.order.push(name);
+      this.entries.set(name, { name, method, flags, time, date, crc, compressedSize, uncompressedSize, localOffset });
+    }
+  }
+
+  private compressedData(e: Entry): Uint8Array {
+    const z = this.zip;
+    const dv = new DataView(z.buffer, z.byteOffset, z.byteLength);
+    const o = e.localOffset;
+    if (o + 30 > z.length || dv.getUint32(o, true) !== 0x04034b50) throw corrupt(`bad local header for ${e.name.slice(0, 80)}`);
+    const start = o + 30 + dv.getUint16(o + 26, true) + dv.getUint16(o + 28, true);
+    const end = start + e.compressedSize;
+    if (end > z.length) throw corrupt(`truncated entry ${e.name.slice(0, 80)}`);
+    return z.subarray(start, end);
+  }
+
+  has(name: string): boolean {
+    return this.data.has(name) || this.entries.has(name);
+  }
+
+  names(): string[] {
+    return [...this.order, ...[...this.data.keys()].filter((n) => !this.entries.has(n))];
+  }
+
+  /** Entry bytes (inflated on first use, never beyond the declared size). */
+  get(name: string): Uint8Array | undefined {
+    const cached = this.data.get(name);
+    if (cached) return cached;
+    const e = this.entries.get(name);
+    if (!e) return undefined;
+    const raw = this.compressedData(e);
+    let out: Uint8Array;
+    if (e.method === 0) out = raw;
+    else {
+      try {
+        out = zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, e.uncompressedSize) });
+      } catch {
+        throw corrupt(`entry ${e.name.slice(0, 80)} does not inflate to its declared size`);
+      }
+    }
+    if (out.length !== e.uncompressedSize) throw corrupt(`entry ${e.name.slice(0, 80)} has the wrong size`);
+    this.data.set(name, out);
+    return out;
+  }
+
+  text(name: string): string | undefined {
+    const b = this.get(name);
+    return b === undefined ? undefined : this.decoder.decode(b);
+  }
+
+  set(name: string, bytes: Uint8Array): void {
+    this.data.set(name, bytes);
+    this.changed.add(name);
+    if (!this.entries.has(name) && !this.order.includes(name)) this.order.push(name);
+  }
+
+  setText(name: string, text: string): void {
+    this.set(name, Buffer.from(text, 'utf8'));
+  }
+
+  /** The main document part named by the package relationships (usually word/document.xml). */
+  mainDocumentPart(): string | undefined {
+    const rels = this.text('_rels/.rels');
+    if (rels) {
+      const m = /<Relationship\b[^>]*Type="[^"]*\/officeDocument"[^>]*>/.exec(rels);
+      const target = m && /Target="([^"]+)"/.exec(m[0]);
+      if (target?.[1]) return target[1].replace(/^\//, '');
+    }
+    return this.has('word/document.xml') ? 'word/document.xml' : undefined;
+  }
+
+  /** Writes the package: unchanged entries copied compressed, changed and new ones deflated. */
+  toBytes(): Uint8Array {
+    const chunks: Buffer[] = [];
+    const central: Buffer[] = [];
+    let offset = 0;
+    const names = this.order.filter((n) => this.has(n));
+    // [Content_Types].xml first, as Word writes it (some readers sniff it there).
+    names.sort((a, b) => (a === '[Content_Types].xml' ? -1 : b === '[Content_Types].xml' ? 1 : 0));
+    for (const name of names) {
+      const e = this.entries.get(name);
+      let method: number, crc: number, csize: number, usize: number, body: Uint8Array, time: number, date: number;
+      if (e && !this.changed.has(name)) {
+        ({ method, crc, time, date } = e);
+        body = this.compressedData(e);
+        csize = e.compressedSize;
+        usize = e.uncompressedSize;
+      } else {
+        const bytes = this.data.get(name)!;
+        const store = /\.(png|jpe?g|gif)$/i.test(name);
+        body = store ? bytes : zlib.deflateRawSync(bytes, { level: bytes.length > 1024 * 1024 ? 4 : 6 });
+        method = store ? 0 : 8;
+        crc = zlib.crc32(bytes) >>> 0;
+        csize = body.length;
+        usize = bytes.length;
+        time = 0;
+        date = 0x21; // 1980-01-01, as the DOCX writers that pin dates do
+      }
+      const nameBytes = Buffer.from(name, 'utf8');
+      const local = Buffer.alloc(30);
+      local.writeUInt32LE(0x04034b50, 0);
+      local.writeUInt16LE(20, 4);
+      local.writeUInt16LE(0x0800, 6); // UTF-8 names, sizes in the header (no data descriptor)
+      local.writeUInt16LE(method, 8);
+      local.writeUInt16LE(time, 10);
+      local.writeUInt16LE(date, 12);
+      local.writeUInt32LE(crc, 14);
+      local.writeUInt32LE(csize, 18);
+      local.writeUInt32LE(usize, 22);
+      local.writeUInt16LE(nameBytes.length, 26);
+      local.writeUInt16LE(0, 28);
+      const cd = Buffer.alloc(46);
+      cd.writeUInt32LE(0x02014b50, 0);
+      cd.writeUInt16LE(20, 4);
+      cd.writeUInt16LE(20, 6);
+      cd.writeUInt16LE(0x0800, 8);
+      cd.writeUInt16LE(method, 10);
+      cd.writeUInt16LE(time, 12);
+      cd.writeUInt16LE(date, 14);
+      cd.writeUInt32LE(crc, 16);
+      cd.writeUInt32LE(csize, 20);
+      cd.writeUInt32LE(usize, 24);
+      cd.writeUInt16LE(nameBytes.length, 28);
+      cd.writeUInt32LE(offset, 42);
+      central.push(cd, nameBytes);
+      chunks.push(local, nameBytes, Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+      offset += 30 + nameBytes.length + body.length;
+    }
+    const cdBuf = Buffer.concat(central);
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(names.length, 8);
+    end.writeUInt16LE(names.length, 10);
+    end.writeUInt32LE(cdBuf.length, 12);
+    end.writeUInt32LE(offset, 16);
+    const out = Buffer.concat([...chunks, cdBuf, end]);
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  }
+}
+
+/** Opens and checks that bytes are a DOCX: a ZIP with [Content_Types].xml and a word-processing main part. */
+export function openDocx(bytes: Uint8Array): ZipPackage {
+  const pkg = ZipPackage.open(bytes);
+  if (!pkg.has('[Content_Types].xml')) {
+    throw new FolioError('INVALID_FILE_FORMAT', 'The ZIP package has no [Content_Types].xml; it is not a DOCX');
+  }
+  const main = pkg.mainDocumentPart();
+  if (!main || !pkg.has(main)) throw new FolioError('INVALID_FILE_FORMAT', 'The package has no Word main document part');
+  return pkg;
+}
