@@ -48,7 +48,7 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
           const text = kids[i + 1]?.type === 'text' ? kids[i + 1]!.content : '';
           const email = !/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) && text.includes('@');
           if (/^(www\.|[a-z][a-z0-9+.-]*:\/\/|mailto:)/i.test(text) || (email && GFM_EMAIL.test(text))) {
-            trimAutolink(state as never, kids as never, i);
+            gfmAutolinkEnd(md, state as never, kids as never, i, email);
             continue;
           }
           let j = i + 1;
@@ -115,33 +115,38 @@ function gfmStrikethrough(md: MarkdownItInstance): void {
 }
 
 /**
- * GFM's end-of-autolink rule, where linkify-it is more generous: trailing ?, !, ., ,, :, *, _, ~ are not part of
- * the link, nor is a trailing ) without its (. The cut-off text moves after the link.
+ * GFM's end-of-autolink rule, applied to linkify-it's matches: a URL runs to the next white space or <, then
+ * loses trailing ?, !, ., ,, :, *, _, ~ and quotes, a trailing ) without its (, and a trailing entity-like
+ * "&hl;" (or a lone ;). Text cut off moves after the link; text taken from after the link moves in.
  */
-function trimAutolink(state: { Token: new (type: string, tag: string, nesting: number) => LinkToken }, kids: LinkToken[], i: number): void {
+function gfmAutolinkEnd(md: MarkdownItInstance, state: { Token: new (type: string, tag: string, nesting: number) => LinkToken }, kids: LinkToken[], i: number, email: boolean): void {
   const open = kids[i]!;
   const textTok = kids[i + 1];
   if (!textTok || textTok.type !== 'text' || kids[i + 2]?.type !== 'link_close') return;
-  let text = textTok.content;
-  const original = text;
+  const original = textTok.content;
+  const next = kids[i + 3];
+  let text = original;
+  if (!email && next?.type === 'text') text += /^[^\s<]*/.exec(next.content)![0];
   for (;;) {
     const last = text[text.length - 1];
-    if (last && '?!.,:*_~'.includes(last)) text = text.slice(0, -1);
+    if (last && '?!.,:*_~\'"'.includes(last)) text = text.slice(0, -1);
     else if (last === ')' && (text.match(/\(/g) ?? []).length < (text.match(/\)/g) ?? []).length) text = text.slice(0, -1);
+    else if (last === ';') text = text.replace(/&[a-z0-9]+;$/i, '').replace(/;$/, '');
     else break;
   }
-  // "&hl;" at the end looks like an entity reference: it stays out of the link, with its semicolon.
-  const next = kids[i + 3];
-  if (text === original && next?.type === 'text' && next.content.startsWith(';')) text = text.replace(/&[a-z0-9]+$/i, '');
   if (text === original || !text) return;
-  const cut = original.slice(text.length);
-  const href = open.attrGet('href') ?? '';
-  if (!href.endsWith(cut)) return;
-  open.attrSet('href', href.slice(0, -cut.length));
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.test(text) ? '' : email ? 'mailto:' : 'http://';
+  const href = md.normalizeLink(scheme + text);
+  if (!md.validateLink(href)) return;
+  open.attrSet('href', href);
   textTok.content = text;
-  const rest = new state.Token('text', '', 0);
-  rest.content = cut;
-  kids.splice(i + 3, 0, rest);
+  if (text.length > original.length) {
+    next!.content = next!.content.slice(text.length - original.length);
+  } else {
+    const rest = new state.Token('text', '', 0);
+    rest.content = original.slice(text.length);
+    kids.splice(i + 3, 0, rest);
+  }
 }
 
 // GFM's extended e-mail autolink: local part of alphanumerics and .-_+, a domain of alphanumerics and -_

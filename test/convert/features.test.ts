@@ -250,6 +250,14 @@ describe('Markdown → DOCX fixes found by the conformance suite', () => {
     expect(h.part('word/_rels/document.xml.rels')).toContain('Target="made-up-scheme://x"');
   });
 
+  it('ends extended autolinks by the GFM rules', () => {
+    const rels = (md: string) => [...unpack(markdownToDocx(md)).part('word/_rels/document.xml.rels').matchAll(/Target="([^"]*)" TargetMode/g)].map((m) => m[1]);
+    expect(rels('(see http://a.example/ok.)\n')).toEqual(['http://a.example/ok']);
+    expect(rels('www.commonmark.org/q=(b))+ok\n')).toEqual(['http://www.commonmark.org/q=(b))+ok']);
+    expect(rels('www.commonmark.org/q&hl;\n')).toEqual(['http://www.commonmark.org/q']);
+    expect(rels('hello@mail+xyz.example and hello+xyz@mail.example\n')).toEqual(['mailto:hello+xyz@mail.example']);
+  });
+
   it('shows content misplaced in table structure before the table, as browsers do', () => {
     const ps = unpack(htmlToDocx('<table><tr><pre>lost?</pre><td>cell</td></tr></table>')).document;
     expect(ps.indexOf('lost?')).toBeGreaterThan(-1);
