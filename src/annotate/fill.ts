@@ -70,7 +70,9 @@ export class Filler {
         if (dateEl) setAttr(dateEl, 'w:fullDate', fullDateAttr(value.date));
         const text = formatWordDate(value.date, picture, lid);
         v = { type: 'text', text };
-        bound = dateEl ? fullDateAttr(value.date).slice(0, 10) : text;
+        // The bound node holds the date as w:storeMappedDataAs says: xsd:dateTime (Word's default), xsd:date, or the text.
+        const storedAs = dateEl && child(dateEl, 'w:storeMappedDataAs') ? attr(child(dateEl, 'w:storeMappedDataAs')!, 'w:val') : 'dateTime';
+        bound = !dateEl || storedAs === 'text' ? text : storedAs === 'date' ? fullDateAttr(value.date).slice(0, 10) : fullDateAttr(value.date).slice(0, 19);
       } else if (value.type === 'text') bound = value.text;
       else if (value.type === 'checkbox') {
         v = { type: 'text', text: value.checked ? '\u2612' : '\u2610' };
