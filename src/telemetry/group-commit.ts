@@ -6,7 +6,7 @@
  */
 export class GroupCommitter<T> {
   private pending: Array<{ item: T; resolve: () => void; reject: (e: unknown) => void }> = [];
-  private running = false;
+  private running = 0;
   private scheduled = false;
   /** Number of transactions committed so far (exported as a metric; shows the batching at work). */
   commits = 0;
@@ -15,6 +15,8 @@ export class GroupCommitter<T> {
     private readonly write: (items: T[]) => Promise<void>,
     private readonly maxBatch = 2000,
     private readonly onCommit?: (size: number) => void,
+    /** Transactions allowed in flight at once: 1 for SQLite's single writer, a few for a PostgreSQL pool. */
+    private readonly maxInFlight = 1,
   ) {}
 
   submit(item: T): Promise<void> {
@@ -25,7 +27,7 @@ export class GroupCommitter<T> {
   }
 
   private schedule(): void {
-    if (this.running || this.scheduled) return;
+    if (this.running >= this.maxInFlight || this.scheduled) return;
     this.scheduled = true;
     // setImmediate: let the requests already parsed in this turn join the batch.
     setImmediate(() => {
@@ -35,8 +37,8 @@ export class GroupCommitter<T> {
   }
 
   private async flush(): Promise<void> {
-    if (this.running || this.pending.length === 0) return;
-    this.running = true;
+    if (this.running >= this.maxInFlight || this.pending.length === 0) return;
+    this.running++;
     const batch = this.pending.splice(0, this.maxBatch);
     try {
       await this.write(batch.map((b) => b.item));
@@ -46,14 +48,14 @@ export class GroupCommitter<T> {
     } catch (e) {
       for (const b of batch) b.reject(e);
     } finally {
-      this.running = false;
+      this.running--;
       if (this.pending.length > 0) this.schedule();
     }
   }
 
   /** Resolves once everything submitted so far has been written (or failed). */
   async drain(): Promise<void> {
-    while (this.pending.length > 0 || this.running || this.scheduled) {
+    while (this.pending.length > 0 || this.running > 0 || this.scheduled) {
       await new Promise((r) => setTimeout(r, 5));
     }
   }

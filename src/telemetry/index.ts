@@ -44,7 +44,13 @@ export interface Ingest {
 export async function createIngest(opts: IngestOptions): Promise<Ingest> {
   const store = await openTelemetryStore(opts.config);
   const metrics = createIngestMetrics(opts.registry);
-  const committer = new GroupCommitter<CollectRecord>((records) => store.append(records), 2000, (n) => metrics.committed(n));
+  const committer = new GroupCommitter<CollectRecord>(
+    (records) => store.append(records),
+    2000,
+    (n) => metrics.committed(n),
+    // SQLite has one writer; PostgreSQL overlaps a few commits (its pool holds 4 connections).
+    store.dialect === 'postgres' ? 3 : 1,
+  );
   const app = await buildIngestApp({
     logger: opts.logger,
     store,

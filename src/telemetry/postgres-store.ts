@@ -1,15 +1,21 @@
 /**
  * PostgreSQL adapter (TELEMETRY_DATABASE_URL). A batch is one transaction of a few set-based statements
  * (unnest over arrays), so the round trips do not grow with the batch; the commit's WAL flush is what the
- * 202 waits for (synchronous_commit is the server's, normally on).
+ * 202 waits for (synchronous_commit is the server's, normally on). A few batches may commit concurrently:
+ * rows of the unique tables are inserted in key order, so two transactions always take their row locks in
+ * the same order and cannot deadlock.
  */
 import pg from 'pg';
 import type { CollectRecord } from './payload.js';
 import { monthOf } from './payload.js';
 import { SCHEMA_SQL, type TelemetryStore, type UsageReport } from './store.js';
 
+/** Hostname rows known to be committed: skipping them spares concurrent batches a wait on one hot row. */
+const KNOWN_HOSTS_LIMIT = 10_000;
+
 export class PostgresTelemetryStore implements TelemetryStore {
   readonly dialect = 'postgres' as const;
+  private readonly knownHosts = new Set<string>();
   private constructor(private readonly pool: pg.Pool) {}
 
   static async open(url: string): Promise<PostgresTelemetryStore> {
@@ -68,7 +74,10 @@ export class PostgresTelemetryStore implements TelemetryStore {
             docs.key.push(r.licenseKey); docs.month.push(month); docs.doc.push(e.documentId); docs.at.push(String(r.receivedAt));
           }
         }
-        if (r.hostname !== '') { hosts.key.push(r.licenseKey); hosts.month.push(month); hosts.host.push(r.hostname); }
+        const hostKey = `${r.licenseKey}\u0000${month}\u0000${r.hostname}`;
+        if (r.hostname !== '' && !this.knownHosts.has(hostKey)) {
+          hosts.key.push(r.licenseKey); hosts.month.push(month); hosts.host.push(r.hostname);
+        }
       });
       await client.query(
         `INSERT INTO telemetry_events (request_id, license_key, month, received_at, client_timestamp, document_id, document_created_at)
@@ -78,18 +87,21 @@ export class PostgresTelemetryStore implements TelemetryStore {
       if (docs.doc.length > 0) {
         await client.query(
           `INSERT INTO telemetry_documents (license_key, month, document_id, first_seen_at)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) ON CONFLICT DO NOTHING`,
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS t(k, m, d, a) ORDER BY k, m, d
+           ON CONFLICT DO NOTHING`,
           [docs.key, docs.month, docs.doc, docs.at],
         );
       }
       if (hosts.host.length > 0) {
         await client.query(
           `INSERT INTO telemetry_hostnames (license_key, month, hostname)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t(k, m, h) ORDER BY k, m, h ON CONFLICT DO NOTHING`,
           [hosts.key, hosts.month, hosts.host],
         );
       }
       await client.query('COMMIT');
+      if (this.knownHosts.size > KNOWN_HOSTS_LIMIT) this.knownHosts.clear();
+      hosts.host.forEach((h, i) => this.knownHosts.add(`${hosts.key[i]}\u0000${hosts.month[i]}\u0000${h}`));
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw e;
