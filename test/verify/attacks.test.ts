@@ -92,6 +92,30 @@ describe('well-signed files', () => {
   });
 });
 
+describe('RFC 3161 signature timestamps', () => {
+  it('a token over the signature value verifies; trust follows the TSA certificate', () => {
+    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.ec }));
+    const s = r.signatures[0]!;
+    expect(s.timestamp).toMatchObject({ valid: true, trusted: true });
+    expect(Math.abs(Date.parse(s.timestamp!.time) - Date.now())).toBeLessThan(5 * 60_000);
+    expect(s.indication).toBe('TOTAL_PASSED');
+  });
+
+  it('a token from an untrusted TSA verifies but is untrusted', () => {
+    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.stranger }));
+    expect(r.signatures[0]!.timestamp).toMatchObject({ valid: true, trusted: false });
+  });
+
+  it('a token imprinting another signature value (transplanted) is invalid and degrades the indication', () => {
+    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.ec, timestampWrongImprint: true }));
+    const s = r.signatures[0]!;
+    expect(s.timestamp?.valid).toBe(false);
+    expect(s.warnings.join()).toMatch(/TIMESTAMP_INVALID/);
+    expect(s.indication).toBe('INDETERMINATE');
+    expect(s.subIndication).toBe('SIG_CONSTRAINTS_FAILURE');
+  });
+});
+
 describe('benign later changes stay valid', () => {
   it('a second signature added later: the first is extended with signatures only', () => {
     const r = verify(signPdf(signed, { signer: pki.ec, fieldName: 'Second' }));

@@ -205,6 +205,12 @@ export interface SignOptions {
   /** Draw a visible appearance for the signature widget on the first page. */
   visible?: boolean;
   signingTime?: Date;
+  /** Add an RFC 3161 signature timestamp token issued by this signer (acting as a TSA). */
+  timestampBy?: Signer;
+  /** Shift the token's genTime (e.g. into the past). */
+  timestampAt?: Date;
+  /** Make the token imprint something other than this signature value (a transplanted token). */
+  timestampWrongImprint?: boolean;
 }
 
 const DIGEST_OID: Record<string, string> = { sha1: '1.3.14.3.2.26', sha256: '2.16.840.1.101.3.4.2.1', sha384: '2.16.840.1.101.3.4.2.2', sha512: '2.16.840.1.101.3.4.2.3' };
@@ -288,7 +294,7 @@ export function fillSignature(prepared: Uint8Array, o: SignOptions): Uint8Array 
 }
 
 /** CMS SignedData (detached) with content-type, message-digest and signing-certificate-v2 signed attributes. */
-export function buildCms(messageDigest: Uint8Array, o: SignOptions): Uint8Array {
+export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated?: { type: string; bytes: Uint8Array }): Uint8Array {
   const digestName = o.digest ?? 'sha256';
   const certDer = new crypto.X509Certificate(o.signer.certPem).raw;
   const chainDer = o.signer.chainPem.map((p) => new crypto.X509Certificate(p).raw);
@@ -300,7 +306,7 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions): Uint8Array 
     value: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: toAb(certHash) })] })] })],
   });
   const attrs = [
-    new pkijs.Attribute({ type: '1.2.840.113549.1.9.3', values: [new asn1js.ObjectIdentifier({ value: '1.2.840.113549.1.7.1' })] }),
+    new pkijs.Attribute({ type: '1.2.840.113549.1.9.3', values: [new asn1js.ObjectIdentifier({ value: encapsulated?.type ?? '1.2.840.113549.1.7.1' })] }),
     new pkijs.Attribute({ type: '1.2.840.113549.1.9.4', values: [new asn1js.OctetString({ valueHex: toAb(messageDigest) })] }),
     new pkijs.Attribute({ type: '1.2.840.113549.1.9.16.2.47', values: [essCertIdV2] }),
   ];
@@ -328,6 +334,15 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions): Uint8Array 
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.113549.1.1.1', algorithmParams: new asn1js.Null() });
     signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), key);
   }
+  let unsignedAttrs: pkijs.SignedAndUnsignedAttributes | undefined;
+  if (o.timestampBy) {
+    const imprinted = o.timestampWrongImprint ? Buffer.concat([signature, Buffer.from([0])]) : signature;
+    const token = timestampToken(imprinted, o.timestampBy, o.timestampAt ?? new Date());
+    unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
+      type: 1,
+      attributes: [new pkijs.Attribute({ type: '1.2.840.113549.1.9.16.2.14', values: [asn1js.fromBER(toAb(Buffer.from(token))).result] })],
+    });
+  }
   const signerInfo = new pkijs.SignerInfo({
     version: 1,
     sid: new pkijs.IssuerAndSerialNumber({ issuer: cert.issuer, serialNumber: cert.serialNumber }),
@@ -335,16 +350,40 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions): Uint8Array 
     signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: attrs }),
     signatureAlgorithm: sigAlg,
     signature: new asn1js.OctetString({ valueHex: toAb(signature) }),
+    ...(unsignedAttrs ? { unsignedAttrs } : {}),
   });
   const sd = new pkijs.SignedData({
     version: 1,
     digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() })],
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: '1.2.840.113549.1.7.1' }),
+    encapContentInfo: new pkijs.EncapsulatedContentInfo(
+      encapsulated
+        ? { eContentType: encapsulated.type, eContent: new asn1js.OctetString({ valueHex: toAb(Buffer.from(encapsulated.bytes)) }) }
+        : { eContentType: '1.2.840.113549.1.7.1' },
+    ),
     certificates: [cert, ...chain],
     signerInfos: [signerInfo],
   });
   const ci = new pkijs.ContentInfo({ contentType: '1.2.840.113549.1.7.2', content: sd.toSchema(true) });
   return new Uint8Array(ci.toSchema().toBER());
+}
+
+/** An RFC 3161 TimeStampToken over `signatureValue` (a SignedData of a TSTInfo), signed by `tsa`. */
+export function timestampToken(signatureValue: Uint8Array, tsa: Signer, genTime: Date): Uint8Array {
+  const toAb = (b: Buffer | Uint8Array) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  const imprint = crypto.createHash('sha256').update(signatureValue).digest();
+  const tst = new pkijs.TSTInfo({
+    version: 1,
+    policy: '1.3.6.1.4.1.99999.1',
+    messageImprint: new pkijs.MessageImprint({
+      hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID.sha256, algorithmParams: new asn1js.Null() }),
+      hashedMessage: new asn1js.OctetString({ valueHex: toAb(imprint) }),
+    }),
+    serialNumber: new asn1js.Integer({ value: Math.floor(Math.random() * 1e9) }),
+    genTime,
+  });
+  const tstDer = new Uint8Array(tst.toSchema().toBER());
+  const digest = crypto.createHash('sha256').update(tstDer).digest();
+  return buildCms(digest, { signer: tsa }, { type: '1.2.840.113549.1.9.16.1.4', bytes: tstDer });
 }
 
 /** Replaces `from` by `to` (same length) at its last occurrence. */

@@ -1,0 +1,123 @@
+/**
+ * Verify on Folio's own signed output: POST /v1/sign on the real API, then POST /v1/verify. The untouched
+ * output is valid, trusted (the service's own root), issuedByThisService, and carries the audit trail with
+ * hashMatches; the issue's attack files built from it (append a page, change a content stream, re-point an
+ * object, empty the Contents, widen the gap, add an annotation) all end valid:false; a later signature by
+ * poppler keeps it valid.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, authed, type TestApi } from '../helpers/api.js';
+import { makePdf, makePki, pdfsigSign, signPdf, type TestPki } from './fixtures.js';
+import { addAnnotation, appendPage, changeContentStream, repointObject, widenGap, zeroContents, emptyContents } from './attacks.js';
+
+let api: TestApi;
+let pki: TestPki;
+let folioSigned: Uint8Array;
+let original: Uint8Array;
+
+async function sign(t: TestApi, pdf: Uint8Array, extra: Record<string, unknown> = {}): Promise<Uint8Array> {
+  const res = await fetch(
+    `${t.url}/v1/sign`,
+    authed(t, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        document: { base64: Buffer.from(pdf).toString('base64') },
+        signer: { name: 'Grace Hopper', email: 'grace@example.com', ip: '198.51.100.4', userAgent: 'Mozilla/5.0' },
+        auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T10:00:00Z' }],
+        eventId: 'verify-evt-1',
+        ...extra,
+      }),
+    }),
+  );
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`sign answered ${res.status}: ${JSON.stringify(json)}`);
+  return new Uint8Array(Buffer.from(json.document.base64, 'base64'));
+}
+
+async function verify(t: TestApi, pdf: Uint8Array) {
+  const form = new FormData();
+  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'signed.pdf');
+  const res = await fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', body: form }));
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+beforeAll(async () => {
+  pki = makePki();
+  api = await startTestApi();
+  original = await makePdf(2, 'Folio contract');
+  folioSigned = await sign(api, original);
+}, 180_000);
+
+afterAll(async () => {
+  await api?.close();
+  pki?.cleanup();
+});
+
+describe("Folio's own signed output", () => {
+  it('is valid, trusted through the service root, issuedByThisService, with the audit trail and hashMatches', async () => {
+    const r = await verify(api, folioSigned);
+    expect(r).toMatchObject({ valid: true, indication: 'TOTAL_PASSED', signatureCount: 1 });
+    const s = r.signatures[0];
+    expect(s.subFilter).toBe('ETSI.CAdES.detached');
+    expect(s.coverage).toBe('ENTIRE_FILE');
+    expect(s.integrity).toEqual({ digestMatches: true, signatureValid: true });
+    expect(s.certificate).toEqual({ chainValid: true, trusted: true, validAtSigningTime: true });
+    expect(s.issuedByThisService).toBe(true);
+    expect(r.auditTrail).toMatchObject({ format: 'folio-audit-trail/1', eventId: 'verify-evt-1', hashMatches: true });
+    expect(r.auditTrail.signer).toMatchObject({ name: 'Grace Hopper', email: 'grace@example.com' });
+  });
+
+  it('a second signature added later (pdfsig -add-signature) keeps the first valid', async () => {
+    const r = await verify(api, pdfsigSign(pki, folioSigned));
+    expect(r.signatureCount).toBe(2);
+    expect(r.signatures[0].valid).toBe(true);
+    expect(r.signatures[0].modificationsAfter.level).toBe('SIGNATURES_ONLY');
+    expect(r.valid).toBe(true);
+    // The audit data still describes the bytes the service signed.
+    expect(r.auditTrail.hashMatches).toBe(true);
+  });
+
+  it('a PDF signed elsewhere (not by this service) is not issuedByThisService', async () => {
+    const r = await verify(api, signPdf(original, { signer: pki.rsa }));
+    expect(r.signatures[0].issuedByThisService).toBe(false);
+    expect(r.signatures[0].certificate.trusted).toBe(false);
+    expect(r.auditTrail).toBeUndefined();
+  });
+
+  const attacks: Array<[string, (b: Uint8Array) => Uint8Array, (r: any) => void]> = [
+    ['a page appended', (b) => appendPage(b), (r) => expect(r.signatures[0].modificationsAfter.level).toBe('OTHER')],
+    ['a content stream changed', (b) => changeContentStream(b), (r) => expect(r.signatures[0].modificationsAfter.level).toBe('OTHER')],
+    ['a content stream changed behind an empty xref with no /Prev', (b) => changeContentStream(b, { xref: 'empty', prev: false }), (r) => expect(r.signatures[0].modificationsAfter.level).toBe('OTHER')],
+    ['an object re-pointed by an xref-only update', (b) => repointObject(b), (r) => expect(r.valid).toBe(false)],
+    ['the Contents zeroed', (b) => zeroContents(b), (r) => expect(r.signatures[0].problems.join()).toMatch(/CONTENTS_EMPTY/)],
+    ['the Contents emptied', (b) => emptyContents(b), (r) => expect(r.signatures[0].subIndication).toBe('FORMAT_FAILURE')],
+    ['the gap widened', (b) => widenGap(b), (r) => expect(r.signatures[0].problems.join()).toMatch(/SIGNATURE_WRAPPING/)],
+    ['an annotation added after the approval signature', (b) => addAnnotation(b, 'FreeText'), (r) => expect(r.signatures[0].modificationsAfter.level).toBe('ANNOTATIONS')],
+  ];
+  for (const [name, attack, check] of attacks) {
+    it(`attack: ${name} → valid:false`, async () => {
+      const r = await verify(api, attack(folioSigned));
+      expect(r.valid).toBe(false);
+      expect(r.indication).toBe('TOTAL_FAILED');
+      check(r);
+    });
+  }
+
+  it('attack: an annotation after a certifying signature (DocMDP P=3, own CMS) on the Folio document → valid:false', async () => {
+    const certified = signPdf(original, { signer: pki.rsa, certify: 3 });
+    expect((await verify(api, certified)).valid).toBe(true);
+    const r = await verify(api, addAnnotation(certified, 'Stamp'));
+    expect(r.valid).toBe(false);
+    expect(r.signatures[0].docMdp).toEqual({ permission: 3, respected: false });
+  });
+
+    const r = await verify(tsaApi, await sign(tsaApi, original));
+    expect(r.valid).toBe(true);
+    const ts = r.signatures[0].timestamp;
+    expect(ts).toMatchObject({ valid: true, trusted: true });
+    expect(Math.abs(Date.parse(ts.time) - Date.now())).toBeLessThan(10 * 60_000);
+    expect(r.signatures[0].indication).toBe('TOTAL_PASSED');
+  });
+});
