@@ -11,6 +11,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
+import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestIngest, type SeenRequest, type TestIngest } from './helpers.js';
@@ -28,7 +29,9 @@ const month = () => new Date().toISOString().slice(0, 7);
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>folio client test</title></head><body>
 <script type="module">
-import { Folio } from '/folio-client.min.js';
+import * as lib from '/folio-client.min.js';
+import { portableCases } from '/portable.js';
+const { Folio } = lib;
 async function bytesOf(name) { return new Uint8Array(await (await fetch('/docs/' + name)).arrayBuffer()); }
 window.openDoc = async (name, options) => {
   const doc = await new Folio(options).open(new Blob([await bytesOf(name)]));
@@ -40,6 +43,15 @@ window.exportAndReopen = async (name) => {
   const again = await folio.open(await doc.export());
   return { first: doc.documentId, identity: doc.identity, reopened: again.documentId, rule: again.rule };
 };
+window.runPortable = async () => {
+  const fixtures = { docid: await bytesOf('${DOCS.docid}'), created: await bytesOf('${DOCS.created}'), bare: await bytesOf('${DOCS.bare}') };
+  const results = [];
+  for (const c of portableCases) {
+    try { await c.run(lib, fixtures); results.push({ name: c.name, ok: true }); }
+    catch (e) { results.push({ name: c.name, ok: false, error: String(e && e.stack || e) }); }
+  }
+  return results;
+};
 document.cookie = 'session=page-secret; path=/';
 window.ready = true;
 </script></body></html>`;
@@ -49,6 +61,7 @@ let page: Page;
 let pageServer: http.Server;
 let pageOrigin: string;
 let ingest: TestIngest;
+let portableJs = '';
 const seen: SeenRequest[] = [];
 
 beforeAll(async () => {
@@ -56,10 +69,22 @@ beforeAll(async () => {
     const r = spawnSync(process.execPath, [path.join(root, 'packages/client/build.mjs')], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error('building @folio/client failed');
   }
+  // The library's portable unit tests (packages/client/test/portable.ts), bundled for the page; they receive
+  // the built bundle as \`lib\`, so what runs is the shipped code.
+  const bundled = await build({
+    entryPoints: [path.join(root, 'packages/client/test/portable.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
+  portableJs = bundled.outputFiles[0]!.text;
   ingest = await startTestIngest({}, seen);
   pageServer = http.createServer((req, res) => {
     const url = req.url ?? '/';
     if (url === '/') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
+    if (url === '/portable.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(portableJs);
     if (url === '/folio-client.min.js') {
       return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(fs.readFileSync(bundle));
     }
@@ -156,6 +181,12 @@ describe('@folio/client in Chromium', () => {
       silent.closeAllConnections();
       await new Promise((r) => silent.close(r));
     }
+  });
+
+  it("runs the library's portable unit tests (the same as in Node) against the built bundle", async () => {
+    const results = (await page.evaluate(() => (window as any).runPortable())) as Array<{ name: string; ok: boolean; error?: string }>;
+    expect(results.length).toBeGreaterThanOrEqual(10);
+    expect(results.filter((r) => !r.ok)).toEqual([]);
   });
 
   it('computes the same identities as Node, and export + reopen gives the rule-1 id', async () => {
