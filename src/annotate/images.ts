@@ -74,7 +74,7 @@ function prepareSvg(bytes: Uint8Array, field: string, description: string): Prep
     // Rasterise at twice the natural size (sharper when printed), never beyond MAX_RASTER_SIDE.
     const scale = Math.min(2, MAX_RASTER_SIDE / Math.max(natural.width, natural.height));
     const target = Math.max(1, Math.round(natural.width * scale));
-    const renderer = new Resvg(svg, { font: { loadSystemFonts: false, fontFiles: fallbackFontFiles() }, fitTo: { mode: 'width', value: target } });
+    const renderer = new Resvg(svg, { font: { loadSystemFonts: false, fontDirs: svgFontDirs(), defaultFontFamily: 'DejaVu Sans' }, fitTo: { mode: 'width', value: target } });
     png = renderer.render().asPng();
   } catch {
     throw unusable(field, 'the SVG cannot be read');
@@ -89,6 +89,14 @@ const FONT_CANDIDATES = [
   '/usr/share/fonts/truetype/liberation2/LiberationSerif-Italic.ttf',
   '/usr/share/fonts/truetype/liberation/LiberationSerif-Italic.ttf',
 ];
+/** Text in an SVG is drawn with the common free faces (not the whole system scan: its cost is per call). */
+const SVG_FONT_DIRS = ['/usr/share/fonts/truetype/dejavu', '/usr/share/fonts/truetype/liberation2', '/usr/share/fonts/truetype/liberation', '/usr/share/fonts/truetype/crosextra'];
+let svgFontDirsCache: string[] | undefined;
+function svgFontDirs(): string[] {
+  svgFontDirsCache ??= SVG_FONT_DIRS.filter((d) => fs.existsSync(d));
+  return svgFontDirsCache;
+}
+
 let fontFilesCache: string[] | undefined;
 function fallbackFontFiles(): string[] {
   fontFilesCache ??= FONT_CANDIDATES.filter((f) => fs.existsSync(f));
@@ -117,7 +125,8 @@ export function renderTypedSignature(name: string, field: string): PreparedImage
   } catch {
     throw unusable(field, 'the typed signature could not be rendered');
   }
-  return { bytes: png, extension: 'png', contentType: 'image/png', widthPx: width, heightPx: height, description: `Signature of ${clean}` };
+  // Drawn at 60 % of the canvas (a signature line is about 0.6 inch tall); the raster has 3× that resolution.
+  return { bytes: png, extension: 'png', contentType: 'image/png', widthPx: Math.round(width * 0.6), heightPx: Math.round(height * 0.6), description: `Signature of ${clean}` };
 }
 
 export interface Box {

@@ -66,6 +66,24 @@ describe('placeholders split across runs', () => {
     expect(doc).not.toMatch(/[\u0001\u0008\u000b\uFFFE]/);
   });
 
+  it('fills a text box and its VML fallback copy, counting what a reader sees once', async () => {
+    const inner = para(run('Box: {{x}}'));
+    const body = para(
+      '<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wp:anchor xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">' +
+        `<wps:wsp xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"><wps:txbx><w:txbxContent>${inner}</w:txbxContent></wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice>` +
+        `<mc:Fallback><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent>${inner}</w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r>` +
+        run(' outside {{x}}'),
+    );
+    const docx = makeDocx({ body });
+    expect(listTemplateFields(docx).reduce((n, f) => n + f.occurrences, 0)).toBe(2);
+    const { docx: out, report } = await annotateDocx(docx, [{ id: 'x', type: 'text', value: 'V' }]);
+    expect(report.filled).toEqual([{ id: 'x', type: 'text', occurrences: 2 }]);
+    const doc = unpack(out).document;
+    expect(count(textOf(doc), 'Box: V')).toBe(2);
+    expect(textOf(doc)).toContain('outside V');
+    expect(doc).not.toContain('{{');
+  });
+
   it('leaves Jinja statements and expressions with filters alone', async () => {
     const docx = makeDocx({ body: para(run('{% if a %}{{ a|upper }}{{p sub }}{% endif %}{{ok}}')) });
     expect(listTemplateFields(docx).map((f) => f.id)).toEqual(['ok']);
