@@ -36,6 +36,15 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
   if (ext.has('autolink')) {
     md.enable(['linkify']);
     md.linkify.set({ fuzzyLink: true, fuzzyEmail: true });
+    keepDelimitersOutOfInlineLinks(md);
+    // markdown-it first tests a whole paragraph's source, where linkify-it sees no link in "~~www.a.com~~"
+    // ("www." right after a tilde). Test with tildes as spaces as well; each text token is then matched
+    // exactly (a token with no match stays text).
+    const linkify = md.linkify;
+    const test = linkify.test.bind(linkify);
+    const match = linkify.match.bind(linkify);
+    linkify.test = (text: string) => test(text) || (text.includes('~') && test(text.replace(/~/g, ' ')));
+    linkify.match = (text: string) => match(text) ?? ([] as unknown as ReturnType<typeof match>);
     // GFM's extended autolinks are scheme://, www. and e-mail addresses; linkify-it's fuzzy mode also links
     // bare domains ("example.com"), which GFM leaves as text: unwrap those.
     md.core.ruler.after('linkify', 'gfm-autolink-scope', (state) => {
@@ -147,6 +156,40 @@ function gfmAutolinkEnd(md: MarkdownItInstance, state: { Token: new (type: strin
     rest.content = original.slice(text.length);
     kids.splice(i + 3, 0, rest);
   }
+}
+
+/**
+ * markdown-it's inline linkify rule consumes a scheme URL up to linkify-it's end, so "~~http://a.com~~" eats
+ * the closing tildes (it gives back trailing * only). GFM never ends an autolink in ~ or _: give those back
+ * to the inline parser, so they can close a strikethrough or emphasis.
+ */
+function keepDelimitersOutOfInlineLinks(md: MarkdownItInstance): void {
+  const rules = (md.inline.ruler as unknown as { __rules__: Array<{ name: string; fn: InlineRule }> }).__rules__;
+  const original = rules.find((r) => r.name === 'linkify')?.fn;
+  if (!original) return;
+  md.inline.ruler.at('linkify', (state, silent) => {
+    const s = state as unknown as InlineState;
+    if (!original(s, silent)) return false;
+    if (silent) return true;
+    const n = s.tokens.length;
+    const open = s.tokens[n - 3];
+    const text = s.tokens[n - 2];
+    if (open?.type !== 'link_open' || text?.type !== 'text') return true;
+    const kept = text.content.replace(/[~_]+$/, '');
+    const cut = text.content.length - kept.length;
+    const href = open.attrGet('href') ?? '';
+    if (cut === 0 || !kept || !href.endsWith(text.content.slice(kept.length))) return true;
+    text.content = kept;
+    open.attrSet('href', href.slice(0, -cut));
+    s.pos -= cut;
+    return true;
+  });
+}
+
+type InlineRule = (state: InlineState, silent: boolean) => boolean;
+interface InlineState {
+  pos: number;
+  tokens: LinkToken[];
 }
 
 // GFM's extended e-mail autolink: local part of alphanumerics and .-_+, a domain of alphanumerics and -_
