@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import { validateDocx } from './validate.js';
 import { declarePdfa1b } from './pdf-options.js';
-import { applyTrackedChanges } from './revisions.js';
+import { prepareDocx } from './prepare.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
 import type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
 
@@ -131,7 +131,7 @@ export class OfficePool implements OfficeEngine {
   }
 
   async docxToPdf(docx: Uint8Array, options: DocxToPdfOptions = {}): Promise<Uint8Array> {
-    validateDocx(docx);
+    const entryNames = validateDocx(docx);
     if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 });
     if (this.isBroken()) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion engine is unavailable', { retryAfter: 30 });
@@ -140,8 +140,7 @@ export class OfficePool implements OfficeEngine {
       throw new FolioError('SERVICE_UNAVAILABLE', 'Too many conversions are waiting; retry later', { retryAfter: this.retryAfterSeconds() });
     }
     // Markup is LibreOffice's own rendering of tracked changes; accept/reject rewrite the revision marks.
-    const mode = options.trackedChanges ?? 'markup';
-    const input = mode === 'markup' ? docx : applyTrackedChanges(docx, mode);
+    const input = prepareDocx(docx, entryNames, options);
     return new Promise<Uint8Array>((resolve, reject) => {
       this.queue.push({ docx: input, options, resolve, reject });
       this.dispatch();

@@ -11,26 +11,7 @@
  * and cell marks, and property changes (w:*PrChange: dropped on accept; on reject the previous run
  * properties are restored, other property changes keep the current formatting).
  */
-import { OoxmlPackage } from '../docx/package.js';
-import { OFFICE_PACKAGE_LIMITS } from './validate.js';
-
 export type RevisionMode = 'accept' | 'reject';
-
-const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
-
-/** The package with every tracked change accepted or rejected; the input itself when it has none. */
-export function applyTrackedChanges(docx: Uint8Array, mode: RevisionMode): Uint8Array {
-  const pkg = OoxmlPackage.read(docx, OFFICE_PACKAGE_LIMITS);
-  let changed = false;
-  for (const name of pkg.parts.keys()) {
-    if (!/^word\/.*\.xml$/i.test(name)) continue;
-    const xml = pkg.text(name);
-    if (!xml || !REVISION_HINT.test(xml)) continue;
-    pkg.setText(name, resolveRevisions(xml, mode));
-    changed = true;
-  }
-  return changed ? pkg.toBytes() : docx;
-}
 
 const open = (tag: string) => `<w:${tag}(?=[\\s>])[^>]*(?<!/)>`;
 const selfClosing = (tag: string) => new RegExp(`<w:${tag}(?=[\\s/])[^>]*/>`, 'g');

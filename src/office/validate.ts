@@ -17,7 +17,8 @@ export const OFFICE_PACKAGE_LIMITS: PackageLimits = {
 
 const MAX_RELS_BYTES = 1024 * 1024;
 
-export function validateDocx(bytes: Uint8Array, limits: PackageLimits = OFFICE_PACKAGE_LIMITS): void {
+/** Throws FolioError for anything but a bounded DOCX; returns the package's entry names. */
+export function validateDocx(bytes: Uint8Array, limits: PackageLimits = OFFICE_PACKAGE_LIMITS): string[] {
   if (bytes.length === 0) throw new FolioError('INVALID_FILE_FORMAT', 'The file is empty');
   if (isCompoundFile(bytes)) {
     throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The document is encrypted (password-protected OOXML) or a legacy binary Word file');
@@ -31,6 +32,7 @@ export function validateDocx(bytes: Uint8Array, limits: PackageLimits = OFFICE_P
   }
   const main = mainDocumentPart(bytes, names.get('_rels/.rels')?.uncompressedSize);
   if (!main || !names.has(main)) throw new FolioError('INVALID_FILE_FORMAT', 'The package has no Word main document part');
+  return [...names.keys()];
 }
 
 /** The officeDocument target of _rels/.rels, or word/document.xml when the package has no such relationship. */

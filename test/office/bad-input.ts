@@ -4,7 +4,7 @@ import { strToU8, zipSync } from 'fflate';
 
 /** A ZIP whose single entry inflates to `size` zero bytes (deflate of zeros, ~1000:1), CRC left 0. */
 export async function zipBomb(size = 1024 * 1024 * 1024): Promise<Uint8Array> {
-  const deflate = zlib.createDeflateRaw({ level: 9 });
+  const deflate = zlib.createDeflateRaw({ level: 1 });
   const chunks: Buffer[] = [];
   deflate.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<void>((resolve, reject) => {

@@ -129,7 +129,22 @@ export function colouredPixels(pdf: Uint8Array): number {
   }
 }
 
-/** Words (letters/digits runs, lower-cased, at least 2 characters) of a text. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * Words of a text, lower-cased: runs of letters and digits of at least 2 characters; CJK scripts, written
+ * without spaces, count each ideograph or syllable as a word (line breaks fall anywhere in them).
+ */
 export function words(text: string): string[] {
-  return (text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []);
+  const out: string[] = [];
+  for (const token of text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (!CJK.test(token)) {
+      if (token.length >= 2) out.push(token);
+      continue;
+    }
+    for (const piece of token.split(/([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/u)) {
+      if (piece && (CJK.test(piece) || piece.length >= 2)) out.push(piece);
+    }
+  }
+  return out;
 }

@@ -1,0 +1,43 @@
+/**
+ * What the pool does to a validated DOCX before a worker sees it: accept or reject tracked changes
+ * (revisions.ts) and drop comments (comments.ts). A markup-mode document without comments passes untouched,
+ * without being unpacked.
+ */
+import { OoxmlPackage } from '../docx/package.js';
+import { OFFICE_PACKAGE_LIMITS } from './validate.js';
+import { resolveRevisions } from './revisions.js';
+import { isCommentPart, stripCommentMarks, stripCommentRelationships } from './comments.js';
+import type { DocxToPdfOptions } from './types.js';
+
+const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
+
+export function prepareDocx(docx: Uint8Array, entryNames: readonly string[], options: DocxToPdfOptions): Uint8Array {
+  const mode = options.trackedChanges ?? 'markup';
+  const hasComments = entryNames.some(isCommentPart);
+  if (mode === 'markup' && !hasComments) return docx;
+  const pkg = OoxmlPackage.read(docx, OFFICE_PACKAGE_LIMITS);
+  for (const name of [...pkg.parts.keys()]) {
+    if (hasComments && isCommentPart(name)) {
+      pkg.parts.delete(name);
+      continue;
+    }
+    const isXml = /^word\/.*\.xml$/i.test(name);
+    const isRels = /^word\/_rels\/.*\.rels$/i.test(name);
+    if (!isXml && !isRels) continue;
+    let xml = pkg.text(name);
+    if (!xml) continue;
+    const before = xml;
+    if (isRels) {
+      if (hasComments) xml = stripCommentRelationships(xml);
+    } else {
+      if (hasComments && xml.includes('comment')) xml = stripCommentMarks(xml);
+      if (mode !== 'markup' && REVISION_HINT.test(xml)) xml = resolveRevisions(xml, mode);
+    }
+    if (xml !== before) pkg.setText(name, xml);
+  }
+  if (hasComments) {
+    const types = pkg.text('[Content_Types].xml');
+    if (types) pkg.setText('[Content_Types].xml', types.replace(/<Override\b[^>]*PartName="\/word\/comments(Extended|Ids|Extensible)?\.xml"[^>]*\/>/gi, ''));
+  }
+  return pkg.toBytes();
+}
