@@ -181,8 +181,11 @@ export class Filler {
       this.doc.markDirty(f.part.name);
       return 1;
     }
-    for (let guard = 0; guard < 10_000; guard++) {
-      const done = replacePlaceholderOnce(f.paragraph, f.name, (rPr) => {
+    // Right to left, positions found once: a value that itself contains `{{name}}` is not filled again.
+    const text = paragraphText(f.paragraph);
+    const matches = [...text.matchAll(new RegExp(placeholderRegex(f.name).source, 'gu'))].reverse();
+    for (const m of matches) {
+      const done = replacePlaceholderAt(f.paragraph, m.index, m.index + m[0].length, (rPr) => {
         const base = options.keepTextNodeStyles === false ? undefined : rPr ? withoutPlaceholderStyle(rPr) : undefined;
         let v = value;
         if (value.type === 'date') v = { type: 'text', text: formatWordDate(value.date, options.format ?? DEFAULT_DATE_PICTURE, options.locale) };
@@ -784,12 +787,16 @@ function splitText(t: XElement, text: string, offset: number): XElement {
  * the first one was. Returns false when the paragraph has no such placeholder.
  */
 export function replacePlaceholderOnce(p: XElement, name: string, build: (rPr: XElement | undefined) => Produced): boolean {
+  const m = placeholderRegex(name).exec(paragraphText(p));
+  return m ? replacePlaceholderAt(p, m.index, m.index + m[0].length, build) : false;
+}
+
+/** Replaces the placeholder text at [ms, me) of the paragraph's joined text (see replacePlaceholderOnce). */
+export function replacePlaceholderAt(p: XElement, ms: number, me: number, build: (rPr: XElement | undefined) => Produced): boolean {
   let segs = paragraphSegments(p);
   const text = segs.map((s) => s.text).join('');
-  const m = placeholderRegex(name).exec(text);
-  if (!m) return false;
-  const ms = m.index;
-  const me = ms + m[0].length;
+  if (me > text.length || ms >= me) return false;
+  const m = [text.slice(ms, me)];
   // Isolate the end.
   const endSeg = segs.find((s) => s.start < me && s.start + s.text.length >= me)!;
   const endOff = me - endSeg.start;

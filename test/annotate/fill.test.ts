@@ -84,6 +84,12 @@ describe('placeholders split across runs', () => {
     expect(doc).not.toContain('{{');
   });
 
+  it('a value that contains its own placeholder is written once, not filled again', async () => {
+    const { docx, report } = await annotateDocx(makeDocx({ body: para(run('{{a}} and {{a}}')) }), [{ id: 'a', type: 'text', value: 'x{{a}}y' }]);
+    expect(report.filled).toEqual([{ id: 'a', type: 'text', occurrences: 2 }]);
+    expect(textOf(unpack(docx).document)).toContain('x{{a}}y and x{{a}}y');
+  });
+
   it('leaves Jinja statements and expressions with filters alone', async () => {
     const docx = makeDocx({ body: para(run('{% if a %}{{ a|upper }}{{p sub }}{% endif %}{{ok}}')) });
     expect(listTemplateFields(docx).map((f) => f.id)).toEqual(['ok']);
