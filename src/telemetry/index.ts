@@ -23,7 +23,14 @@ export { SqliteTelemetryStore, PostgresTelemetryStore };
 
 export async function openTelemetryStore(config: Pick<Config, 'dataDir' | 'telemetryDatabaseUrl'>): Promise<TelemetryStore> {
   if (config.telemetryDatabaseUrl) return PostgresTelemetryStore.open(config.telemetryDatabaseUrl);
-  return new SqliteTelemetryStore(path.join(config.dataDir, 'telemetry.sqlite'));
+  const store = new SqliteTelemetryStore(path.join(config.dataDir, 'telemetry.sqlite'));
+  try {
+    await store.ready;
+  } catch (e) {
+    await store.close().catch(() => undefined);
+    throw new Error(`telemetry store cannot be opened: ${(e as Error).message}`);
+  }
+  return store;
 }
 
 export interface IngestOptions {

@@ -39,6 +39,8 @@ export class SqliteTelemetryStore implements TelemetryStore {
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private failed?: Error;
+  /** Resolves when the writer has opened the database and prepared its statements; rejects if it cannot. */
+  readonly ready: Promise<void>;
 
   constructor(file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -47,13 +49,22 @@ export class SqliteTelemetryStore implements TelemetryStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA_SQL('sqlite'));
     this.worker = writerWorker(file);
+    let started!: () => void;
+    let notStarted!: (e: Error) => void;
+    this.ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      notStarted = reject;
+    });
+    this.ready.catch(() => undefined);
     this.worker.on('message', (reply: WriterReply) => {
+      if (reply.id === 0) return started();
       const w = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
       if (reply.error) w?.reject(new Error(`telemetry store write failed: ${reply.error}`));
       else w?.resolve();
     });
     const fail = (e: Error) => {
+      notStarted(e);
       this.failed = e;
       for (const w of this.waiting.values()) w.reject(e);
       this.waiting.clear();

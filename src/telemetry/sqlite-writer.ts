@@ -52,6 +52,9 @@ const writeBatch = db.transaction((records: CollectRecord[]) => {
   }
 });
 
+// id 0: the writer is ready (schema seen, statements prepared); the store waits for it before serving.
+parentPort!.postMessage({ id: 0 } satisfies WriterReply);
+
 parentPort!.on('message', (msg: WriterRequest) => {
   if (msg.close) {
     db.close();
