@@ -134,15 +134,31 @@ function gfmAutolinkEnd(md: MarkdownItInstance, state: { Token: new (type: strin
   if (!textTok || textTok.type !== 'text' || kids[i + 2]?.type !== 'link_close') return;
   const original = textTok.content;
   const next = kids[i + 3];
-  let text = original;
-  if (!email && next?.type === 'text') text += /^[^\s<]*/.exec(next.content)![0];
-  for (;;) {
-    const last = text[text.length - 1];
-    if (last && '?!.,:*_~\'"'.includes(last)) text = text.slice(0, -1);
-    else if (last === ')' && (text.match(/\(/g) ?? []).length < (text.match(/\)/g) ?? []).length) text = text.slice(0, -1);
-    else if (last === ';') text = text.replace(/&[a-z0-9]+;$/i, '').replace(/;$/, '');
-    else break;
+  let full = original;
+  if (!email && next?.type === 'text') full += /^[^\s<]*/.exec(next.content)![0];
+  // One pass from the end with running counts: linear however long the run of trailing punctuation is.
+  let opens = 0;
+  let closes = 0;
+  for (let k = 0; k < full.length; k++) {
+    const c = full.charCodeAt(k);
+    if (c === 0x28) opens++;
+    else if (c === 0x29) closes++;
   }
+  let end = full.length;
+  for (;;) {
+    const last = full[end - 1];
+    if (last && '?!.,:*_~\'"'.includes(last)) end--;
+    else if (last === ')' && opens < closes) {
+      end--;
+      closes--;
+    } else if (last === ';') {
+      end--;
+      let k = end;
+      while (k > 0 && /[a-z0-9]/i.test(full[k - 1]!)) k--;
+      if (k < end && full[k - 1] === '&') end = k - 1;
+    } else break;
+  }
+  const text = full.slice(0, end);
   if (text === original || !text) return;
   const scheme = /^[a-z][a-z0-9+.-]*:/i.test(text) ? '' : email ? 'mailto:' : 'http://';
   const href = md.normalizeLink(scheme + text);
@@ -175,7 +191,9 @@ function keepDelimitersOutOfInlineLinks(md: MarkdownItInstance): void {
     const open = s.tokens[n - 3];
     const text = s.tokens[n - 2];
     if (open?.type !== 'link_open' || text?.type !== 'text') return true;
-    const kept = text.content.replace(/[~_]+$/, '');
+    let end = text.content.length;
+    while (end > 0 && (text.content[end - 1] === '~' || text.content[end - 1] === '_')) end--;
+    const kept = text.content.slice(0, end);
     const cut = text.content.length - kept.length;
     const href = open.attrGet('href') ?? '';
     if (cut === 0 || !kept || !href.endsWith(text.content.slice(kept.length))) return true;
