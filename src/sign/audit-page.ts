@@ -17,6 +17,7 @@ const BOLD_TTF = `${FONT_DIR}/DejaVuSans-Bold.ttf`;
 /** Details of one event longer than this are cut on the page; the attachment keeps them whole. */
 const MAX_DETAIL_CHARS = 600;
 const MAX_CELL_LINES = 10;
+const YIELD_EVERY_ROWS = 200;
 
 interface FontFace {
   pdfFont: PDFFont;
@@ -321,7 +322,10 @@ export async function renderAuditPages(doc: PDFDocument, record: AuditRecord, op
   text(heading, margin, y, bold, size * 1.3);
   y -= lineHeight * 0.5;
   tableHeader();
-  record.auditTrail.forEach((event, index) => {
+  for (let index = 0; index < record.auditTrail.length; index++) {
+    const event = record.auditTrail[index]!;
+    // Long trails take a while to lay out: let other requests run between slices of rows.
+    if (index > 0 && index % YIELD_EVERY_ROWS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const cells = [
       [String(index + 1)],
       wrapText(drawable(event.type, regular), columns[1]!.width - 2 * pad, size, regular, 4),
@@ -344,7 +348,7 @@ export async function renderAuditPages(doc: PDFDocument, record: AuditRecord, op
     });
     y -= h;
     page.drawLine({ start: { x: margin, y }, end: { x: margin + contentWidth, y }, thickness: 0.4, color: RULE });
-  });
+  }
 
   // Footers, now that the page count is known.
   const footerSize = size * 0.8;

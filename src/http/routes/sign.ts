@@ -75,7 +75,7 @@ const signBodySchema = {
     auditTrail: {
       type: 'array',
       minItems: 1,
-      maxItems: 100_000,
+      maxItems: 25_000,
       items: {
         type: 'object',
         required: ['type', 'timestamp'],
