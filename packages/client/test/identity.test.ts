@@ -25,7 +25,7 @@ describe('Node-only', () => {
   });
 
   it('accepts a File', async () => {
-    expect((await folio.open(new File([fixtures.created], 'x.docx'))).documentId).toBe(sha256(fixtures.created));
+    expect((await folio.open(new File([fixtures.created as BlobPart], 'x.docx'))).documentId).toBe(sha256(fixtures.created));
   });
 
   it('gives every corpus DOCX a stable rule-1 identity after one export', async () => {
