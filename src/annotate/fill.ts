@@ -669,7 +669,7 @@ function relative(fromPart: string, toPart: string): string {
 }
 
 export function placeholderRegex(name: string): RegExp {
-  return new RegExp(`\\{\\{\\s*${name.replace(/[.*+?^${}()|[\]\\\-]/g, '\\$&')}\\s*\\}\\}`, 'u');
+  return new RegExp(`\\{\\{\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\}\\}`, 'u');
 }
 
 export function paragraphText(p: XElement): string {
