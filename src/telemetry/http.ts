@@ -67,6 +67,8 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
     },
     requestIdHeader: false,
     bodyLimit: MAX_BODY_BYTES,
+    // Bodies are ≤ 64 KB: a request still arriving after 15 s is a slow-loris, not a client.
+    requestTimeout: 15_000,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
