@@ -17,6 +17,16 @@ describe('bad input', () => {
     expect(textOf(d.document)).toBe('abcd');
   });
 
+  it('ends autolinks followed by 200,000 punctuation characters, keeping every character', () => {
+    // The last URL is itself 200 KB long: over the 2,000-character bound for a link target, it stays text.
+    const cases: Array<[string, number]> = [[')'.repeat(200_000), 1], ['.'.repeat(200_000), 1], ['~'.repeat(200_000), 1], ['&a'.repeat(100_000) + ';', 0]];
+    for (const [tail, links] of cases) {
+      const d = unpack(markdownToDocx(`see http://a.example/x${tail} end\n`));
+      expect(textOf(d.document)).toBe(`see http://a.example/x${tail} end`);
+      expect(count(d.document, '<w:hyperlink ')).toBe(links);
+    }
+  });
+
   it('survives 100,000-deep nesting of Markdown quotes and lists', () => {
     const quotes = unpack(markdownToDocx('>'.repeat(100_000) + ' deep\n'));
     expect(textOf(quotes.document)).toContain('deep');
