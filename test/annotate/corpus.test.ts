@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { annotateDocx, listTemplateFields, type AnnotateField } from '../../src/annotate/index.js';
 import { authed, startTestApi, type TestApi } from '../helpers/api.js';
-import { b64, count, pdfText, pngOfSize, TEMPLATES, textOf, unpack } from './helpers.js';
+import { b64, count, pdfImages, pdfText, pngOfSize, TEMPLATES, textOf, unpack } from './helpers.js';
 
 const read = (name: string) => new Uint8Array(fs.readFileSync(path.join(TEMPLATES, name)));
 const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
@@ -219,6 +219,7 @@ describe('LibreOffice renders the filled templates (POST /v1/annotate?to=pdf)', 
     await api?.close();
   });
 
+  let lastPdf: Uint8Array = new Uint8Array();
   async function toPdf(name: string, fields: AnnotateField[]): Promise<string> {
     const res = await fetch(
       `${api.url}/v1/annotate?to=pdf`,
@@ -230,6 +231,7 @@ describe('LibreOffice renders the filled templates (POST /v1/annotate?to=pdf)', 
     expect(body.report.unmatched).toEqual([]);
     const pdf = Buffer.from(body.document.base64, 'base64');
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    lastPdf = pdf;
     return pdfText(pdf);
   }
 
@@ -275,5 +277,19 @@ describe('LibreOffice renders the filled templates (POST /v1/annotate?to=pdf)', 
       { id: '/invoice[1]/terms[1]', type: 'html', value: '<p>Net <b>30</b> days</p>' },
     ]);
     for (const v of ['Grace Hopper', '15 March 2024', 'Widget', 'Gadget', 'Net 30 days']) expect(invoice).toContain(v);
+  });
+
+  it('images and a typed signature are drawn in the PDF', async () => {
+    const img = await pngOfSize(320, 160);
+    const text = await toPdf('docxtpl--header_footer_tpl.docx', [
+      { id: 'title', type: 'signature', value: 'Ada Lovelace' },
+      { id: 'date', type: 'image', value: b64(img), options: { dimensions: { width: 160 } } },
+      { id: 'company_name', type: 'text', value: 'Folio Widgets Ltd' },
+    ]);
+    expect(text).toContain('Folio Widgets Ltd');
+    // pdfimages lists the two pictures (the header one on every page it repeats on is one object).
+    const list = pdfImages(lastPdf);
+    expect(list.filter((l) => /^\s*\d+\s+\d+\s+image\s+(\d+)\s+(\d+)/.test(l)).length).toBeGreaterThanOrEqual(2);
+    expect(list.some((l) => /\s320\s+160\s/.test(l))).toBe(true); // the 320×160 PNG itself
   });
 });

@@ -144,19 +144,6 @@ export async function pngOfSize(width: number, height: number): Promise<Uint8Arr
 
 export const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
-/** LibreOffice (headless, its own profile) → PDF → pdftotext; the private temp dir is always removed. */
-export function libreOfficeText(docx: Uint8Array): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-annotate-lo-'));
-  try {
-    const input = path.join(dir, 'filled.docx');
-    fs.writeFileSync(input, docx);
-    execFileSync('soffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input], { stdio: 'ignore', timeout: 120_000 });
-    return execFileSync('pdftotext', ['-layout', path.join(dir, 'filled.pdf'), '-'], { encoding: 'utf8' });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 export function pdfText(pdf: Uint8Array): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-annotate-pdf-'));
   try {
@@ -170,3 +157,14 @@ export function pdfText(pdf: Uint8Array): string {
 export const sdt = (pr: string, content: string) => `<w:sdt><w:sdtPr>${pr}</w:sdtPr><w:sdtContent>${content}</w:sdtContent></w:sdt>`;
 export const run = (text: string, rPr = '') => `<w:r>${rPr ? `<w:rPr>${rPr}</w:rPr>` : ''}<w:t xml:space="preserve">${text}</w:t></w:r>`;
 export const para = (inner: string, pPr = '') => `<w:p>${pPr ? `<w:pPr>${pPr}</w:pPr>` : ''}${inner}</w:p>`;
+
+/** `pdfimages -list` lines for a PDF (poppler). */
+export function pdfImages(pdf: Uint8Array): string[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-annotate-pdf-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'a.pdf'), pdf);
+    return execFileSync('pdfimages', ['-list', path.join(dir, 'a.pdf')], { encoding: 'utf8' }).split('\n');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
