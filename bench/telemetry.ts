@@ -93,6 +93,7 @@ if (process.argv.includes('--serve')) {
       events: [{ timestamp: new Date().toISOString(), documentId: `bench-${process.pid}-${seq++}`, documentCreatedAt: '2024-01-15T10:30:00Z' }],
     });
 
+  const acknowledged: Record<string, number> = {};
   async function run(title: string, port: number) {
     const opts = {
       url: `http://127.0.0.1:${port}/v1/collect`,
@@ -101,8 +102,9 @@ if (process.argv.includes('--serve')) {
       headers: { 'content-type': 'application/json', 'x-license-key': 'bench_license' },
       requests: [{ setupRequest: (req: any) => ({ ...req, body: body() }) }],
     };
-    await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, connections, SQLite pages
+    const warm = await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, connections, SQLite pages
     const r = await autocannon({ ...opts, duration: seconds });
+    acknowledged[title] = warm['2xx'] + r['2xx'];
     const bad = r.non2xx + r.errors + r.timeouts;
     console.log(
       `${title.padEnd(36)} ${r.requests.average.toFixed(0).padStart(7)} events/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   non-2xx/errors ${bad}`,
@@ -119,5 +121,8 @@ if (process.argv.includes('--serve')) {
   if (postgres) console.log(`PostgreSQL: ${postgres.rps.toFixed(0)} events/s, p99 ${postgres.p99} ms, ${(postgres.rps / bare.rps).toFixed(2)}× bare`);
   child.kill('SIGTERM');
   const stored = await nextLine('stored');
-  console.log(`stored opens for the bench key (warm-up included): SQLite ${stored.stored.sqlite}${stored.stored.postgres !== null ? `, PostgreSQL ${stored.stored.postgres}` : ''}`);
+  const sqliteAcked = acknowledged['Folio ingest, SQLite (durable 202)'];
+  const pgAcked = acknowledged['Folio ingest, PostgreSQL (durable 202)'];
+  console.log(`acknowledged (2xx, warm-up included) vs stored: SQLite ${sqliteAcked} / ${stored.stored.sqlite}` +
+    (stored.stored.postgres !== null ? `, PostgreSQL ${pgAcked} / ${stored.stored.postgres}` : ''));
 }
