@@ -85,6 +85,9 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
     throw unprocessable('The PDF page tree is unreadable', e);
   }
   if (pageCount < 1) throw unprocessable('The PDF has no pages');
+  if (docMdpPermission(doc) === 1) {
+    throw unprocessable('The PDF is certified with "no changes allowed" (DocMDP P=1); signing it would invalidate its certification');
+  }
 
   let base = bytes;
   let last = readLastXref(bytes);
@@ -101,6 +104,24 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
     repaired = true;
   }
   return { base, last, doc, repaired };
+}
+
+/** The DocMDP permission level of a certified document (1–3), if it is certified. */
+function docMdpPermission(doc: PDFDocument): number | undefined {
+  const perms = doc.catalog.lookup(PDFName.of('Perms'));
+  if (!(perms instanceof PDFDict)) return undefined;
+  const sig = perms.lookup(PDFName.of('DocMDP'));
+  if (!(sig instanceof PDFDict)) return undefined;
+  const refs = sig.lookup(PDFName.of('Reference'));
+  if (!(refs instanceof PDFArray)) return 2; // certified without parameters: P defaults to 2
+  for (let i = 0; i < refs.size(); i++) {
+    const ref = refs.lookup(i);
+    if (!(ref instanceof PDFDict)) continue;
+    const params = ref.lookup(PDFName.of('TransformParams'));
+    const p = params instanceof PDFDict ? params.lookup(PDFName.of('P')) : undefined;
+    if (p instanceof PDFNumber) return p.asNumber();
+  }
+  return 2;
 }
 
 /** PDF text string: hex UTF-16BE with a byte-order mark, safe for any character. */
@@ -311,6 +332,9 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
     const kids = editableArray(doc, pagesDict, 'Kids', changes);
     for (const page of pages) {
       page.node.set(PDFName.of('Parent'), pagesRef);
+      // Rotate and CropBox are inheritable: pin them so a rotated or cropped page tree leaves ours alone.
+      page.node.set(PDFName.of('Rotate'), PDFNumber.of(0));
+      page.node.set(PDFName.of('CropBox'), page.node.get(PDFName.of('MediaBox'))!);
       kids.push(page.ref);
     }
     const count = pagesDict.lookup(PDFName.of('Count'));

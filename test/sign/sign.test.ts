@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PDFDocument } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFNumber } from '@cantoo/pdf-lib';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   auditAttachment, lastSignature, makePdf, nssDbTrusting, opensslCmsPrint, opensslCmsVerify, pageCount, pdfsig, pdfsigBlocks,
@@ -233,6 +233,36 @@ describe('document structures', () => {
     after.forEach((b) => expect(b).toContain('Signature Validation: Signature is Valid.'));
     expect(after[after.length - 1]).toContain('Total document signed');
     expect(qpdfCheck(file).status).toBe(0);
+  });
+});
+
+describe('page tree and certification', () => {
+  it('audit pages do not inherit a rotation or crop box from the page tree', async () => {
+    const doc = await PDFDocument.load(await makePdf(1));
+    const pagesRoot = doc.catalog.lookup(PDFName.of('Pages')) as PDFDict;
+    pagesRoot.set(PDFName.of('Rotate'), PDFNumber.of(90));
+    pagesRoot.set(PDFName.of('CropBox'), doc.context.obj([0, 0, 100, 100]));
+    const input = await doc.save({ useObjectStreams: false });
+    const res = await postSign(t, signBody(input));
+    expect(res.status).toBe(200);
+    const out = await PDFDocument.load(res.pdf!);
+    expect(out.getPage(0).getRotation().angle).toBe(90);
+    const audit = out.getPage(1);
+    expect(audit.getRotation().angle).toBe(0);
+    expect(audit.getCropBox()).toEqual(audit.getMediaBox());
+    // The visible size of the original last page (rotated 90°) is what the audit page takes.
+    expect(audit.getSize()).toEqual({ width: 841.89, height: 595.28 });
+    expectValidFolioOutput(writeTemp(work, 'rotated.pdf', res.pdf!), res.pdf!);
+  });
+
+  it('refuses a document certified with "no changes allowed" (DocMDP P=1)', async () => {
+    const doc = await PDFDocument.load(await makePdf(1));
+    const sig = doc.context.obj({ Type: 'Sig', Reference: [{ Type: 'SigRef', TransformMethod: 'DocMDP', TransformParams: { Type: 'TransformParams', P: 1, V: '1.2' } }] });
+    doc.catalog.set(PDFName.of('Perms'), doc.context.obj({ DocMDP: doc.context.register(sig) }));
+    const res = await postSign(t, signBody(await doc.save({ useObjectStreams: false })));
+    expect(res.status).toBe(422);
+    expect(res.json.code).toBe('UNPROCESSABLE_DOCUMENT');
+    expect(res.json.message).toMatch(/DocMDP P=1/);
   });
 });
 
