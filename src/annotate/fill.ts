@@ -182,8 +182,11 @@ export class Filler {
       return 1;
     }
     // Right to left, positions found once: a value that itself contains `{{name}}` is not filled again.
-    const text = paragraphText(f.paragraph);
-    const matches = [...text.matchAll(new RegExp(placeholderRegex(f.name).source, 'gu'))].reverse();
+    const segs = paragraphSegments(f.paragraph);
+    const text = segs.map((x) => x.text).join('');
+    const matches = [...text.matchAll(new RegExp(placeholderRegex(f.name).source, 'gu'))]
+      .filter((m) => !this.written.has(segs.find((x) => x.start <= m.index && m.index < x.start + x.text.length)!.run))
+      .reverse();
     for (const m of matches) {
       const done = replacePlaceholderAt(f.paragraph, m.index, m.index + m[0].length, (rPr) => {
         const base = options.keepTextNodeStyles === false ? undefined : rPr ? withoutPlaceholderStyle(rPr) : undefined;
@@ -201,7 +204,20 @@ export class Filler {
 
   // ---- values → XML ---------------------------------------------------------------------------------
 
+  /** Runs written by a fill: `{{name}}` typed inside a value is the value's text, never a field. */
+  private readonly written = new WeakSet<XElement>();
+
   private produce(part: string, v: ResolvedValue, base: XElement | undefined, options: FieldOptions, box: Box | undefined, fieldPath: string): Produced {
+    const produced = this.produceContent(part, v, base, options, box, fieldPath);
+    for (const n of [...produced.inline, ...(produced.block ?? [])]) {
+      if (n.type !== 'el') continue;
+      if (n.name === 'w:r') this.written.add(n);
+      for (const r of descendants(n, 'w:r')) this.written.add(r);
+    }
+    return produced;
+  }
+
+  private produceContent(part: string, v: ResolvedValue, base: XElement | undefined, options: FieldOptions, box: Box | undefined, fieldPath: string): Produced {
     switch (v.type) {
       case 'text':
         return { inline: textRuns(v.text, base) };

@@ -90,6 +90,14 @@ describe('placeholders split across runs', () => {
     expect(textOf(unpack(docx).document)).toContain('x{{a}}y and x{{a}}y');
   });
 
+  it('placeholders typed inside another field\'s value are text, not fields', async () => {
+    const { docx } = await annotateDocx(makeDocx({ body: para(run('{{a}} / {{b}}')) }), [
+      { id: 'a', type: 'text', value: 'see {{b}}' },
+      { id: 'b', type: 'text', value: 'B' },
+    ]);
+    expect(textOf(unpack(docx).document)).toContain('see {{b}} / B');
+  });
+
   it('leaves Jinja statements and expressions with filters alone', async () => {
     const docx = makeDocx({ body: para(run('{% if a %}{{ a|upper }}{{p sub }}{% endif %}{{ok}}')) });
     expect(listTemplateFields(docx).map((f) => f.id)).toEqual(['ok']);
