@@ -101,7 +101,7 @@ async function startApi(workers: number): Promise<{ api: RunningApi; url: string
 
 async function convertOverHttp(target: { url: string; apiKey: string }, bytes: Uint8Array): Promise<Uint8Array> {
   const body = new FormData();
-  body.append('file', new Blob([bytes]), 'input.docx');
+  body.append('file', new Blob([bytes as BlobPart]), 'input.docx');
   const res = await fetch(`${target.url}/v1/convert?from=docx&to=pdf`, { method: 'POST', body, headers: { authorization: `Bearer ${target.apiKey}` } });
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
   return new Uint8Array(await res.arrayBuffer());

@@ -9,7 +9,7 @@ import { SMALL_PDF, zipBomb, zipWithoutWordParts } from './bad-input.js';
 
 function form(name: string, content: Uint8Array | string): FormData {
   const fd = new FormData();
-  fd.append('file', new Blob([content]), name);
+  fd.append('file', new Blob([content as BlobPart]), name);
   return fd;
 }
 
