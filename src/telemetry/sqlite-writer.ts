@@ -37,6 +37,10 @@ const insertDocument = db.prepare(
 );
 const insertHostname = db.prepare('INSERT INTO telemetry_hostnames (license_key, month, hostname) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
 
+/** (key, month, hostname) rows known to be committed: most requests repeat one, and skipping it saves a statement. */
+const knownHosts = new Set<string>();
+let newHosts: string[] = [];
+
 const writeBatch = db.transaction((records: CollectRecord[]) => {
   for (const r of records) {
     const month = monthOf(r.receivedAt);
@@ -48,7 +52,11 @@ const writeBatch = db.transaction((records: CollectRecord[]) => {
       insertEvent.run(requestId, r.licenseKey, month, r.receivedAt, e.timestamp, e.documentId, e.documentCreatedAt);
       if (e.documentId !== null) insertDocument.run(r.licenseKey, month, e.documentId, r.receivedAt);
     }
-    if (r.hostname !== '') insertHostname.run(r.licenseKey, month, r.hostname);
+    const hostKey = `${r.licenseKey}\u0000${month}\u0000${r.hostname}`;
+    if (r.hostname !== '' && !knownHosts.has(hostKey)) {
+      insertHostname.run(r.licenseKey, month, r.hostname);
+      newHosts.push(hostKey);
+    }
   }
 });
 
@@ -63,7 +71,10 @@ parentPort!.on('message', (msg: WriterRequest) => {
     return;
   }
   try {
+    newHosts = [];
     writeBatch(msg.records ?? []);
+    if (knownHosts.size > 10_000) knownHosts.clear();
+    for (const h of newHosts) knownHosts.add(h);
     parentPort!.postMessage({ id: msg.id } satisfies WriterReply);
   } catch (e) {
     parentPort!.postMessage({ id: msg.id, error: (e as Error).message } satisfies WriterReply);
