@@ -2,13 +2,14 @@
  * Where templates and images come from: URLs fetched under CONTRACT §0 (an operator allow-list lets the test
  * reach its own local server), and ZIP packages whose headers lie about sizes (bounded, refused).
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { annotateDocx } from '../../src/annotate/index.js';
 import { authed, startTestApi, type TestApi } from '../helpers/api.js';
-import { b64, makeDocx, para, pngOfSize, run, textOf, unpack } from './helpers.js';
+import { b64, makeDocx, para, pngOfSize, run, TEMPLATES, textOf, unpack } from './helpers.js';
 
 let server: http.Server;
 let port: number;
@@ -83,6 +84,20 @@ function lyingDocx(realXml: string, declared: number): Uint8Array {
   }
   return new Uint8Array(buf);
 }
+
+describe('ZIP writing', () => {
+  it('parts a fill does not touch come out byte-identical; changed ones re-read', async () => {
+    const template = new Uint8Array(fs.readFileSync(`${TEMPLATES}/poi--ChronologicalResume.dotx`));
+    const { docx } = await annotateDocx(template, [{ id: 'Email', type: 'text', value: 'x@y.z' }]);
+    const before = unzipSync(template);
+    const after = unzipSync(docx);
+    expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
+    const changed = Object.keys(before).filter((n) => !Buffer.from(before[n]!).equals(Buffer.from(after[n]!)));
+    // The document, the content types (.dotx → document) and the customXml store the Email control is bound to.
+    expect(changed.sort()).toEqual(['[Content_Types].xml', 'customXml/item1.xml', 'word/document.xml']);
+    expect(Buffer.from(after['customXml/item1.xml']!).toString()).toContain('x@y.z');
+  });
+});
 
 describe('ZIP bounds', () => {
   it('an entry that inflates beyond its declared size is refused, not expanded', async () => {
