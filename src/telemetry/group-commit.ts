@@ -40,6 +40,8 @@ export class GroupCommitter<T> {
     if (this.running >= this.maxInFlight || this.pending.length === 0) return;
     this.running++;
     const batch = this.pending.splice(0, this.maxBatch);
+    // Room for another transaction (maxInFlight > 1) and items left beyond maxBatch: start it too.
+    if (this.pending.length > 0) this.schedule();
     try {
       await this.write(batch.map((b) => b.item));
       this.commits++;
