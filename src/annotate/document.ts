@@ -86,7 +86,7 @@ export class TemplateDocument {
       if (!/\.(xml|rels|vml)$/i.test(name)) continue;
       const data = pkg.get(name)!;
       // A cheap byte scan first: most parts have no '<!' beyond comments.
-      if (data.includes(0x21 /* ! */)) assertNoDoctype(pkg.text(name)!, name);
+      if (data.includes(0x21 /* ! */)) assertNoDoctype(decodeXmlBytes(data), name);
     }
     const doc = new TemplateDocument(pkg);
     doc.collectFieldParts();
@@ -303,3 +303,13 @@ export function relativeTarget(fromPart: string, toPart: string): string {
 }
 
 export { resolveTarget };
+
+/**
+ * XML bytes as text in the encoding they declare by their first bytes: UTF-16 parts (BOM or a NUL next to
+ * '<') are decoded as such, so a DOCTYPE cannot hide from the check behind another encoding.
+ */
+function decodeXmlBytes(b: Uint8Array): string {
+  if ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0x3c && b[1] === 0x00)) return new TextDecoder('utf-16le').decode(b);
+  if ((b[0] === 0xfe && b[1] === 0xff) || (b[0] === 0x00 && b[1] === 0x3c)) return new TextDecoder('utf-16be').decode(b);
+  return new TextDecoder('utf-8').decode(b);
+}

@@ -168,7 +168,14 @@ describe('bad input', () => {
       ['customXml/item1.xml', '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>'],
       ['[Content_Types].xml', '<?xml version="1.0"?><!DOCTYPE Types SYSTEM "http://example.com/t.dtd"><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'],
     ];
+    // A UTF-16 part cannot hide its DOCTYPE from the check.
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>', 'utf16le')]);
     const base = makeDocx({ body: para(run('{{name}}')), header: para(run('h')) });
+    const utf16Docx = unzipSync(base);
+    utf16Docx['customXml/item1.xml'] = new Uint8Array(utf16);
+    const r16 = await post('/v1/annotate', { document: { base64: b64(zipSync(utf16Docx)) }, fields: [] });
+    expect(r16.status).toBe(422);
+    expect((r16.json as Envelope).code).toBe('UNPROCESSABLE_DOCUMENT');
     for (const [name, xml] of parts) {
       const r = await post('/v1/annotate', { document: { base64: b64(withPart(base, name, xml)) }, fields: [{ id: 'name', type: 'text', value: 'v' }] });
       expect(r.status, name).toBe(422);
