@@ -22,8 +22,13 @@ function unusable(field: string, issue: string): FolioError {
   return new FolioError('VALIDATION_ERROR', `${field}: ${issue}`, { status: 422, details: [{ field, issue }] });
 }
 
+/** Image URLs fetched per request: each may take the full fetch timeout, so their number is bounded. */
+export const MAX_IMAGE_URLS = 50;
+
 export interface ResolveContext {
   fetcher?: SafeFetcher;
+  /** URLs fetched so far by this request. */
+  urlFetches?: number;
   /** Cells already used by earlier table values of the request. */
   tableCells: { used: number };
 }
@@ -125,6 +130,8 @@ async function loadImage(value: string, field: string, ctx: ResolveContext, desc
   let bytes: Uint8Array;
   if (/^https?:\/\//i.test(value)) {
     if (!ctx.fetcher) throw unusable(field, 'image URLs cannot be fetched here');
+    ctx.urlFetches = (ctx.urlFetches ?? 0) + 1;
+    if (ctx.urlFetches > MAX_IMAGE_URLS) throw unusable(field, `at most ${MAX_IMAGE_URLS} image URLs per request; send the others as data URIs`);
     bytes = (await ctx.fetcher.fetch(value, field)).bytes;
   } else {
     try {
