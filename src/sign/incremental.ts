@@ -8,9 +8,16 @@
 export interface LastXref {
   /** Byte offset of the last cross-reference section (the file's final `startxref` value). */
   offset: number;
-  kind: 'table' | 'stream';
+  /**
+   * `rebuilt`: the file's own cross-reference information is unusable, so the update carries a complete
+   * table of every object found by scanning the bytes (`scanned`) and no /Prev.
+   */
+  kind: 'table' | 'stream' | 'rebuilt';
+  scanned?: Map<number, { generation: number; offset: number }>;
   /** The trailer's /Size: one more than the highest object number in use. */
   size: number;
+  /** False when a classic table entry points at the wrong bytes (readers reconstruct such files). */
+  entriesValid: boolean;
 }
 
 const latin1 = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, end - start)).toString('latin1');
@@ -36,9 +43,13 @@ export function readLastXref(bytes: Uint8Array): LastXref | undefined {
     // shifted or truncated table must be repaired before anything is appended to it.
     let current: XrefTable | undefined = section;
     const seen = new Set<number>([offset]);
+    let entriesValid = true;
     while (current) {
       for (const [num, gen, at] of current.entries) {
-        if (!objectHeaderAt(bytes, at, num, gen)) return undefined;
+        if (!objectHeaderAt(bytes, at, num, gen)) {
+          entriesValid = false;
+          break;
+        }
       }
       if (current.prev === undefined) break;
       if (seen.has(current.prev) || seen.size > 256 || current.prev >= bytes.length) return undefined;
@@ -48,7 +59,7 @@ export function readLastXref(bytes: Uint8Array): LastXref | undefined {
       current = readXrefTable(bytes, current.prev);
       if (!current) return undefined;
     }
-    return { offset, kind: 'table', size: section.size };
+    return { offset, kind: 'table', size: section.size, entriesValid };
   }
   const obj = /^(\d+)\s+(\d+)\s+obj\s*<</.exec(head);
   if (obj) {
@@ -56,9 +67,27 @@ export function readLastXref(bytes: Uint8Array): LastXref | undefined {
     const dict = dictEnd > 0 ? head.slice(0, dictEnd) : head;
     const size = /\/Size\s+(\d{1,9})/.exec(dict);
     if (!/\/Type\s*\/XRef\b/.test(dict) || !size) return undefined;
-    return { offset, kind: 'stream', size: Number(size[1]) };
+    return { offset, kind: 'stream', size: Number(size[1]), entriesValid: true };
   }
   return undefined;
+}
+
+/**
+ * Locates every `N G obj` in a file without object streams, the last definition of a number winning, as
+ * readers do when they reconstruct a damaged cross-reference table. Undefined when the file has object
+ * streams (their objects cannot be addressed by a classic table).
+ */
+export function scanObjects(bytes: Uint8Array): LastXref | undefined {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  if (/\/Type\s*\/ObjStm\b/.test(text)) return undefined;
+  const scanned = new Map<number, { generation: number; offset: number }>();
+  const header = /(^|[\r\n])(\d{1,9})[ \t\r\n\f\0]+(\d{1,5})[ \t\r\n\f\0]+obj\b/g;
+  for (let m = header.exec(text); m; m = header.exec(text)) {
+    scanned.set(Number(m[2]), { generation: Number(m[3]), offset: m.index + m[1]!.length });
+  }
+  if (scanned.size === 0) return undefined;
+  const size = Math.max(...scanned.keys()) + 1;
+  return { offset: 0, kind: 'rebuilt', size, entriesValid: true, scanned };
 }
 
 interface XrefTable {
@@ -174,16 +203,21 @@ export function appendIncrementalUpdate(original: Uint8Array, last: LastXref, ob
     `/Size ${size} /Root ${trailer.root}` +
     (trailer.info ? ` /Info ${trailer.info}` : '') +
     (trailer.id ? ` /ID [<${trailer.id[0]}> <${trailer.id[1]}>]` : '') +
-    ` /Prev ${last.offset}`;
+    (last.kind === 'rebuilt' ? '' : ` /Prev ${last.offset}`);
 
-  if (last.kind === 'table') {
+  if (last.kind === 'table' || last.kind === 'rebuilt') {
     const xrefOffset = pos;
+    // A rebuilt table lists every object of the file (ours win) and the head of the free list.
+    const rows = new Map<number, string>();
+    if (last.kind === 'rebuilt') {
+      rows.set(0, '0000000000 65535 f\r\n');
+      for (const [n, o] of last.scanned!) rows.set(n, `${String(o.offset).padStart(10, '0')} ${String(o.generation).padStart(5, '0')} n\r\n`);
+    }
+    for (const [n, at] of offsets) rows.set(n, `${String(at).padStart(10, '0')} ${String(generations.get(n)).padStart(5, '0')} n\r\n`);
     let table = 'xref\n';
-    for (const [start, count] of runs([...offsets.keys()].sort((a, b) => a - b))) {
+    for (const [start, count] of runs([...rows.keys()].sort((a, b) => a - b))) {
       table += `${start} ${count}\n`;
-      for (let n = start; n < start + count; n++) {
-        table += `${String(offsets.get(n)).padStart(10, '0')} ${String(generations.get(n)).padStart(5, '0')} n\r\n`;
-      }
+      for (let n = start; n < start + count; n++) table += rows.get(n)!;
     }
     push(table);
     push(`trailer\n<< ${trailerText} >>\nstartxref\n${xrefOffset}\n%%EOF\n`);

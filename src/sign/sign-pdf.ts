@@ -17,7 +17,7 @@ import type { SigningIdentity } from '../services.js';
 import { renderAuditPages } from './audit-page.js';
 import { AUDIT_TRAIL_FILE_NAME, type AuditRecord } from './audit-trail.js';
 import { buildSignedData, estimateCmsSize, signDigest } from './cms.js';
-import { appendIncrementalUpdate, readLastXref, type LastXref, type UpdateObject } from './incremental.js';
+import { appendIncrementalUpdate, readLastXref, scanObjects, type LastXref, type UpdateObject } from './incremental.js';
 import { requestSignatureTimestamp, TimestampError } from './tsa.js';
 
 export interface SealOptions {
@@ -92,7 +92,16 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
   let base = bytes;
   let last = readLastXref(bytes);
   let repaired = false;
-  if (!last) {
+  // A readable chain whose entries point at the wrong bytes is repaired too, unless the document is
+  // already signed: a rewrite would break those signatures, while an appended update keeps them valid
+  // (readers reconstruct the old table as they did before).
+  const signed = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/ByteRange');
+  if (!last && signed) {
+    // Rewriting would break the signatures already in the file: keep its bytes and append a complete
+    // cross-reference table rebuilt by scanning (when the file has no object streams).
+    last = scanObjects(bytes);
+    if (!last) throw unprocessable('The signed PDF has a broken cross-reference table that cannot be repaired without invalidating its signatures');
+  } else if (!last || (!last.entriesValid && !signed)) {
     try {
       base = await doc.save({ useObjectStreams: false, updateFieldAppearances: false, addDefaultPage: false });
     } catch (e) {
