@@ -318,7 +318,8 @@ class Reader {
           case 'w:hyperlink': {
             const id = c.attrs['r:id'];
             const target = id ? this.pkg.rels.get(id) : c.attrs['w:anchor'] !== undefined ? `#${c.attrs['w:anchor']}` : undefined;
-            walk(c, target ?? href);
+            // An empty target leads nowhere: not a link (the normaliser's rule for href="" too).
+            walk(c, target?.trim() ? target : href);
             break;
           }
           case 'w:ins': case 'w:smartTag': case 'w:customXml': case 'w:fldSimple': case 'w:sdtContent': case 'w:sdt':
