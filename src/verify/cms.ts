@@ -1,12 +1,12 @@
 /**
- * CMS SignedData checks for PDF signatures and RFC 3161 timestamp tokens. pkijs/asn1js only *parse*; every
+ * CMS SignedData checks for PDF signatures and RFC 3161 timestamp tokens. asn1js only *parses* (the tree is
+ * navigated by position, keeping each element's original bytes, so nothing is re-encoded); every
  * hash and signature check runs in node:crypto (OpenSSL), which has none of the lenient-PKCS#1 forgeries
  * of pure-JS RSA. Signed attributes are verified over their original encoding (re-tagged as a SET), never a
  * re-serialisation, so a BER-encoded attribute set cannot verify under a different reading.
  */
 import crypto, { X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
 
 export const DIGEST_BY_OID: Record<string, string> = {
   '1.3.14.3.2.26': 'SHA-1',
@@ -66,36 +66,103 @@ export interface CmsResult {
   tstInfo?: { genTime: Date; imprintAlgorithm?: string; imprint: Uint8Array };
 }
 
+/**
+ * Parsed certificates by DER, bounded: the same few signer and CA certificates recur across signatures and
+ * requests, and parsing one costs more than the rest of its checks. Certificates are public, not documents.
+ */
+const certCache = new Map<string, X509Certificate>();
+const CERT_CACHE_SIZE = 512;
+function certificateOf(der: Uint8Array): X509Certificate {
+  const key = Buffer.from(der.buffer, der.byteOffset, der.byteLength).toString('base64');
+  let cert = certCache.get(key);
+  if (!cert) {
+    cert = new X509Certificate(Buffer.from(der));
+    if (certCache.size >= CERT_CACHE_SIZE) certCache.delete(certCache.keys().next().value!);
+    certCache.set(key, cert);
+  }
+  return cert;
+}
+
+/** A parsed CMS element: asn1js blocks navigated by position, keeping each element's original bytes. */
+type Block = asn1js.AsnType;
+
+const children = (b: Block | undefined): Block[] => {
+  const v = (b as asn1js.Constructed | undefined)?.valueBlock as { value?: Block[] } | undefined;
+  return Array.isArray(v?.value) ? v!.value : [];
+};
+const isContext = (b: Block | undefined, n: number) => b?.idBlock.tagClass === 3 && b.idBlock.tagNumber === n;
+const oidOf = (b: Block | undefined): string | undefined => (b instanceof asn1js.ObjectIdentifier ? b.valueBlock.toString() : undefined);
+const rawOf = (b: Block): Uint8Array => new Uint8Array(b.valueBeforeDecodeView);
+/** Content bytes of an OCTET STRING (primitive or BER-constructed) or of an implicitly tagged primitive. */
+function octets(b: Block | undefined): Uint8Array | undefined {
+  if (!b) return undefined;
+  if (b.idBlock.isConstructed) {
+    const parts = children(b).map(octets);
+    return parts.every((x) => x) ? new Uint8Array(Buffer.concat(parts as Uint8Array[])) : undefined;
+  }
+  const view = (b.valueBlock as { valueHexView?: Uint8Array }).valueHexView;
+  return view ? new Uint8Array(view) : undefined;
+}
+const hexOf = (u: Uint8Array | undefined) => (u ? Buffer.from(u).toString('hex').replace(/^(00)+(?=.)/, '').toLowerCase() : '');
+
+function parseDer(der: Uint8Array): Block {
+  const asn = asn1js.fromBER(toArrayBuffer(der));
+  if (asn.offset === -1) throw new Error(asn.result.error || 'not DER');
+  return asn.result;
+}
+
+interface Attr {
+  type: string;
+  values: Block[];
+}
+const attributesOf = (set: Block | undefined): Attr[] =>
+  children(set).map((a) => {
+    const [t, vals] = children(a);
+    return { type: oidOf(t) ?? '', values: children(vals) };
+  });
+
 /** `contentDigest(alg)` hashes the signed content (the ByteRange bytes) with the named algorithm. */
 export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8Array | undefined): CmsResult {
   const result: CmsResult = { errors: [], warnings: [], digestMatches: false, signatureValid: false, certificates: [] };
-  let sd: pkijs.SignedData;
+  let signedData: Block[];
   try {
-    const asn = asn1js.fromBER(toArrayBuffer(der));
-    if (asn.offset === -1) throw new Error(asn.result.error);
-    const ci = new pkijs.ContentInfo({ schema: asn.result });
-    if (ci.contentType !== OID.signedData) throw new Error(`content type ${ci.contentType} is not SignedData`);
-    sd = new pkijs.SignedData({ schema: ci.content });
+    const [ct, content] = children(parseDer(der));
+    if (oidOf(ct) !== OID.signedData) throw new Error(`content type ${oidOf(ct) ?? '?'} is not SignedData`);
+    signedData = children(children(content)[0]);
+    if (signedData.length < 4) throw new Error('SignedData is truncated');
   } catch (e) {
     result.errors.push(`CMS not parseable: ${(e as Error).message}`.slice(0, 200));
     return result;
   }
-  const pkiCerts: pkijs.Certificate[] = [];
-  for (const c of sd.certificates ?? []) {
-    if (!(c instanceof pkijs.Certificate)) continue;
+  // SignedData ::= { version, digestAlgorithms, encapContentInfo, [0] certificates, [1] crls, signerInfos }
+  const encap = children(signedData[2]);
+  const eContentType = oidOf(encap[0]);
+  const encapsulated = isContext(encap[1], 0) ? octets(children(encap[1])[0]) : undefined;
+  result.encapsulatedContent = encapsulated;
+  const certBlocks = signedData.filter((b) => isContext(b, 0)).flatMap(children).filter((c) => c instanceof asn1js.Sequence);
+  const certTbs: Block[][] = [];
+  for (const c of certBlocks) {
     try {
-      result.certificates.push(new X509Certificate(Buffer.from(c.toSchema().toBER())));
-      pkiCerts.push(c);
+      result.certificates.push(certificateOf(rawOf(c)));
+      certTbs.push(children(children(c)[0]));
     } catch {
       result.warnings.push('an embedded certificate could not be read');
     }
   }
-  if (sd.signerInfos.length !== 1) {
-    result.errors.push(`CMS has ${sd.signerInfos.length} signer infos; exactly one is expected`);
-    if (sd.signerInfos.length === 0) return result;
+  const signerInfos = children(signedData[signedData.length - 1]);
+  if (signerInfos.length !== 1) {
+    result.errors.push(`CMS has ${signerInfos.length} signer infos; exactly one is expected`);
+    if (signerInfos.length === 0) return result;
   }
-  const si = sd.signerInfos[0]!;
-  const digestOid = si.digestAlgorithm.algorithmId;
+  // SignerInfo ::= { version, sid, digestAlgorithm, [0] signedAttrs, signatureAlgorithm, signature, [1] unsignedAttrs }
+  const si = children(signerInfos[0]);
+  const sid = si[1];
+  let k = 2;
+  const digestOid = oidOf(children(si[k++])[0]) ?? '';
+  const signedAttrsBlock = isContext(si[k], 0) ? si[k++] : undefined;
+  const sigAlgParts = children(si[k++]);
+  const signatureValue = octets(si[k++]);
+  const unsignedAttrsBlock = isContext(si[k], 1) ? si[k] : undefined;
   const digestAlg = DIGEST_BY_OID[digestOid];
   if (!digestAlg) {
     result.errors.push(`unsupported digest algorithm ${digestOid}`);
@@ -103,73 +170,72 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   }
   result.digestAlgorithm = digestAlg;
   if (digestAlg === 'SHA-1') result.warnings.push('WEAK_DIGEST_ALGORITHM: SHA-1 is no longer accepted for new signatures');
-  result.signatureValue = new Uint8Array(si.signature.valueBlock.valueHexView);
+  if (!signatureValue) {
+    result.errors.push('the SignerInfo has no signature value');
+    return result;
+  }
+  result.signatureValue = signatureValue;
 
-  // The signer certificate: by issuer+serial or by subject key identifier.
-  const idx = pkiCerts.findIndex((c) => {
-    if (si.sid instanceof pkijs.IssuerAndSerialNumber) {
-      return c.serialNumber.isEqual(si.sid.serialNumber) && c.issuer.isEqual(si.sid.issuer);
+  // The signer certificate: by issuer + serial number, or by subject key identifier.
+  const idx = certTbs.findIndex((tbs) => {
+    const off = isContext(tbs[0], 0) ? 1 : 0; // explicit version
+    if (sid instanceof asn1js.Sequence) {
+      const [issuer, serial] = children(sid);
+      return !!issuer && !!serial && hexOf(octets(serial)) === hexOf(octets(tbs[off])) && Buffer.compare(rawOf(issuer), rawOf(tbs[off + 2]!)) === 0;
     }
-    const ski = c.extensions?.find((x) => x.extnID === '2.5.29.14');
-    const skiValue = ski?.parsedValue as asn1js.OctetString | undefined;
-    const sidBytes = (si.sid as asn1js.OctetString).valueBlock?.valueHexView;
-    return !!skiValue && !!sidBytes && Buffer.compare(Buffer.from(skiValue.valueBlock.valueHexView), Buffer.from(sidBytes)) === 0;
+    if (!isContext(sid, 0)) return false;
+    const exts = children(children(tbs.find((b) => isContext(b, 3)))[0]);
+    const ski = exts.map(children).find((e) => oidOf(e[0]) === '2.5.29.14');
+    const skiValue = ski ? octets(parseDer(octets(ski[ski.length - 1])!)) : undefined;
+    return !!skiValue && hexOf(skiValue) === hexOf(octets(sid));
   });
   if (idx < 0) {
     result.errors.push('the signer certificate is not in the CMS');
     return result;
   }
-  const signerPki = pkiCerts[idx]!;
   const signer = result.certificates[idx]!;
   result.signerCertificate = signer;
 
   // Encapsulated content (timestamp tokens, adbe.pkcs7.sha1) or the detached ByteRange content.
-  const eContent = sd.encapContentInfo.eContent;
-  const encapsulated = eContent ? new Uint8Array(eContent.getValue()) : undefined;
-  result.encapsulatedContent = encapsulated;
   const hashOfContent = encapsulated ? crypto.createHash(NODE_HASH[digestAlg]!).update(encapsulated).digest() : contentDigest(digestAlg);
   if (!hashOfContent) {
     result.errors.push('the signed content could not be hashed');
     return result;
   }
-  if (sd.encapContentInfo.eContentType === OID.tstInfo && encapsulated) {
+  if (eContentType === OID.tstInfo && encapsulated) {
     try {
-      const tst = new pkijs.TSTInfo({ schema: asn1js.fromBER(toArrayBuffer(encapsulated)).result });
-      result.tstInfo = {
-        genTime: tst.genTime,
-        imprintAlgorithm: DIGEST_BY_OID[tst.messageImprint.hashAlgorithm.algorithmId],
-        imprint: new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView),
-      };
+      // TSTInfo ::= { version, policy, messageImprint { hashAlgorithm, hashedMessage }, serialNumber, genTime, ... }
+      const tst = children(parseDer(encapsulated));
+      const [alg, hashed] = children(tst[2]);
+      const gen = tst[4] as asn1js.GeneralizedTime;
+      result.tstInfo = { genTime: gen.toDate(), imprintAlgorithm: DIGEST_BY_OID[oidOf(children(alg)[0]) ?? ''], imprint: octets(hashed) ?? new Uint8Array() };
     } catch {
       result.errors.push('TSTInfo not parseable');
     }
   }
 
   let signedBytes: Uint8Array;
-  if (si.signedAttrs) {
-    const attrs = si.signedAttrs.attributes;
+  if (signedAttrsBlock) {
+    const attrs = attributesOf(signedAttrsBlock);
     const one = (oid: string) => attrs.filter((a) => a.type === oid);
     const md = one(OID.messageDigest);
-    const mdValue = md.length === 1 && md[0]!.values.length === 1 ? (md[0]!.values[0] as asn1js.OctetString).valueBlock?.valueHexView : undefined;
+    const mdValue = md.length === 1 && md[0]!.values.length === 1 ? octets(md[0]!.values[0]) : undefined;
     if (!mdValue) result.errors.push('signed attributes lack a single message-digest');
     result.digestMatches = !!mdValue && Buffer.compare(Buffer.from(mdValue), Buffer.from(hashOfContent)) === 0;
     const ct = one(OID.contentType);
-    const ctValue = ct.length === 1 ? (ct[0]!.values[0] as asn1js.ObjectIdentifier).valueBlock?.toString() : undefined;
-    const expectedCt = sd.encapContentInfo.eContentType;
-    if (ctValue !== expectedCt) result.errors.push(`content-type attribute (${ctValue ?? 'absent'}) does not match ${expectedCt}`);
-    const st = one(OID.signingTime)[0]?.values[0] as asn1js.UTCTime | asn1js.GeneralizedTime | undefined;
-    if (st && 'toDate' in st) result.signingTime = st.toDate();
-    checkSigningCertificateAttribute(attrs, signerPki, result);
-    signedBytes = new Uint8Array(si.signedAttrs.encodedValue); // pkijs re-tags it as SET (0x31)
+    const ctValue = ct.length === 1 ? oidOf(ct[0]!.values[0]) : undefined;
+    if (ctValue !== eContentType) result.errors.push(`content-type attribute (${ctValue ?? 'absent'}) does not match ${eContentType}`);
+    const st = one(OID.signingTime)[0]?.values[0];
+    if (st instanceof asn1js.UTCTime || st instanceof asn1js.GeneralizedTime) result.signingTime = st.toDate();
+    checkSigningCertificateAttribute(attrs, signer, result);
+    // The signature covers the attributes' original encoding with the SET tag instead of [0] IMPLICIT.
+    signedBytes = new Uint8Array(rawOf(signedAttrsBlock));
+    signedBytes[0] = 0x31;
   } else {
-    // Without signed attributes the signature is over the content itself.
     signedBytes = encapsulated ?? new Uint8Array(0);
-    if (!encapsulated) {
-      // Detached content without attributes: the signature verifies the digest directly below.
-    }
   }
 
-  const sigOid = si.signatureAlgorithm.algorithmId;
+  const sigOid = oidOf(sigAlgParts[0]) ?? '';
   const sigAlg = SIG_ALGS[sigOid];
   if (!sigAlg) {
     result.errors.push(`unsupported signature algorithm ${sigOid}`);
@@ -181,14 +247,18 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   try {
     const key = signer.publicKey;
     let ok: boolean;
-    const sig = result.signatureValue;
+    const sig = signatureValue;
     if (scheme === 'EDDSA') {
       ok = crypto.verify(null, signedBytes, key, sig);
     } else if (scheme === 'PSS') {
-      const params = new pkijs.RSASSAPSSParams({ schema: si.signatureAlgorithm.algorithmParams });
-      const pssHash = NODE_HASH[DIGEST_BY_OID[params.hashAlgorithm.algorithmId] ?? ''] ?? 'sha1';
-      ok = crypto.verify(pssHash, signedBytes, { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: params.saltLength }, sig);
-    } else if (!si.signedAttrs && !encapsulated) {
+      // RSASSA-PSS-params ::= { [0] hashAlgorithm DEFAULT sha1, [1] maskGen, [2] saltLength DEFAULT 20, [3] trailer }
+      const params = children(sigAlgParts[1]);
+      const hashBlock = params.find((b) => isContext(b, 0));
+      const saltBlock = params.find((b) => isContext(b, 2));
+      const pssHash = NODE_HASH[DIGEST_BY_OID[oidOf(children(children(hashBlock)[0])[0]) ?? ''] ?? ''] ?? 'sha1';
+      const salt = saltBlock ? (children(saltBlock)[0] as asn1js.Integer).valueBlock.valueDec : 20;
+      ok = crypto.verify(pssHash, signedBytes, { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: salt }, sig);
+    } else if (!signedAttrsBlock && !encapsulated) {
       // Detached, no attributes: the signature is over the ByteRange digest itself.
       ok = verifyPrehashed(scheme, key, hashName, hashOfContent, sig);
       result.digestMatches = ok;
@@ -196,13 +266,13 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
       ok = crypto.verify(hashName, signedBytes, scheme === 'ECDSA' ? { key, dsaEncoding: 'der' } : key, sig);
     }
     result.signatureValid = ok;
-    if (!si.signedAttrs && encapsulated) result.digestMatches = ok;
+    if (!signedAttrsBlock && encapsulated) result.digestMatches = ok;
   } catch (e) {
     result.errors.push(`signature could not be checked: ${(e as Error).message}`.slice(0, 200));
   }
 
-  const ts = si.unsignedAttrs?.attributes.find((a) => a.type === OID.timeStampToken);
-  if (ts && ts.values[0]) result.timestampToken = new Uint8Array(ts.values[0].toBER());
+  const ts = attributesOf(unsignedAttrsBlock).find((a) => a.type === OID.timeStampToken);
+  if (ts?.values[0]) result.timestampToken = rawOf(ts.values[0]);
   return result;
 }
 
@@ -224,7 +294,7 @@ const DIGEST_INFO_PREFIX: Record<string, Buffer> = {
 };
 
 /** ESS signing-certificate(-v2): the hash of the signer certificate must match the one that was signed. */
-function checkSigningCertificateAttribute(attrs: pkijs.Attribute[], signer: pkijs.Certificate, result: CmsResult): void {
+function checkSigningCertificateAttribute(attrs: Attr[], signer: X509Certificate, result: CmsResult): void {
   const v2 = attrs.find((a) => a.type === OID.signingCertificateV2);
   const v1 = attrs.find((a) => a.type === OID.signingCertificate);
   const attr = v2 ?? v1;
@@ -232,18 +302,18 @@ function checkSigningCertificateAttribute(attrs: pkijs.Attribute[], signer: pkij
   try {
     // SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2, ... }
     // ESSCertIDv2 ::= SEQUENCE { hashAlgorithm AlgorithmIdentifier DEFAULT sha256, certHash OCTET STRING, ... }
-    const certs = (attr.values[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence;
-    const first = certs.valueBlock.value[0] as asn1js.Sequence;
+    const first = children(children(attr.values[0])[0])[0];
+    const parts = children(first);
     let alg = v2 ? 'SHA-256' : 'SHA-1';
-    let hashNode = first.valueBlock.value[0]!;
+    let hashNode = parts[0];
     if (v2 && hashNode instanceof asn1js.Sequence) {
-      const oid = (hashNode.valueBlock.value[0] as asn1js.ObjectIdentifier).valueBlock.toString();
+      const oid = oidOf(children(hashNode)[0]) ?? '';
       alg = DIGEST_BY_OID[oid] ?? oid;
-      hashNode = first.valueBlock.value[1]!;
+      hashNode = parts[1];
     }
-    const expected = Buffer.from((hashNode as asn1js.OctetString).valueBlock.valueHexView);
+    const expected = Buffer.from(octets(hashNode) ?? new Uint8Array());
     const hash = NODE_HASH[alg];
-    const actual = hash ? crypto.createHash(hash).update(Buffer.from(signer.toSchema().toBER())).digest() : undefined;
+    const actual = hash ? crypto.createHash(hash).update(signer.raw).digest() : undefined;
     if (!actual || !actual.equals(expected)) {
       result.errors.push('the signing-certificate attribute does not match the signer certificate');
     }

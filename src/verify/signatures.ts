@@ -94,40 +94,49 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
   };
   const fields = doc.deref(acroForm?.map.get('Fields'), last);
   if (Array.isArray(fields)) for (const f of fields) walk(f, '', undefined, 0);
-  // Signature widgets on pages that the AcroForm does not list (poppler's -add-signature writes these).
-  forEachPage(doc, last, (page) => {
-    const annots = doc.deref(page.map.get('Annots'), last);
-    if (!Array.isArray(annots)) return;
-    for (const a of annots) {
-      if (!isRef(a) || seen.has(a.num)) continue;
-      const w = doc.dictAt(a, last);
-      if (!w || !isName(w.map.get('Subtype'), 'Widget')) continue;
-      const parentRef = w.map.get('Parent');
-      const parent = doc.dictAt(parentRef, last);
-      const isSig = isName(w.map.get('FT'), 'Sig') || isName(parent?.map.get('FT'), 'Sig');
-      if (!isSig) continue;
-      if (!w.map.has('T') && isRef(parentRef)) {
-        if (!seen.has(parentRef.num)) walk(parentRef, '', undefined, 0);
-      } else walk(a, '', undefined, 0);
-    }
-  });
-
   // Raw scan: every dictionary with a /ByteRange that no field reached.
-  const known = new Set(out.signatures.map((s) => s.sigOffset).filter((x) => x !== undefined));
-  for (let p = doc.text.indexOf('/ByteRange'); p >= 0; p = doc.text.indexOf('/ByteRange', p + 10)) {
-    const body = doc.bodyBefore(p);
-    if (!body || known.has(body.offset)) continue;
-    const obj = doc.objectAt(body.offset, last);
-    if (!obj || obj.end < p || !isDict(obj.value) || !obj.value.map.has('ByteRange')) continue;
-    known.add(body.offset);
-    // An older version of an object number that a later revision redefined is history, not an orphan.
-    const current = doc.entryAt(obj.num, last);
-    if (current && !(current.entry.type === 1 && current.entry.offset === body.offset)) {
-      const cur = doc.resolve(obj.num, last);
-      if (cur?.offset !== body.offset) continue;
+  const rawScan = () => {
+    const known = new Set(out.signatures.map((s) => s.sigOffset).filter((x) => x !== undefined));
+    const found: FoundSignature[] = [];
+    for (let p = doc.text.indexOf('/ByteRange'); p >= 0; p = doc.text.indexOf('/ByteRange', p + 10)) {
+      const body = doc.bodyBefore(p);
+      if (!body || known.has(body.offset)) continue;
+      const obj = doc.objectAt(body.offset, last);
+      if (!obj || obj.end < p || !isDict(obj.value) || !obj.value.map.has('ByteRange')) continue;
+      known.add(body.offset);
+      // An older version of an object number that a later revision redefined is history, not an orphan.
+      const current = doc.entryAt(obj.num, last);
+      if (current && !(current.entry.type === 1 && current.entry.offset === body.offset)) {
+        const cur = doc.resolve(obj.num, last);
+        if (cur?.offset !== body.offset) continue;
+      }
+      found.push({ fieldName: null, sigDict: obj.value, sigNum: obj.num, sigOffset: obj.offset, sigEnd: obj.end, orphaned: true });
     }
-    out.signatures.push({ fieldName: null, sigDict: obj.value, sigNum: obj.num, sigOffset: obj.offset, sigEnd: obj.end, orphaned: true });
+    return found;
+  };
+  let orphans = rawScan();
+  if (orphans.length > 0) {
+    // Only then walk the pages (costly on long documents) for signature widgets the AcroForm does not list.
+    forEachPage(doc, last, (page) => {
+      const annots = doc.deref(page.map.get('Annots'), last);
+      if (!Array.isArray(annots)) return;
+      for (const a of annots) {
+        if (!isRef(a) || seen.has(a.num)) continue;
+        const w = doc.dictAt(a, last);
+        if (!w || !isName(w.map.get('Subtype'), 'Widget')) continue;
+        const parentRef = w.map.get('Parent');
+        const parent = doc.dictAt(parentRef, last);
+        const isSig = isName(w.map.get('FT'), 'Sig') || isName(parent?.map.get('FT'), 'Sig');
+        if (!isSig) continue;
+        if (!w.map.has('T') && isRef(parentRef)) {
+          if (!seen.has(parentRef.num)) walk(parentRef, '', undefined, 0);
+        } else walk(a, '', undefined, 0);
+      }
+    });
+
+    orphans = rawScan();
   }
+  out.signatures.push(...orphans);
   out.signatures.sort((a, b) => (a.sigOffset ?? 0) - (b.sigOffset ?? 0));
   return out;
 }

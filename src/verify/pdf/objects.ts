@@ -105,6 +105,25 @@ export class Lexer {
       }
     }
     const start = this.pos;
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e) {
+      const n = this.readNumber();
+      if (n !== undefined) {
+        if (Number.isInteger(n) && n >= 0 && c !== 0x2b && c !== 0x2d) {
+          // `num gen R` is a reference: look ahead without committing.
+          const save = this.pos;
+          const gen = this.readUInt();
+          if (gen !== undefined) {
+            this.skipWhite();
+            if (buf[this.pos] === 0x52 /* R */ && (this.pos + 1 >= this.end || !isRegular(buf[this.pos + 1]!))) {
+              this.pos++;
+              return { kind: 'ref', num: n, gen };
+            }
+          }
+          this.pos = save;
+        }
+        return n;
+      }
+    }
     const word = this.readWord();
     if (word === '') {
       this.pos++;
@@ -113,17 +132,33 @@ export class Lexer {
     if (word === 'null') return null;
     if (word === 'true') return true;
     if (word === 'false') return false;
-    if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word)) {
-      // `num gen R` is a reference: look ahead without committing.
-      if (/^\d+$/.test(word)) {
-        const save = this.pos;
-        const gen = this.readUInt();
-        if (gen !== undefined && this.readWord() === 'R') return { kind: 'ref', num: Number(word), gen };
-        this.pos = save;
-      }
-      return Number(word);
-    }
     throw new PdfSyntaxError(`unexpected keyword "${word.slice(0, 20)}" at ${start}`);
+  }
+
+  /** A number token (integer or real) read straight from the bytes, or undefined (position unchanged). */
+  private readNumber(): number | undefined {
+    const { buf, end } = this;
+    let p = this.pos;
+    let neg = false;
+    if (buf[p] === 0x2b || buf[p] === 0x2d) neg = buf[p++] === 0x2d;
+    let v = 0;
+    let digits = 0;
+    while (p < end && buf[p]! >= 0x30 && buf[p]! <= 0x39) {
+      v = v * 10 + (buf[p++]! - 0x30);
+      digits++;
+    }
+    if (buf[p] === 0x2e) {
+      p++;
+      let scale = 0.1;
+      while (p < end && buf[p]! >= 0x30 && buf[p]! <= 0x39) {
+        v += (buf[p++]! - 0x30) * scale;
+        scale /= 10;
+        digits++;
+      }
+    }
+    if (digits === 0 || (p < end && isRegular(buf[p]!))) return undefined;
+    this.pos = p;
+    return neg ? -v : v;
   }
 
   private parseName(): PdfName {
