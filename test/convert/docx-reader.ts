@@ -268,7 +268,7 @@ class Reader {
       list = this.levels.map(({ kind, ordinal }) => (kind === 'o' ? { kind, ordinal } : { kind }));
       base = this.levels[this.levels.length - 1]!.textIndent;
       outerQuote = this.levels[this.levels.length - 1]!.quote;
-    } else if (this.levels.length && !headingMatch) {
+    } else if (this.levels.length) {
       // A quote-styled paragraph inside an item of an unquoted list is indented one step past the item's text;
       // at the item's text it is a quote after the list.
       let d = this.levels.length - 1;
