@@ -159,6 +159,7 @@ export class Filler {
         let fonts = child(rPr, 'w:rFonts');
         if (!fonts) fonts = this.prepend(rPr, el('w:rFonts'));
         for (const k of ['w:ascii', 'w:hAnsi', 'w:eastAsia', 'w:cs']) setAttr(fonts, k, font);
+        sortRunProps(rPr);
       }
       return;
     }
@@ -633,12 +634,18 @@ export function textRuns(text: string, rPr: XElement | undefined): XNode[] {
   return [r];
 }
 
+/** CT_RPr child order (ECMA-376 §17.3.2.28): Word refuses run properties out of this order. */
+const RPR_ORDER = [
+  'w:rStyle', 'w:rFonts', 'w:b', 'w:bCs', 'w:i', 'w:iCs', 'w:caps', 'w:smallCaps', 'w:strike', 'w:dstrike', 'w:outline', 'w:shadow',
+  'w:emboss', 'w:imprint', 'w:noProof', 'w:snapToGrid', 'w:vanish', 'w:webHidden', 'w:color', 'w:spacing', 'w:w', 'w:kern',
+  'w:position', 'w:sz', 'w:szCs', 'w:highlight', 'w:u', 'w:effect', 'w:bdr', 'w:shd', 'w:fitText', 'w:vertAlign', 'w:rtl', 'w:cs',
+  'w:em', 'w:lang', 'w:eastAsianLayout', 'w:specVanish', 'w:oMath', 'w:rPrChange',
+];
+const RPR_RANK = new Map(RPR_ORDER.map((n, i) => [n, i]));
+
 function sortRunProps(rPr: XElement): void {
-  // rStyle must come first in w:rPr (schema order); the rest keeps its order.
-  const style = child(rPr, 'w:rStyle');
-  if (style && rPr.children[0] !== style) {
-    rPr.children = [style, ...rPr.children.filter((c) => c !== style)];
-  }
+  const rank = (c: XNode) => (c.type === 'el' ? (RPR_RANK.get(c.name) ?? RPR_ORDER.length - 1.5) : RPR_ORDER.length);
+  rPr.children = rPr.children.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
 }
 
 /** Adds the field's run formatting under a converted HTML run, where the HTML did not set that property. */
@@ -657,6 +664,7 @@ function mergeRunProps(run: XElement, base: XElement): void {
     copy.parent = rPr;
     rPr.children.push(copy);
   }
+  sortRunProps(rPr);
 }
 
 function replaceParagraphContent(p: XElement, nodes: XNode[]): void {

@@ -360,6 +360,19 @@ describe('html and links', () => {
   });
 });
 
+describe('schema order', () => {
+  it('run properties built from the field\'s formatting stay in CT_RPr order', async () => {
+    const styles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style></w:styles>`;
+    const { docx } = await annotateDocx(makeDocx({ body: para(run('{{l}}', '<w:b/><w:sz w:val="28"/><w:lang w:val="fr-FR"/>')), styles }), [
+      { id: 'l', type: 'link', value: { url: 'https://example.com', text: 'site' } },
+    ]);
+    const u = unpack(docx);
+    expect(u.document).toContain('<w:rPr><w:rStyle w:val="Hyperlink"/><w:b/><w:color w:val="0563C1"/><w:sz w:val="28"/><w:u w:val="single"/><w:lang w:val="fr-FR"/></w:rPr>');
+    // The template had no Hyperlink style: it was added.
+    expect(u.part('word/styles.xml')).toContain('w:styleId="Hyperlink"');
+  });
+});
+
 describe('report and strict mode', () => {
   it('lists unmatched request ids and unfilled template fields; strict turns unmatched into a 422', async () => {
     const docx = makeDocx({ body: para(run('{{a}} {{b}}')) + para(sdt('<w:alias w:val="Title"/><w:id w:val="3"/>', run('t'))) });
