@@ -111,7 +111,7 @@ export class Filler {
       return;
     }
     // Block content replaces the control's paragraphs when the control is a block of its own.
-    if (f.level === 'block' && produced.block) {
+    if (f.level === 'block' && produced.block?.length) {
       const block = [...produced.block];
       if (needsTrailingParagraph(content.parent?.parent ?? content, block)) block.push(el('w:p'));
       setChildren(content, block);
@@ -839,7 +839,7 @@ export function replacePlaceholderAt(p: XElement, ms: number, me: number, build:
   const first = runs[0]!;
   const produced = build(child(first, 'w:rPr'));
   const whole = text.trim() === m[0] && p.parent !== undefined;
-  if (produced.block && whole) {
+  if (produced.block?.length && whole) {
     const block = [...produced.block];
     if (needsTrailingParagraph(p.parent!, block) && childElements(p.parent!, 'w:p').length === 1) block.push(el('w:p'));
     const pPr = child(p, 'w:pPr');

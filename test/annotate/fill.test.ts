@@ -408,3 +408,15 @@ describe('report and strict mode', () => {
     }
   });
 });
+
+describe('empty values', () => {
+  it('empty HTML or text leaves a valid paragraph in a cell', async () => {
+    const body = `<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid><w:tr><w:tc>${sdt('<w:tag w:val="h"/><w:id w:val="1"/>', para(run('x')))}</w:tc><w:tc>${para(run('{{t}}'))}</w:tc></w:tr></w:tbl>${para('')}`;
+    const { docx } = await annotateDocx(makeDocx({ body }), [
+      { id: 'h', type: 'html', value: '' },
+      { id: 't', type: 'html', value: '   ' },
+    ]);
+    const doc = unpack(docx).document;
+    for (const tc of doc.match(/<w:tc>.*?<\/w:tc>/gs)!) expect(tc).toMatch(/<w:p[ >/]/);
+  });
+});
