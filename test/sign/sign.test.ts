@@ -266,6 +266,35 @@ describe('page tree and certification', () => {
   });
 });
 
+describe('concurrency and defaults', () => {
+  it('eight concurrent requests each get their own valid signature and audit data', async () => {
+    const inputs = await Promise.all(Array.from({ length: 8 }, (_, i) => makePdf(1 + (i % 3), { text: `Doc ${i}` })));
+    const results = await Promise.all(inputs.map((pdf, i) => postSign(t, signBody(pdf, { eventId: `evt-${i}`, signer: { name: `Signer ${i}`, email: `s${i}@example.com` } }))));
+    results.forEach((res, i) => {
+      expect(res.status).toBe(200);
+      const file = writeTemp(work, `concurrent-${i}.pdf`, res.pdf!);
+      expectValidFolioOutput(file, res.pdf!);
+      const json = auditAttachment(file);
+      expect(json.eventId).toBe(`evt-${i}`);
+      expect(json.signer.name).toBe(`Signer ${i}`);
+      expect(json.documentSha256).toBe(sha256(inputs[i]!));
+      expect(pdftotext(file, pageCount(file), pageCount(file))).toContain(`s${i}@example.com`);
+    });
+  });
+
+  it('takes the IP and user agent from metadata when the signer has none', async () => {
+    const res = await postSign(t, signBody(await makePdf(1), {
+      signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      metadata: { ip: '2001:db8::42', userAgent: 'FolioTest/1.0' },
+    }));
+    const file = writeTemp(work, 'meta.pdf', res.pdf!);
+    expect(auditAttachment(file).signer).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', ip: '2001:db8::42', userAgent: 'FolioTest/1.0' });
+    const text = pdftotext(file, 2, 2);
+    expect(text).toContain('2001:db8::42');
+    expect(text).toContain('FolioTest/1.0');
+  });
+});
+
 describe('GET /v1/verify/key matches the signatures', () => {
   it('publishes the certificate that signs the documents', async () => {
     const res = await fetch(`${t.url}/v1/verify/key`, { headers: { authorization: `Bearer ${t.apiKey}` } });
