@@ -17,8 +17,7 @@ import { updateBinding } from './bindings.js';
 import type { FieldOptions, ResolvedValue } from './types.js';
 import {
   appendChild, attr, child, childElements, clone, descendants, el, escapeAttr, escapeText, firstDescendant, insertAfter,
-  insertBefore, parseFragment, remove, removeAttr, replaceWith, setAttr, setChildren, setText, textContent, walk,
-  ancestor, type XElement, type XNode,
+  insertBefore, parseFragment, remove, replaceWith, setAttr, setChildren, setText, walk, ancestor, type XElement, type XNode,
 } from './xml.js';
 
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -43,7 +42,7 @@ export class Filler {
 
   // ---- content controls -----------------------------------------------------------------------------
 
-  /** Fills one control; returns false when it was already replaced by an earlier fill. */
+  /** Fills one control (the caller skips controls an earlier fill already replaced). */
   fillControl(f: ControlField, value: ResolvedValue, options: FieldOptions, fieldPath: string): void {
     const sdt = f.sdt;
     const sdtPr = child(sdt, 'w:sdtPr') ?? this.prepend(sdt, el('w:sdtPr'));
@@ -133,7 +132,9 @@ export class Filler {
     replaceParagraphContent(p, produced.inline);
     // The other paragraphs of a block control held the placeholder text; the value replaces them all.
     if (f.level === 'block') {
-      for (const c of childElements(content)) if (c !== p && (c.name === 'w:p' || c.name === 'w:tbl')) remove(c);
+      let top: XElement = p;
+      while (top.parent && top.parent !== content) top = top.parent;
+      for (const c of childElements(content)) if (c !== top && (c.name === 'w:p' || c.name === 'w:tbl' || c.name === 'w:sdt')) remove(c);
     } else {
       const container = p.parent!;
       for (const c of childElements(container, 'w:p')) if (c !== p) remove(c);

@@ -420,3 +420,12 @@ describe('empty values', () => {
     for (const tc of doc.match(/<w:tc>.*?<\/w:tc>/gs)!) expect(tc).toMatch(/<w:p[ >/]/);
   });
 });
+
+describe('text into a block control that holds a table', () => {
+  it('writes into the first cell and keeps the table', async () => {
+    const body = sdt('<w:tag w:val="box"/><w:id w:val="1"/>', `<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid><w:tr><w:tc>${para(run('a'))}</w:tc></w:tr></w:tbl>${para(run('after'))}`) + para('');
+    const doc = unpack((await annotateDocx(makeDocx({ body }), [{ id: 'box', type: 'text', value: 'inside' }])).docx).document;
+    expect(doc).toMatch(/<w:sdtContent><w:tbl>.*<w:t xml:space="preserve">inside<\/w:t>.*<\/w:tbl><\/w:sdtContent>/s);
+    expect(textOf(doc)).not.toContain('after');
+  });
+});
