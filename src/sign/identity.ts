@@ -196,7 +196,11 @@ export async function loadSigningIdentity(config: Config, logger: Logger): Promi
     await generateIdentityFiles(dir);
     logger.info({ dir }, 'generated a local root CA and signing certificate');
   }
-  return loadIdentityFiles(dir);
+  try {
+    return loadIdentityFiles(dir);
+  } catch (e) {
+    throw new ConfigError('DATA_DIR', `holds an unreadable signing identity in ${dir} (${(e as Error).message}); restore it or remove the folder to generate a new one`);
+  }
 }
 
 /** The public description served by GET /v1/verify/key. */

@@ -47,6 +47,15 @@ describe('generated signing identity', () => {
   });
 });
 
+describe('damaged generated identity', () => {
+  it('stops start-up with one line naming DATA_DIR instead of signing with a broken key', async () => {
+    const dataDir = path.join(tmp, 'damaged');
+    await loadSigningIdentity(loadConfig({ DATA_DIR: dataDir }), logger);
+    fs.writeFileSync(path.join(dataDir, 'signing', 'signer.key.pem'), 'not a key');
+    await expect(loadSigningIdentity(loadConfig({ DATA_DIR: dataDir }), logger)).rejects.toThrow(/^Invalid configuration: DATA_DIR holds an unreadable signing identity/);
+  });
+});
+
 describe('SIGNING_P12', () => {
   const p12Dir = path.join(tmp, 'p12');
   fs.mkdirSync(p12Dir);
