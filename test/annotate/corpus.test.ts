@@ -279,6 +279,16 @@ describe('LibreOffice renders the filled templates (POST /v1/annotate?to=pdf)', 
     for (const v of ['Grace Hopper', '15 March 2024', 'Widget', 'Gadget', 'Net 30 days']) expect(invoice).toContain(v);
   });
 
+  it('links inside block content controls render as links, not field codes', async () => {
+    const fields = listTemplateFields(read('docx4j--hyperlink-binding-test.docx'));
+    const text = await toPdf(
+      'docx4j--hyperlink-binding-test.docx',
+      fields.map((f) => ({ id: f.id!, type: 'link' as const, value: { url: `https://example.org/${f.id}`, text: `Link ${f.id}` } })),
+    );
+    for (const f of fields) expect(text).toContain(`Link ${f.id}`);
+    expect(text).not.toContain('HYPERLINK');
+  });
+
   it('images and a typed signature are drawn in the PDF', async () => {
     const img = await pngOfSize(320, 160);
     const text = await toPdf('docxtpl--header_footer_tpl.docx', [

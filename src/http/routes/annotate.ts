@@ -120,7 +120,9 @@ export function annotateRoutes(services: Services) {
         const template = await resolveDocumentSource(request.body.document, services.fetcher);
         const result = await annotateDocx(template, request.body.fields, {
           strict: q.strict === 'true',
-          flatten: q.flatten === 'true',
+          // A PDF has no content controls; flattening first also spares LibreOffice's handling of block
+          // controls (it prints a hyperlink inside one as its field code).
+          flatten: q.flatten === 'true' || to === 'pdf',
           fetcher: services.fetcher,
         });
         const out = to === 'pdf' ? await services.office!.docxToPdf(result.docx) : result.docx;
