@@ -21,20 +21,24 @@ interface SignBody {
 
 const MAX_EVENT_DATA_BYTES = 16 * 1024;
 const EMAIL = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\].]{2,}$/;
-// ISO 8601 date-time: extended or basic format, optional seconds and fraction, optional zone (UTC if absent).
-const ISO_DATE_TIME = /^(\d{4})-?(\d{2})-?(\d{2})T(\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+// ISO 8601 date-time: extended or basic format, `T` (or RFC 3339's space), optional seconds and fraction,
+// optional zone (UTC when absent); a bare calendar date means its midnight UTC.
+const ISO_DATE_TIME = /^(\d{4})-?(\d{2})-?(\d{2})(?:[Tt ](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /** Parses an ISO 8601 date-time into an ISO UTC string, or undefined when it is not one. */
 export function parseIsoTimestamp(value: string): string | undefined {
   const m = ISO_DATE_TIME.exec(value);
   if (!m) return undefined;
-  const [, y, mo, d, h, mi, s = '00', frac = '', zone = 'Z'] = m;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', rawZone = 'Z'] = m;
+  const zone = rawZone.toUpperCase();
   const z = zone === 'Z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
   const ms = frac ? `.${frac.padEnd(3, '0').slice(0, 3)}` : '';
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${ms}${z}`);
   if (Number.isNaN(date.getTime())) return undefined;
-  // Reject dates that JavaScript silently rolls over (2026-02-30).
-  if (z === 'Z' && (date.getUTCDate() !== Number(d) || date.getUTCMonth() + 1 !== Number(mo))) return undefined;
+  // Reject calendar dates that JavaScript would roll over (2026-02-30 → March 2).
+  const calendar = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (calendar.getUTCDate() !== Number(d) || calendar.getUTCMonth() + 1 !== Number(mo)) return undefined;
   return date.toISOString();
 }
 
