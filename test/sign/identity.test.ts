@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { loadSigningIdentity, loadPkcs12, describeIdentity } from '../../src/sign/index.js';
 import { authed, startTestApi } from '../helpers/api.js';
+import { lastSignature, makePdf, nssDbTrusting, opensslCmsPrint, opensslCmsVerify, pdfsig, postSign, signBody, writeTemp } from './helpers.js';
 
 const logger = pino({ level: 'silent' });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-sign-id-'));
@@ -114,6 +115,20 @@ describe('SIGNING_P12', () => {
         .toEqual(leaf.publicKey.export({ format: 'der', type: 'spki' }));
       expect(new Date(body.validTo).getTime()).toBe(new Date(leaf.validTo).getTime());
       expect((await fetch(`${t.url}/v1/verify/key`)).status).toBe(401);
+
+      // Documents are signed with the P12's RSA key, and the CMS carries its whole chain.
+      const signed = await postSign(t, signBody(await makePdf(1)));
+      expect(signed.status).toBe(200);
+      const file = writeTemp(p12Dir, 'signed-rsa.pdf', signed.pdf!);
+      const nss = nssDbTrusting(fs.readFileSync(path.join(p12Dir, 'root.pem'), 'utf8'));
+      const out = pdfsig(file, nss);
+      fs.rmSync(nss, { recursive: true, force: true });
+      expect(out).toContain('Signature Validation: Signature is Valid.');
+      expect(out).toContain('Certificate Validation: Certificate is Trusted.');
+      expect(out).toContain('Signer Certificate Common Name: P12 Signer');
+      const parts = lastSignature(signed.pdf!);
+      expect(opensslCmsVerify(p12Dir, parts, fs.readFileSync(path.join(p12Dir, 'root.pem'), 'utf8')).status).toBe(0);
+      expect(opensslCmsPrint(p12Dir, parts.cms)).toMatch(/sha256WithRSAEncryption/);
     } finally {
       await t.close();
     }
