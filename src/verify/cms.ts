@@ -105,6 +105,98 @@ function octets(b: Block | undefined): Uint8Array | undefined {
 }
 const hexOf = (u: Uint8Array | undefined) => (u ? Buffer.from(u).toString('hex').replace(/^(00)+(?=.)/, '').toLowerCase() : '');
 
+interface Tlv {
+  tag: number;
+  /** Header start, content start and content end, as offsets into the buffer. */
+  at: number;
+  start: number;
+  end: number;
+}
+
+/** One DER tag-length header; undefined for indefinite (BER) or malformed lengths and multi-byte tags. */
+function tlv(buf: Uint8Array, at: number, limit: number): Tlv | undefined {
+  if (at + 2 > limit) return undefined;
+  const tag = buf[at]!;
+  if ((tag & 0x1f) === 0x1f) return undefined;
+  let len = buf[at + 1]!;
+  let p = at + 2;
+  if (len & 0x80) {
+    const n = len & 0x7f;
+    if (n === 0 || n > 4 || p + n > limit) return undefined;
+    len = 0;
+    for (let i = 0; i < n; i++) len = len * 256 + buf[p++]!;
+  }
+  if (p + len > limit) return undefined;
+  return { tag, at, start: p, end: p + len };
+}
+
+function tlvChildren(buf: Uint8Array, parent: Tlv): Tlv[] | undefined {
+  const out: Tlv[] = [];
+  for (let p = parent.start; p < parent.end; ) {
+    const t = tlv(buf, p, parent.end);
+    if (!t) return undefined;
+    out.push(t);
+    p = t.end;
+  }
+  return out;
+}
+
+/**
+ * Splits a DER ContentInfo(SignedData) into its encapContentInfo, certificates and signerInfos by reading only
+ * tag/length headers, so the certificates (most of the bytes) are not decoded by asn1js at all. Returns
+ * undefined when the encoding is not plain DER; the caller then parses everything with asn1js.
+ */
+function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Array[]; signerInfos: Uint8Array } | undefined {
+  const ci = tlv(der, 0, der.length);
+  if (!ci || ci.tag !== 0x30) return undefined;
+  const [ct, content] = tlvChildren(der, ci) ?? [];
+  if (!ct || !content || ct.tag !== 0x06 || content.tag !== 0xa0) return undefined;
+  if (Buffer.compare(der.subarray(ct.start, ct.end), SIGNED_DATA_OID) !== 0) return undefined;
+  const sdSeq = tlv(der, content.start, content.end);
+  const parts = sdSeq && sdSeq.tag === 0x30 ? tlvChildren(der, sdSeq) : undefined;
+  if (!parts || parts.length < 4) return undefined;
+  const certSet = parts.find((p) => p.tag === 0xa0);
+  const certs = certSet ? tlvChildren(der, certSet) : [];
+  if (!certs) return undefined;
+  const last = parts[parts.length - 1]!;
+  if (parts[2]!.tag !== 0x30 || last.tag !== 0x31) return undefined;
+  return {
+    encap: der.subarray(parts[2]!.at, parts[2]!.end),
+    certs: certs.filter((c) => c.tag === 0x30).map((c) => der.subarray(c.at, c.end)),
+    signerInfos: der.subarray(last.at, last.end),
+  };
+}
+const SIGNED_DATA_OID = Buffer.from('2a864886f70d010702', 'hex');
+const SKI_OID = Buffer.from('551d0e', 'hex');
+
+interface CertIds {
+  serialHex: string;
+  issuer: Uint8Array;
+  ski?: Uint8Array;
+}
+
+/** Serial number, raw issuer Name and subject key identifier of a DER certificate, read from its headers. */
+function certIdsOf(cert: Uint8Array): CertIds {
+  const outer = tlv(cert, 0, cert.length);
+  const tbs = outer && tlvChildren(cert, outer)?.[0];
+  const f = tbs && tlvChildren(cert, tbs);
+  if (!f) throw new Error('certificate is not DER');
+  const off = f[0]!.tag === 0xa0 ? 1 : 0; // explicit version
+  const serial = f[off]!;
+  const issuer = f[off + 2]!;
+  let ski: Uint8Array | undefined;
+  const extsWrap = f.find((t) => t.tag === 0xa3);
+  const extsSeq = extsWrap && tlv(cert, extsWrap.start, extsWrap.end);
+  for (const ext of (extsSeq && tlvChildren(cert, extsSeq)) ?? []) {
+    const e = tlvChildren(cert, ext);
+    if (!e || e.length < 2 || Buffer.compare(cert.subarray(e[0]!.start, e[0]!.end), SKI_OID) !== 0) continue;
+    const value = e[e.length - 1]!;
+    const inner = tlv(cert, value.start, value.end);
+    if (inner) ski = cert.subarray(inner.start, inner.end);
+  }
+  return { serialHex: hexOf(cert.subarray(serial.start, serial.end)), issuer: cert.subarray(issuer.at, issuer.end), ski };
+}
+
 function parseDer(der: Uint8Array): Block {
   const asn = asn1js.fromBER(toArrayBuffer(der));
   if (asn.offset === -1) throw new Error(asn.result.error || 'not DER');
@@ -124,32 +216,45 @@ const attributesOf = (set: Block | undefined): Attr[] =>
 /** `contentDigest(alg)` hashes the signed content (the ByteRange bytes) with the named algorithm. */
 export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8Array | undefined): CmsResult {
   const result: CmsResult = { errors: [], warnings: [], digestMatches: false, signatureValid: false, certificates: [] };
-  let signedData: Block[];
+  // SignedData ::= { version, digestAlgorithms, encapContentInfo, [0] certificates, [1] crls, signerInfos }
+  let encapBlock: Block | undefined;
+  let signerInfosBlock: Block | undefined;
+  let certDers: Uint8Array[] = [];
   try {
-    const [ct, content] = children(parseDer(der));
-    if (oidOf(ct) !== OID.signedData) throw new Error(`content type ${oidOf(ct) ?? '?'} is not SignedData`);
-    signedData = children(children(content)[0]);
-    if (signedData.length < 4) throw new Error('SignedData is truncated');
+    const split = splitSignedData(der);
+    if (split) {
+      // Fast path (DER): certificates are cut out as raw slices; asn1js decodes only the small parts.
+      encapBlock = parseDer(split.encap);
+      signerInfosBlock = parseDer(split.signerInfos);
+      certDers = split.certs;
+    } else {
+      // BER (indefinite lengths): asn1js parses the whole structure.
+      const [ct, content] = children(parseDer(der));
+      if (oidOf(ct) !== OID.signedData) throw new Error(`content type ${oidOf(ct) ?? '?'} is not SignedData`);
+      const signedData = children(children(content)[0]);
+      if (signedData.length < 4) throw new Error('SignedData is truncated');
+      encapBlock = signedData[2];
+      signerInfosBlock = signedData[signedData.length - 1];
+      certDers = signedData.filter((b) => isContext(b, 0)).flatMap(children).filter((c) => c instanceof asn1js.Sequence).map(rawOf);
+    }
   } catch (e) {
     result.errors.push(`CMS not parseable: ${(e as Error).message}`.slice(0, 200));
     return result;
   }
-  // SignedData ::= { version, digestAlgorithms, encapContentInfo, [0] certificates, [1] crls, signerInfos }
-  const encap = children(signedData[2]);
+  const encap = children(encapBlock);
   const eContentType = oidOf(encap[0]);
   const encapsulated = isContext(encap[1], 0) ? octets(children(encap[1])[0]) : undefined;
   result.encapsulatedContent = encapsulated;
-  const certBlocks = signedData.filter((b) => isContext(b, 0)).flatMap(children).filter((c) => c instanceof asn1js.Sequence);
-  const certTbs: Block[][] = [];
-  for (const c of certBlocks) {
+  const certIds: CertIds[] = [];
+  for (const c of certDers) {
     try {
-      result.certificates.push(certificateOf(rawOf(c)));
-      certTbs.push(children(children(c)[0]));
+      result.certificates.push(certificateOf(c));
+      certIds.push(certIdsOf(c));
     } catch {
       result.warnings.push('an embedded certificate could not be read');
     }
   }
-  const signerInfos = children(signedData[signedData.length - 1]);
+  const signerInfos = children(signerInfosBlock);
   if (signerInfos.length !== 1) {
     result.errors.push(`CMS has ${signerInfos.length} signer infos; exactly one is expected`);
     if (signerInfos.length === 0) return result;
@@ -177,17 +282,12 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   result.signatureValue = signatureValue;
 
   // The signer certificate: by issuer + serial number, or by subject key identifier.
-  const idx = certTbs.findIndex((tbs) => {
-    const off = isContext(tbs[0], 0) ? 1 : 0; // explicit version
+  const idx = certIds.findIndex((ids) => {
     if (sid instanceof asn1js.Sequence) {
       const [issuer, serial] = children(sid);
-      return !!issuer && !!serial && hexOf(octets(serial)) === hexOf(octets(tbs[off])) && Buffer.compare(rawOf(issuer), rawOf(tbs[off + 2]!)) === 0;
+      return !!issuer && !!serial && hexOf(octets(serial)) === ids.serialHex && Buffer.compare(rawOf(issuer), ids.issuer) === 0;
     }
-    if (!isContext(sid, 0)) return false;
-    const exts = children(children(tbs.find((b) => isContext(b, 3)))[0]);
-    const ski = exts.map(children).find((e) => oidOf(e[0]) === '2.5.29.14');
-    const skiValue = ski ? octets(parseDer(octets(ski[ski.length - 1])!)) : undefined;
-    return !!skiValue && hexOf(skiValue) === hexOf(octets(sid));
+    return isContext(sid, 0) && !!ids.ski && hexOf(octets(sid)) === hexOf(ids.ski);
   });
   if (idx < 0) {
     result.errors.push('the signer certificate is not in the CMS');

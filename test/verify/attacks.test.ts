@@ -65,6 +65,12 @@ describe('well-signed files', () => {
     }
   });
 
+  it('a BER-encoded CMS (indefinite outer length) is read through the full asn1js path', () => {
+    const r = verify(signPdf(base, { signer: pki.rsa, berOuter: true }));
+    expect(r.valid).toBe(true);
+    expect(r.indication).toBe('TOTAL_PASSED');
+  });
+
   it('SHA-1 is accepted but flagged weak (INDETERMINATE / CRYPTO_CONSTRAINTS_FAILURE)', () => {
     const r = verify(signPdf(base, { signer: pki.rsa, digest: 'sha1' }));
     expect(r.valid).toBe(true);

@@ -211,6 +211,8 @@ export interface SignOptions {
   timestampAt?: Date;
   /** Make the token imprint something other than this signature value (a transplanted token). */
   timestampWrongImprint?: boolean;
+  /** Encode the outer ContentInfo with an indefinite (BER) length, as some older signers do. */
+  berOuter?: boolean;
 }
 
 const DIGEST_OID: Record<string, string> = { sha1: '1.3.14.3.2.26', sha256: '2.16.840.1.101.3.4.2.1', sha384: '2.16.840.1.101.3.4.2.2', sha512: '2.16.840.1.101.3.4.2.3' };
@@ -286,7 +288,12 @@ export function fillSignature(prepared: Uint8Array, o: SignOptions): Uint8Array 
   buf.write(brText, brAt + '/ByteRange '.length, 'latin1');
   const digestName = o.digest ?? 'sha256';
   const hash = crypto.createHash(digestName).update(buf.subarray(0, cAt)).update(buf.subarray(cEnd)).digest();
-  const cms = buildCms(hash, o);
+  let cms = buildCms(hash, o);
+  if (o.berOuter) {
+    // 30 82 LL LL <content> → 30 80 <content> 00 00
+    const lenBytes = cms[1]! & 0x80 ? (cms[1]! & 0x7f) + 1 : 1;
+    cms = new Uint8Array(Buffer.concat([Buffer.from([0x30, 0x80]), Buffer.from(cms.subarray(1 + lenBytes)), Buffer.from([0, 0])]));
+  }
   const hex = Buffer.from(cms).toString('hex');
   if (hex.length > cEnd - cAt - 2) throw new Error('CMS larger than the placeholder');
   buf.write(hex, cAt + 1, 'latin1');

@@ -110,16 +110,19 @@ const verifyResponseSchema = {
 } as const;
 
 export function verifyRoutes(services: Services) {
-  let trust: TrustStore | undefined;
-  const trustStore = (): TrustStore => {
-    // Built on first use: the signing identity and the anchors file do not change while the server runs.
-    trust ??= loadTrustStore({
+  // Built once at start-up: a TRUST_ANCHORS file that cannot be read stops the server with a clear error
+  // instead of failing every request.
+  let trust: TrustStore;
+  try {
+    trust = loadTrustStore({
       rootCertificatePem: services.signing?.rootCertificatePem,
       certificatePem: services.signing?.certificatePem,
       trustAnchorsPath: services.config.trustAnchors,
     });
-    return trust;
-  };
+  } catch (e) {
+    throw new Error(`TRUST_ANCHORS (${services.config.trustAnchors}) could not be read as PEM certificates: ${(e as Error).message}`);
+  }
+  const trustStore = () => trust;
   return async (app: FastifyInstance) => {
     app.route<{ Body: { document?: DocumentSource } }>({
       method: 'POST',
