@@ -159,6 +159,26 @@ describe('document structures', () => {
     expect(pageCount(file)).toBe(4);
   });
 
+  for (const [label, args] of [
+    ['linearized', ['--linearize']],
+    ['object streams (qpdf)', ['--object-streams=generate']],
+    ['linearized with object streams', ['--linearize', '--object-streams=generate']],
+  ] as const) {
+    it(`signs a file written by qpdf: ${label}`, async () => {
+      const plain = writeTemp(work, `plain-${label}.pdf`, await makePdf(3));
+      const variant = path.join(work, `variant-${label}.pdf`);
+      execFileSync('qpdf', [...args, plain, variant]);
+      const input = new Uint8Array(fs.readFileSync(variant));
+      const res = await postSign(t, signBody(input));
+      expect(res.status).toBe(200);
+      expect(Buffer.from(res.pdf!.subarray(0, input.length)).equals(Buffer.from(input))).toBe(true);
+      const file = writeTemp(work, `signed-${label}.pdf`, res.pdf!);
+      expectValidFolioOutput(file, res.pdf!);
+      expect(pageCount(file)).toBe(4);
+      expect(pdftotext(file, 3, 3)).toContain('Contract page 3');
+    });
+  }
+
   it('certificate.enabled=false adds no page but still the attachment and signature', async () => {
     const input = await makePdf(1);
     const res = await postSign(t, signBody(input, { certificate: { enabled: false } }));
