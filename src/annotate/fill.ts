@@ -7,6 +7,7 @@
  * cleared, and a w:dataBinding either gets its customXml target updated (text, date, checkbox) or is
  * dropped, because Word would otherwise re-render the control from the old bound value.
  */
+import { FolioError } from '../errors.js';
 import { htmlToWordFragment } from '../convert/index.js';
 import { STYLES_XML } from '../convert/package.js';
 import type { TemplateDocument } from './document.js';
@@ -22,6 +23,8 @@ import {
 
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const DEFAULT_TEXT_WIDTH_EMU = 6 * 914400;
+/** Placeholders × runs of one paragraph beyond which filling it is refused (real documents stay far below). */
+const MAX_PARAGRAPH_WORK = 1_000_000;
 /** Markers that belong to the document structure, not to a field's text: kept when content is replaced. */
 const KEEP_IN_PARAGRAPH = new Set(['w:pPr', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:commentRangeStart', 'w:commentRangeEnd', 'w:permStart', 'w:permEnd']);
 
@@ -189,6 +192,10 @@ export class Filler {
     const matches = [...text.matchAll(new RegExp(placeholderRegex(f.name).source, 'gu'))]
       .filter((m) => !this.written.has(segs.find((x) => x.start <= m.index && m.index < x.start + x.text.length)!.run))
       .reverse();
+    // Each replacement re-reads the paragraph's runs: bound the quadratic worst case of a crafted paragraph.
+    if (matches.length * segs.length > MAX_PARAGRAPH_WORK) {
+      throw new FolioError('UNPROCESSABLE_DOCUMENT', `A paragraph of ${f.part.name} holds too many placeholders and runs to fill (${matches.length} × ${segs.length})`);
+    }
     for (const m of matches) {
       const done = replacePlaceholderAt(f.paragraph, m.index, m.index + m[0].length, (rPr) => {
         const base = options.keepTextNodeStyles === false ? undefined : rPr ? withoutPlaceholderStyle(rPr) : undefined;

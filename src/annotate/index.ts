@@ -6,8 +6,8 @@
 import { FolioError, type ErrorDetail } from '../errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { TemplateDocument } from './document.js';
-import { describeField, fieldLabel, findFields, type ControlField, type FieldDescription, type TemplateField } from './fields.js';
-import { Filler } from './fill.js';
+import { describeField, fieldLabel, findFields, PLACEHOLDER_RE, type ControlField, type FieldDescription, type TemplateField } from './fields.js';
+import { Filler, paragraphText } from './fill.js';
 import { resolveValue } from './values.js';
 import { child, isAttached, walk, type XElement } from './xml.js';
 import { FIELD_TYPES, type AnnotateField, type AnnotateReport, type FilledEntry, type ResolvedValue } from './types.js';
@@ -45,18 +45,44 @@ function checkShape(fields: AnnotateField[]): void {
   if (details.length) throw new FolioError('VALIDATION_ERROR', 'The fields are invalid', { details });
 }
 
-function matchFields(f: AnnotateField, all: TemplateField[]): TemplateField[] {
-  const controls = all.filter((x): x is ControlField => x.kind === 'control');
-  if (f.group !== undefined) return controls.filter((c) => c.group === f.group);
-  const id = f.id!;
-  // CONTRACT §4 order: the control's w:id, then its tag (plain or JSON fieldId), then its alias; `{{id}}`
-  // placeholders are a separate syntax and are always filled with the same value.
-  const byId = controls.filter((c) => c.id === id);
-  if (byId.length) return byId;
-  const byTag = controls.filter((c) => c.key === id || c.tag === id);
-  const byAlias = byTag.length ? [] : controls.filter((c) => c.alias === id);
-  const placeholders = all.filter((x) => x.kind === 'placeholder' && x.name === id);
-  return [...byTag, ...byAlias, ...placeholders];
+/** The template's fields by every key a request can use (a request may hold thousands of fields). */
+class FieldIndex {
+  private readonly byId = new Map<string, ControlField[]>();
+  private readonly byTag = new Map<string, ControlField[]>();
+  private readonly byAlias = new Map<string, ControlField[]>();
+  private readonly byGroup = new Map<string, ControlField[]>();
+  private readonly byName = new Map<string, TemplateField[]>();
+
+  constructor(all: TemplateField[]) {
+    const add = <T>(map: Map<string, T[]>, key: string | undefined, v: T) => {
+      if (key === undefined) return;
+      const list = map.get(key);
+      if (list) list.push(v);
+      else map.set(key, [v]);
+    };
+    for (const f of all) {
+      if (f.kind === 'placeholder') {
+        add(this.byName, f.name, f);
+        continue;
+      }
+      add(this.byId, f.id, f);
+      add(this.byTag, f.key, f);
+      if (f.tag !== f.key) add(this.byTag, f.tag, f);
+      add(this.byAlias, f.alias, f);
+      add(this.byGroup, f.group, f);
+    }
+  }
+
+  match(f: AnnotateField): TemplateField[] {
+    if (f.group !== undefined) return this.byGroup.get(f.group) ?? [];
+    const id = f.id!;
+    // CONTRACT §4 order: the control's w:id, then its tag (plain or JSON fieldId), then its alias; `{{id}}`
+    // placeholders are a separate syntax and are always filled with the same value.
+    const byId = this.byId.get(id);
+    if (byId) return byId;
+    const controls = this.byTag.get(id) ?? this.byAlias.get(id) ?? [];
+    return [...controls, ...(this.byName.get(id) ?? [])];
+  }
 }
 
 export async function annotateDocx(template: Uint8Array, fields: AnnotateField[], options: AnnotateOptions = {}): Promise<AnnotateResult> {
@@ -80,6 +106,7 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
   }
 
   const found = findFields(doc.fieldParts);
+  const index = new FieldIndex(found);
   const filler = new Filler(doc, warnings);
   const filled: FilledEntry[] = [];
   const unmatched: string[] = [];
@@ -90,7 +117,7 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
     const value = values[i];
     if (!value) continue;
     const f = fields[i]!;
-    const targets = matchFields(f, found);
+    const targets = index.match(f);
     let occurrences = 0;
     let replacedEarlier = 0;
     for (const t of targets) {
@@ -126,14 +153,22 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
   }
 
   // Unfilled: fields no request reached that are still in the document (not inside a filled control).
-  const unfilled: string[] = [];
+  const unfilled = new Set<string>();
+  const namesLeft = new Map<XElement, Set<string>>();
   for (const t of found) {
     if (reached.has(t) || t.shadow) continue;
     if (t.kind === 'control' && (t.control === 'docPartObj' || t.control === 'repeatingSectionItem' || t.control === 'group')) continue;
     if (!isAttached(t.kind === 'control' ? t.sdt : t.paragraph, t.part.doc.root)) continue;
-    if (t.kind === 'placeholder' && !paragraphStillHas(t)) continue;
-    const label = fieldLabel(t);
-    if (!unfilled.includes(label)) unfilled.push(label);
+    if (t.kind === 'placeholder') {
+      // The paragraph's placeholders are read once (a fill elsewhere in it may have changed its text).
+      let names = namesLeft.get(t.paragraph);
+      if (!names) {
+        names = new Set([...paragraphText(t.paragraph).matchAll(PLACEHOLDER_RE)].map((m) => m[1]!));
+        namesLeft.set(t.paragraph, names);
+      }
+      if (!names.has(t.name)) continue;
+    }
+    unfilled.add(fieldLabel(t));
   }
 
   if (options.flatten) {
@@ -153,12 +188,7 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
     }
   }
 
-  return { docx: doc.toBytes(), report: { filled, unmatched, unfilled, warnings } };
-}
-
-function paragraphStillHas(t: TemplateField): boolean {
-  if (t.kind !== 'placeholder') return true;
-  return findFields([{ ...t.part, doc: { prolog: '', epilog: '', root: t.paragraph } }]).some((x) => x.kind === 'placeholder' && x.name === t.name);
+  return { docx: doc.toBytes(), report: { filled, unmatched, unfilled: [...unfilled], warnings } };
 }
 
 /** The fields of a template (POST /v1/annotate/fields): controls one by one, placeholders once per part. */

@@ -429,3 +429,13 @@ describe('text into a block control that holds a table', () => {
     expect(textOf(doc)).not.toContain('after');
   });
 });
+
+describe('crafted paragraphs', () => {
+  it('a paragraph with thousands of placeholders in thousands of runs is refused, not ground through', async () => {
+    const docx = makeDocx({ body: para(Array.from({ length: 1500 }, () => run('{{a}} ')).join('')) });
+    await expect(annotateDocx(docx, [{ id: 'a', type: 'text', value: 'v' }])).rejects.toMatchObject({ code: 'UNPROCESSABLE_DOCUMENT', status: 422 });
+    // Hundreds are fine.
+    const ok = await annotateDocx(makeDocx({ body: para(Array.from({ length: 300 }, () => run('{{a}} ')).join('')) }), [{ id: 'a', type: 'text', value: 'v' }]);
+    expect(ok.report.filled).toEqual([{ id: 'a', type: 'text', occurrences: 300 }]);
+  });
+});
