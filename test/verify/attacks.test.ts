@@ -122,6 +122,25 @@ describe('RFC 3161 signature timestamps', () => {
   });
 });
 
+describe('document timestamps (ETSI.RFC3161)', () => {
+  it('a document timestamp after a signature: both valid, the signature extended with signatures only', () => {
+    const r = verify(signPdf(signed, { signer: pki.ec, subFilter: 'ETSI.RFC3161', fieldName: 'DocTS' }));
+    expect(r.valid).toBe(true);
+    const ts = r.signatures[1]!;
+    expect(ts.subFilter).toBe('ETSI.RFC3161');
+    expect(ts.integrity).toEqual({ digestMatches: true, signatureValid: true });
+    expect(ts.coverage).toBe('ENTIRE_FILE');
+    expect(r.signatures[0]!.modificationsAfter.level).toBe('SIGNATURES_ONLY');
+  });
+
+  it('a document timestamp over altered bytes → HASH_FAILURE', () => {
+    const stamped = signPdf(signed, { signer: pki.ec, subFilter: 'ETSI.RFC3161', fieldName: 'DocTS' });
+    const r = verify(patchLast(stamped, '/Type /DocTimeStamp', '/Type /DocTimeStamq'));
+    expect(r.valid).toBe(false);
+    expect(r.signatures.find((s) => s.subFilter === 'ETSI.RFC3161')!.subIndication).toBe('HASH_FAILURE');
+  });
+});
+
 describe('benign later changes stay valid', () => {
   it('a second signature added later: the first is extended with signatures only', () => {
     const r = verify(signPdf(signed, { signer: pki.ec, fieldName: 'Second' }));

@@ -196,7 +196,8 @@ export function nextObjectNumber(pdf: Uint8Array): number {
 export interface SignOptions {
   signer: Signer;
   fieldName?: string;
-  subFilter?: 'ETSI.CAdES.detached' | 'adbe.pkcs7.detached';
+  /** ETSI.RFC3161 makes a document timestamp: /Contents is a timestamp token over the ranges, by `signer`. */
+  subFilter?: 'ETSI.CAdES.detached' | 'adbe.pkcs7.detached' | 'ETSI.RFC3161';
   /** Certify with DocMDP permission P. */
   certify?: 1 | 2 | 3;
   digest?: 'sha256' | 'sha384' | 'sha512' | 'sha1';
@@ -253,7 +254,8 @@ export function signPdf(pdf: Uint8Array, o: SignOptions): Uint8Array {
   const reference = o.certify
     ? ` /Reference [<</Type /SigRef /TransformMethod /DocMDP /TransformParams <</Type /TransformParams /P ${o.certify} /V /1.2>>>>]`
     : '';
-  const sigBody = `<</Type /Sig /Filter /Adobe.PPKLite /SubFilter /${o.subFilter ?? 'ETSI.CAdES.detached'} /ByteRange ${brPlaceholder} /Contents <${placeholder}> /M (${pdfDate})${reference}>>`;
+  const sigType = o.subFilter === 'ETSI.RFC3161' ? 'DocTimeStamp' : 'Sig';
+  const sigBody = `<</Type /${sigType} /Filter /Adobe.PPKLite /SubFilter /${o.subFilter ?? 'ETSI.CAdES.detached'} /ByteRange ${brPlaceholder} /Contents <${placeholder}> /M (${pdfDate})${reference}>>`;
   const rect = o.visible ? '[50 50 250 110]' : '[0 0 0 0]';
   const fieldBody = `<</Type /Annot /Subtype /Widget /FT /Sig /T (${o.fieldName ?? 'Signature1'}) /V ${sigNum} 0 R /F 4 /Rect ${rect} /P ${page.num} 0 R${apNum ? ` /AP <</N ${apNum} 0 R>>` : ''}>>`;
   const objects: UpdateObject[] = [{ num: sigNum, body: sigBody }, { num: fieldNum, body: fieldBody }];
@@ -288,7 +290,7 @@ export function fillSignature(prepared: Uint8Array, o: SignOptions): Uint8Array 
   buf.write(brText, brAt + '/ByteRange '.length, 'latin1');
   const digestName = o.digest ?? 'sha256';
   const hash = crypto.createHash(digestName).update(buf.subarray(0, cAt)).update(buf.subarray(cEnd)).digest();
-  let cms = buildCms(hash, o);
+  let cms = o.subFilter === 'ETSI.RFC3161' ? timestampTokenForDigest(hash, o.signer, new Date()) : buildCms(hash, o);
   if (o.berOuter) {
     // 30 82 LL LL <content> → 30 80 <content> 00 00
     const lenBytes = cms[1]! & 0x80 ? (cms[1]! & 0x7f) + 1 : 1;
@@ -376,8 +378,12 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
 
 /** An RFC 3161 TimeStampToken over `signatureValue` (a SignedData of a TSTInfo), signed by `tsa`. */
 export function timestampToken(signatureValue: Uint8Array, tsa: Signer, genTime: Date): Uint8Array {
+  return timestampTokenForDigest(crypto.createHash('sha256').update(signatureValue).digest(), tsa, genTime);
+}
+
+/** A TimeStampToken whose message imprint is the given SHA-256 digest. */
+export function timestampTokenForDigest(imprint: Uint8Array, tsa: Signer, genTime: Date): Uint8Array {
   const toAb = (b: Buffer | Uint8Array) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
-  const imprint = crypto.createHash('sha256').update(signatureValue).digest();
   const tst = new pkijs.TSTInfo({
     version: 1,
     policy: '1.3.6.1.4.1.99999.1',
