@@ -104,6 +104,19 @@ function loadFonts(): LoadedFonts | null {
   return loaded;
 }
 
+/**
+ * Parses the fonts ahead of the first request (reading and parsing DejaVu takes most of a second); the
+ * first /v1/sign would otherwise pay for it.
+ */
+export function warmUpAuditFonts(): void {
+  const fonts = loadFonts();
+  if (!fonts) return;
+  for (const bytes of [fonts.regularBytes, fonts.boldBytes]) {
+    const font = compatibleFontkit.create(bytes) as unknown as { layout(text: string): unknown };
+    font.layout('Signature certificate and audit trail 0123456789');
+  }
+}
+
 function fontkitFace(pdfFont: PDFFont, font: fontkit.Font): FontFace {
   const widths = new Map<number, number>();
   const unitsPerEm = font.unitsPerEm;

@@ -6,3 +6,4 @@ export { loadSigningIdentity, describeIdentity, certificateFingerprint, distingu
 export { loadPkcs12, Pkcs12Error } from './p12.js';
 export { signDocument, type SignRequest, type SignResult, type SignDependencies } from './engine.js';
 export { AUDIT_TRAIL_FILE_NAME, type AuditRecord, type AuditEvent, type Signer } from './audit-trail.js';
+export { warmUpAuditFonts } from './audit-page.js';

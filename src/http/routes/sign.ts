@@ -8,7 +8,7 @@ import { FolioError, type ErrorDetail } from '../../errors.js';
 import { errorResponses } from '../envelope.js';
 import type { Services } from '../../services.js';
 import { documentSourceSchema, resolveDocumentSource, type DocumentSource } from '../../fetch/document-source.js';
-import { describeIdentity, signDocument, type AuditEvent } from '../../sign/index.js';
+import { describeIdentity, signDocument, warmUpAuditFonts, type AuditEvent } from '../../sign/index.js';
 
 interface SignBody {
   document: DocumentSource;
@@ -121,6 +121,10 @@ const publicKeySchema = {
 
 export function signRoutes(services: Services) {
   return async (app: FastifyInstance) => {
+    // Load the audit-page fonts once the server is up, without delaying start-up itself.
+    app.addHook('onReady', async () => {
+      setTimeout(warmUpAuditFonts, 0).unref();
+    });
     app.route<{ Body: SignBody }>({
       method: 'POST',
       url: '/v1/sign',
