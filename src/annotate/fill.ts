@@ -18,7 +18,7 @@ import { updateBinding } from './bindings.js';
 import type { FieldOptions, ResolvedValue } from './types.js';
 import {
   appendChild, attr, child, childElements, clone, descendants, el, escapeAttr, escapeText, firstDescendant, insertAfter,
-  insertBefore, parseFragment, remove, replaceWith, setAttr, setChildren, setText, walk, ancestor, type XElement, type XNode,
+  insertBefore, parseFragment, remove, removeAll, replaceWith, setAttr, setChildren, setText, walk, ancestor, type XElement, type XNode,
 } from './xml.js';
 
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -137,10 +137,9 @@ export class Filler {
     if (f.level === 'block') {
       let top: XElement = p;
       while (top.parent && top.parent !== content) top = top.parent;
-      for (const c of childElements(content)) if (c !== top && (c.name === 'w:p' || c.name === 'w:tbl' || c.name === 'w:sdt')) remove(c);
+      removeAll(childElements(content).filter((c) => c !== top && (c.name === 'w:p' || c.name === 'w:tbl' || c.name === 'w:sdt')));
     } else {
-      const container = p.parent!;
-      for (const c of childElements(container, 'w:p')) if (c !== p) remove(c);
+      removeAll(childElements(p.parent!, 'w:p').filter((c) => c !== p));
     }
   }
 
@@ -569,7 +568,7 @@ export class Filler {
       }
       copies.push(item);
     }
-    for (const it of items.slice(1)) remove(it);
+    removeAll(items.slice(1));
     replaceWith(template, copies);
   }
 
@@ -736,7 +735,7 @@ function setCellText(tc: XElement, text: string): void {
   const run = firstDescendant(p, 'w:r');
   const rPr = run ? child(run, 'w:rPr') : undefined;
   replaceParagraphContent(p, textRuns(text, rPr ? withoutPlaceholderStyle(rPr) : undefined));
-  for (const other of paragraphs.slice(1)) remove(other);
+  removeAll(paragraphs.slice(1));
   // Content controls around the paragraph keep the cell's structure; only their placeholder flag goes.
   for (let a = p.parent; a && a !== tc; a = a.parent) {
     if (a.name === 'w:sdtContent') {
@@ -860,7 +859,7 @@ export function replacePlaceholderAt(p: XElement, ms: number, me: number, build:
     return true;
   }
   insertBefore(first, produced.inline);
-  for (const r of runs) remove(r);
+  removeAll(runs);
   return true;
 }
 

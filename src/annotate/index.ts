@@ -9,7 +9,7 @@ import { TemplateDocument } from './document.js';
 import { describeField, fieldLabel, findFields, PLACEHOLDER_RE, type ControlField, type FieldDescription, type TemplateField } from './fields.js';
 import { Filler, paragraphText } from './fill.js';
 import { resolveValue } from './values.js';
-import { child, isAttached, walk, type XElement } from './xml.js';
+import { child, isAttached, unwrapAll, type XElement } from './xml.js';
 import { FIELD_TYPES, type AnnotateField, type AnnotateReport, type FilledEntry, type ResolvedValue } from './types.js';
 
 export type { AnnotateField, AnnotateReport, FieldOptions, FieldType, FilledEntry } from './types.js';
@@ -173,12 +173,7 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
 
   if (options.flatten) {
     for (const part of doc.fieldParts) {
-      const sdts: XElement[] = [];
-      walk(part.doc.root, (e) => {
-        if (e.name === 'w:sdt') sdts.push(e);
-      });
-      for (const s of sdts) Filler.flatten(s);
-      if (sdts.length) doc.markDirty(part.name);
+      if (unwrapAll(part.doc.root, 'w:sdt', 'w:sdtContent')) doc.markDirty(part.name);
     }
   } else {
     for (const { sdt, part } of toFlatten) {

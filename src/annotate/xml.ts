@@ -377,3 +377,43 @@ export function textContent(e: XElement): string {
 export function setText(e: XElement, value: string): void {
   setChildren(e, value === '' ? [] : [{ type: 'text', raw: escapeText(value) }]);
 }
+
+/** Removes many elements with one pass per parent (removing them one by one is quadratic in a wide parent). */
+export function removeAll(elements: Iterable<XElement>): void {
+  const byParent = new Map<XElement, Set<XElement>>();
+  for (const e of elements) {
+    if (!e.parent) continue;
+    let set = byParent.get(e.parent);
+    if (!set) byParent.set(e.parent, (set = new Set()));
+    set.add(e);
+  }
+  for (const [parent, set] of byParent) {
+    parent.children = parent.children.filter((c) => !(c.type === 'el' && set.has(c)));
+    for (const e of set) e.parent = undefined;
+  }
+}
+
+/** Replaces every element named `name` under `root` by its `contentName` child's children, in one pass per parent. */
+export function unwrapAll(root: XElement, name: string, contentName: string): number {
+  let count = 0;
+  const stack: XElement[] = [root];
+  while (stack.length) {
+    const e = stack.pop()!;
+    if (e.children.some((c) => c.type === 'el' && c.name === name)) {
+      const out: XNode[] = [];
+      const expand = (nodes: XNode[]) => {
+        for (const c of nodes) {
+          if (c.type === 'el' && c.name === name) {
+            count++;
+            const content = child(c, contentName);
+            if (content) expand(content.children);
+          } else out.push(c);
+        }
+      };
+      expand(e.children);
+      setChildren(e, out);
+    }
+    for (const c of e.children) if (c.type === 'el') stack.push(c);
+  }
+  return count;
+}
