@@ -281,7 +281,7 @@ export class ModificationAnalyzer {
         details.push({ object: an.object, revision: an.revision, kind: 'structure', level: 'OTHER', issue: `${an.code}: ${an.message}` });
       }
     }
-    const level = details.reduce<ModificationLevel>((l, d) => maxLevel(l, d.level), details.length ? 'NONE' : 'NONE');
+    const level = details.reduce<ModificationLevel>((l, d) => maxLevel(l, d.level), 'NONE');
     return { level, details };
   }
 

@@ -5,7 +5,7 @@
  * planted for wrapping) is still seen.
  */
 import crypto from 'node:crypto';
-import { isDict, isName, isRef, isStream, isString, dictOf, type PdfDict, type PdfValue, type PdfString } from './pdf/objects.js';
+import { isDict, isName, isRef, isStream, isString, type PdfDict, type PdfValue, type PdfString } from './pdf/objects.js';
 import type { PdfDocument } from './pdf/reader.js';
 import { verifyCms, nodeHash, type CmsResult } from './cms.js';
 
@@ -150,7 +150,7 @@ export function hasVisibleAppearance(doc: PdfDocument, widget: PdfDict, rev: num
   const [x1, y1, x2, y2] = rect.map((x) => (typeof x === 'number' ? x : 0)) as [number, number, number, number];
   if (Math.abs(x2 - x1) < 1 || Math.abs(y2 - y1) < 1) return false;
   const ap = doc.dictAt(widget.map.get('AP'), rev);
-  let n = doc.deref(ap?.map.get('N'), rev);
+  const n = doc.deref(ap?.map.get('N'), rev);
   if (isDict(n)) {
     // Appearance states: any non-empty state counts.
     return [...n.map.values()].some((s) => {
@@ -158,7 +158,6 @@ export function hasVisibleAppearance(doc: PdfDocument, widget: PdfDict, rev: num
       return isStream(st) && st.dataEnd > st.dataStart;
     });
   }
-  n = n ?? undefined;
   return isStream(n) && n.dataEnd > n.dataStart;
 }
 
@@ -301,7 +300,6 @@ export function parsePdfDate(v: PdfValue | undefined): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-export { dictOf };
 
 const MAX_PAGES = 100_000;
 

@@ -6,7 +6,7 @@
  */
 import crypto, { type X509Certificate } from 'node:crypto';
 import { openPdf, type PdfDocument } from './pdf/reader.js';
-import { isName, isDict, isString, isRef, type PdfDict } from './pdf/objects.js';
+import { isName, isString, isRef, type PdfDict } from './pdf/objects.js';
 import {
   checkByteRange,
   checkCrypto,
@@ -110,7 +110,7 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
   const result: VerifyResult = {
     valid,
     indication,
-    reason: summarise(reports, valid),
+    reason: summarise(reports),
     signatureCount: reports.length,
     signatures: reports,
     unsignedSignatureFields: fields.unsigned.map((u: UnsignedSignatureField) => ({ fieldName: u.fieldName, hasAppearance: u.hasAppearance })),
@@ -293,7 +293,7 @@ function checkSignature(doc: PdfDocument, sig: FoundSignature, analyzer: Modific
   };
 }
 
-function summarise(reports: SignatureReport[], valid: boolean): string {
+function summarise(reports: SignatureReport[]): string {
   if (reports.length === 0) return 'The document carries no signature.';
   const failed = reports.find((r) => !r.valid);
   if (failed) {
@@ -304,7 +304,6 @@ function summarise(reports: SignatureReport[], valid: boolean): string {
   const untrusted = reports.filter((r) => !r.certificate.trusted).length;
   const tail = untrusted ? ` ${untrusted} of them chain${untrusted === 1 ? 's' : ''} to no trusted certificate.` : ' All chain to trusted certificates.';
   const level = reports.reduce((m, r) => (levelRank(r.modificationsAfter.level) > levelRank(m) ? r.modificationsAfter.level : m), 'NONE' as ModificationLevel);
-  return `${reports.length} signature(s) intact, covering whole revisions${level === 'NONE' ? '' : `; later changes are permitted (${level})`}.${tail}${valid ? '' : ''}`;
+  return `${reports.length} signature(s) intact, covering whole revisions${level === 'NONE' ? '' : `; later changes are permitted (${level})`}.${tail}`;
 }
 
-export { isDict };

@@ -557,4 +557,3 @@ export function openPdf(bytes: Uint8Array): PdfDocument {
   return doc;
 }
 
-export { dictOf };
