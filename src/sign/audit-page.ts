@@ -35,6 +35,11 @@ interface LoadedFonts {
 
 let loaded: LoadedFonts | null | undefined;
 
+const RTL = '\\u0590-\\u08FF\\uFB1D-\\uFDFF\\uFE70-\\uFEFF';
+const RTL_CHAR = new RegExp(`[${RTL}]`);
+/** A right-to-left run: RTL letters, with any spaces, digits-free punctuation between two of them. */
+const RTL_RUN = new RegExp(`[${RTL}](?:[${RTL}\\s\\p{P}]*[${RTL}])?`, 'gu');
+
 /**
  * @cantoo/pdf-lib calls `subset.encode()` when it is a function (the fontkit 2 API); @pdf-lib/fontkit's
  * subset has an `encode(stream)` that needs a stream, used internally by its working `encodeStream()`.
@@ -57,8 +62,8 @@ const compatibleFontkit = {
     // The audit pages draw plain runs (text is sanitised first; no bidi): a direct cmap lookup per code
     // point gives the same glyphs as full OpenType shaping at a fraction of its cost.
     const glyphCache = new Map<number, unknown>();
-    font.layout = (text: string) => {
-      const glyphs: unknown[] = [];
+    const shape = (font.layout as (text: string) => { glyphs: unknown[] }).bind(font);
+    const cmapGlyphs = (text: string, glyphs: unknown[]) => {
       for (const ch of text) {
         const cp = ch.codePointAt(0)!;
         let glyph = glyphCache.get(cp);
@@ -68,6 +73,23 @@ const compatibleFontkit = {
         }
         glyphs.push(glyph);
       }
+    };
+    font.layout = (text: string) => {
+      const glyphs: unknown[] = [];
+      if (!RTL_CHAR.test(text)) {
+        cmapGlyphs(text, glyphs);
+        return { glyphs };
+      }
+      // Lines are laid out left to right; each right-to-left run (Hebrew, Arabic, with the spaces and
+      // punctuation inside it) goes through fontkit's shaper, which joins Arabic letters and returns
+      // the run's glyphs in visual order.
+      let at = 0;
+      for (const m of text.matchAll(RTL_RUN)) {
+        cmapGlyphs(text.slice(at, m.index), glyphs);
+        glyphs.push(...shape(m[0]).glyphs);
+        at = m.index! + m[0].length;
+      }
+      cmapGlyphs(text.slice(at), glyphs);
       return { glyphs };
     };
     const createSubset = font.createSubset.bind(font);
