@@ -16,7 +16,7 @@ import pino from 'pino';
 import { strToU8, zipSync } from 'fflate';
 import { loadConfig } from '../src/config/index.js';
 import { buildApi, type RunningApi } from '../src/api.js';
-import type { OfficePool } from '../src/office/index.js';
+import type { ConversionEvent, OfficePool } from '../src/office/index.js';
 
 const CORPUS = '/work/shared/corpus/docx';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-office-'));
@@ -56,39 +56,72 @@ const pdfPageCount = (pdf: Uint8Array) => {
   return Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [f]).toString())?.[1] ?? 0);
 };
 
-// --- raw LOK: a separate process runs load + saveAs on the files, warm, and prints medians ---------------
+// --- raw LOK: a separate warm process converts the file named on each stdin line and answers its time -----
 if (process.argv[2] === '--raw-lok') {
   const { LibreOfficeKit } = await import('../src/office/lok.js');
   const { writeProfile, fileUrl } = await import('../src/office/profile.js');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-lok-'));
   const kit = LibreOfficeKit.init('/usr/lib/libreoffice/program', writeProfile(dir));
-  const runs = Number(process.argv[3]);
-  const out: Record<string, number> = {};
-  for (const file of process.argv.slice(4)) {
-    const times: number[] = [];
-    for (let i = 0; i < runs + 2; i++) {
-      const t = performance.now();
-      const doc = kit.load(fileUrl(file), 'Batch=true');
-      doc.saveAs(fileUrl(path.join(dir, 'out.pdf')), 'pdf', '');
-      doc.destroy();
-      if (i >= 2) times.push(performance.now() - t); // two warm-up runs
+  const convert = (file: string) => {
+    const t = performance.now();
+    const doc = kit.load(fileUrl(file), 'Batch=true');
+    doc.saveAs(fileUrl(path.join(dir, 'out.pdf')), 'pdf', '');
+    doc.destroy();
+    return performance.now() - t;
+  };
+  let buf = '';
+  process.stdin.on('data', (d) => {
+    buf += d;
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const file = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      process.stdout.write(`${convert(file)}\n`);
     }
-    out[file] = median(times);
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(JSON.stringify(out) + '\n');
-  process.exit(0);
+  });
+  process.stdin.on('end', () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+  process.stdout.write('ready\n');
+  await new Promise(() => undefined);
 }
 
-const small = { name: 'small (docx4j--sample-docx.docx)', bytes: new Uint8Array(fs.readFileSync(`${CORPUS}/docx4j--sample-docx.docx`)) };
-const large = { name: 'generated report', bytes: generatedReport() };
+/** The raw LOK process: `time(file)` converts once and resolves with LibreOffice's own load+save time. */
+async function startRawLok() {
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--raw-lok'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const waiting: Array<(line: string) => void> = [];
+  let buf = '';
+  child.stdout.on('data', (d) => {
+    buf += d;
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      waiting.shift()?.(line);
+    }
+  });
+  await new Promise<string>((resolve) => waiting.push(resolve)); // 'ready'
+  return {
+    time: (file: string) =>
+      new Promise<number>((resolve) => {
+        waiting.push((line) => resolve(Number(line)));
+        child.stdin.write(file + '\n');
+      }),
+    close: () => new Promise<void>((resolve) => {
+      child.on('exit', () => resolve());
+      child.stdin.end();
+    }),
+  };
+}
+
+const small = { name: 'small: docx4j--sample-docx.docx', bytes: new Uint8Array(fs.readFileSync(`${CORPUS}/docx4j--sample-docx.docx`)) };
+const large = { name: 'generated report', bytes: generatedReport(34) };
 const inputs = [small, large];
 const files = inputs.map((d, i) => {
   const f = path.join(tmp, `input-${i}.docx`);
   fs.writeFileSync(f, d.bytes);
   return f;
 });
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const RUNS = Number(process.env.BENCH_RUNS ?? 12);
 
 async function startApi(workers: number): Promise<{ api: RunningApi; url: string; apiKey: string; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-office-data-'));
@@ -126,56 +159,57 @@ function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-console.log(`machine: ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB; ${RUNS} timed runs per figure (medians)`);
+console.log(`machine: ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, load average ${os.loadavg()[0]!.toFixed(1)}; ${RUNS} timed runs per latency figure (medians)`);
 
-// 1. HTTP latency, 1 worker, sequential.
+// 1. Latency, interleaved so that all three see the same machine load: an HTTP request (1 worker), the
+//    same file through raw LOK in its own warm process, and every third round soffice spawned per file.
+const hasSoffice = spawnSync('soffice', ['--version']).status === 0;
+const profile = `file://${tmp}/soffice-profile`;
+const spawnSoffice = (f: string) => {
+  const t = performance.now();
+  execFileSync('soffice', [`-env:UserInstallation=${profile}`, '--headless', '--convert-to', 'pdf', '--outdir', tmp, f], { stdio: 'ignore' });
+  return performance.now() - t;
+};
 const one = await startApi(1);
+const rawLok = await startRawLok();
 const http: number[] = [];
+const inWorker: number[] = [];
+const raw: number[] = [];
+let lastWorkerMillis = 0;
+(one.api.services.office as OfficePool).on('conversion', (e: ConversionEvent) => (lastWorkerMillis = e.millis));
+const soffice: Array<number | undefined> = [];
 for (const [i, d] of inputs.entries()) {
   const pdf = await convertOverHttp(one, d.bytes); // warm-up (and page count)
-  if (i === 1) large.name = `generated report (${pdfPageCount(pdf)} pages)`;
-  if (i === 0) small.name = `${small.name.slice(0, -1)}, ${pdfPageCount(pdf)} page${pdfPageCount(pdf) > 1 ? 's' : ''})`;
-  const times: number[] = [];
-  for (let r = 0; r < RUNS; r++) {
+  const pages = pdfPageCount(pdf);
+  d.name = `${d.name} (${pages} page${pages > 1 ? 's' : ''})`;
+  await rawLok.time(files[i]!);
+  await rawLok.time(files[i]!);
+  if (hasSoffice) spawnSoffice(files[i]!); // creates the profile once
+  const h: number[] = [];
+  const w: number[] = [];
+  const r: number[] = [];
+  const s: number[] = [];
+  for (let k = 0; k < RUNS; k++) {
     const t = performance.now();
     await convertOverHttp(one, d.bytes);
-    times.push(performance.now() - t);
+    h.push(performance.now() - t);
+    w.push(lastWorkerMillis);
+    r.push(await rawLok.time(files[i]!));
+    if (hasSoffice && k % 3 === 0) s.push(spawnSoffice(files[i]!));
   }
-  http.push(median(times));
+  http.push(median(h));
+  inWorker.push(median(w));
+  raw.push(median(r));
+  soffice.push(s.length ? median(s) : undefined);
 }
-// 1-worker throughput, 4 clients.
+await rawLok.close();
+
+// 2. 1-worker throughput, 4 clients.
 const tputRuns = Number(process.env.BENCH_TPUT ?? 24);
 await throughput(one, small.bytes, 4, 4);
 const tput1 = [await throughput(one, small.bytes, 4, tputRuns), await throughput(one, large.bytes, 4, Math.ceil(tputRuns / 3))];
 await one.api.close();
 fs.rmSync(one.dataDir, { recursive: true, force: true });
-
-// 2. Raw LOK in its own warm process (the pool is closed: nothing else competes for the CPU).
-const raw = await new Promise<Record<string, number>>((resolve, reject) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--raw-lok', String(RUNS), ...files], { stdio: ['ignore', 'pipe', 'ignore'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`raw LOK run exited ${code}`))));
-});
-
-// 3. soffice spawned per file (profile created once beforehand, as a warm disk cache would have it).
-const hasSoffice = spawnSync('soffice', ['--version']).status === 0;
-const soffice: Array<number | undefined> = [];
-const sofficeRuns = Math.max(3, Math.ceil(RUNS / 3));
-const profile = `file://${tmp}/soffice-profile`;
-for (const f of files) {
-  if (!hasSoffice) {
-    soffice.push(undefined);
-    continue;
-  }
-  const times: number[] = [];
-  for (let r = 0; r < sofficeRuns + 1; r++) {
-    const t = performance.now();
-    execFileSync('soffice', [`-env:UserInstallation=${profile}`, '--headless', '--convert-to', 'pdf', '--outdir', tmp, f], { stdio: 'ignore' });
-    if (r > 0) times.push(performance.now() - t);
-  }
-  soffice.push(median(times));
-}
 
 // 4. Two workers: throughput under 4 clients, then RSS after 200 conversions.
 const two = await startApi(2);
@@ -202,19 +236,22 @@ const st = pool.status();
 await two.api.close();
 fs.rmSync(two.dataDir, { recursive: true, force: true });
 
-console.log('\nlatency (median)                        HTTP /v1/convert   raw LOK    soffice/file   HTTP÷LOK  HTTP÷soffice');
+console.log('\nlatency (median)                              HTTP /v1/convert   raw LOK    soffice/file   HTTP÷LOK  HTTP÷soffice');
 for (const [i, d] of inputs.entries()) {
-  const r = raw[files[i]!]!;
+  const r = raw[i]!;
   const s = soffice[i];
   console.log(
-    `${d.name.padEnd(40)}${ms(http[i]!).padStart(16)}${ms(r).padStart(11)}${(s === undefined ? 'n/a' : ms(s)).padStart(15)}` +
+    `${d.name.padEnd(46)}${ms(http[i]!).padStart(16)}${ms(r).padStart(11)}${(s === undefined ? 'n/a' : ms(s)).padStart(15)}` +
       `${(http[i]! / r).toFixed(2).padStart(10)}${(s === undefined ? 'n/a' : (http[i]! / s).toFixed(2)).padStart(14)}`,
   );
 }
 console.log('goals: HTTP ≤ 1.15× raw LOK, ≤ 0.20× soffice per file');
-console.log(`\nthroughput, 4 concurrent clients        1 worker        2 workers     ratio (goal ≥ 1.7)`);
+console.log(
+  `LOK time inside the pool's worker for the same HTTP requests (median): ${inputs.map((d, i) => `${ms(inWorker[i]!)} (HTTP÷worker ${(http[i]! / inWorker[i]!).toFixed(2)})`).join(', ')}`,
+);
+console.log('\nthroughput, 4 concurrent clients              1 worker        2 workers     ratio (goal ≥ 1.7)');
 for (const [i, d] of inputs.entries()) {
-  console.log(`${d.name.padEnd(40)}${`${tput1[i]!.toFixed(2)}/s`.padStart(9)}${`${tput2[i]!.toFixed(2)}/s`.padStart(17)}${(tput2[i]! / tput1[i]!).toFixed(2).padStart(12)}`);
+  console.log(`${d.name.padEnd(46)}${`${tput1[i]!.toFixed(2)}/s`.padStart(9)}${`${tput2[i]!.toFixed(2)}/s`.padStart(17)}${(tput2[i]! / tput1[i]!).toFixed(2).padStart(12)}`);
 }
 console.log(
   `\nRSS after ${done} corpus conversions on 2 workers (${st.conversions - conversionsBefore} counted by the pool, ${st.restarts} restarts): ` +

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { OfficePool } from './pool.js';
 
-export { OfficePool, type OfficePoolOptions, type OfficePoolStatus } from './pool.js';
+export { OfficePool, type OfficePoolOptions, type OfficePoolStatus, type ConversionEvent } from './pool.js';
 export { validateDocx, OFFICE_PACKAGE_LIMITS } from './validate.js';
 export { minimalDocx } from './minimal-docx.js';
 export type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';

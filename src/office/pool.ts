@@ -9,6 +9,7 @@
  * process exits, whatever the cause.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,7 +96,13 @@ function defaultTempRoot(): string {
   }
 }
 
-export class OfficePool implements OfficeEngine {
+/** Emitted as 'conversion' after each successful conversion: the worker's own load + export time. */
+export interface ConversionEvent {
+  millis: number;
+  rss: number;
+}
+
+export class OfficePool extends EventEmitter implements OfficeEngine {
   private readonly workers = new Set<Worker>();
   private readonly queue: Job[] = [];
   private readonly maxConversions: number;
@@ -115,6 +122,7 @@ export class OfficePool implements OfficeEngine {
   private readonly respawnTimers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly opts: OfficePoolOptions) {
+    super();
     this.maxConversions = opts.maxConversionsPerWorker ?? DEFAULT_MAX_CONVERSIONS;
     this.maxRss = opts.maxRssBytes ?? DEFAULT_MAX_RSS;
     this.tempRoot = opts.tempRoot ?? defaultTempRoot();
@@ -312,6 +320,7 @@ export class OfficePool implements OfficeEngine {
     this.conversions++;
     if (m.type === 'result') {
       this.meanMillis = this.meanMillis * 0.8 + m.millis * 0.2;
+      this.emit('conversion', { millis: m.millis, rss: m.rss } satisfies ConversionEvent);
       this.settle(worker, (j) => j.resolve(j.options.pdfa === '1b' ? declarePdfa1b(m.pdf) : m.pdf));
     } else {
       const message =
