@@ -173,7 +173,22 @@ export interface ByteRangeCheck {
 
 const MAX_CMS_BYTES = 4 * 1024 * 1024;
 
-export function checkByteRange(doc: PdfDocument, sig: FoundSignature): ByteRangeCheck {
+/**
+ * Signature wrapping keeps the original signature dictionary's bytes around (SWA moves it; the CCS 2019 paper's
+ * "duplicated ByteRange"): a `/ByteRange` token inside the signed range that is not part of any signature
+ * dictionary the reader found.
+ */
+function strayByteRanges(doc: PdfDocument, sig: FoundSignature, from: number, to: number, known: Array<[number, number]>): number[] {
+  const out: number[] = [];
+  for (let p = doc.text.indexOf('/ByteRange'); p >= 0 && p < to; p = doc.text.indexOf('/ByteRange', p + 10)) {
+    if (sig.sigOffset !== undefined && sig.sigEnd !== undefined && p >= sig.sigOffset && p < sig.sigEnd) continue;
+    if (known.some(([s, e]) => p >= s && p < e)) continue;
+    out.push(p);
+  }
+  return out.slice(0, 5);
+}
+
+export function checkByteRange(doc: PdfDocument, sig: FoundSignature, known: Array<[number, number]> = []): ByteRangeCheck {
   const errors: string[] = [];
   const len = doc.buf.length;
   const brRaw = doc.deref(sig.sigDict.map.get('ByteRange'), doc.last);
@@ -218,7 +233,11 @@ export function checkByteRange(doc: PdfDocument, sig: FoundSignature): ByteRange
   if (sig.sigOffset === undefined && !sig.orphaned && sig.sigNum !== undefined) {
     errors.push('SIGNATURE_DICTIONARY_COMPRESSED: the signature dictionary is inside an object stream');
   }
-  if (errors.some((e) => /^(BYTE_RANGE|SIGNATURE_WRAPPING|SIGNATURE_DICTIONARY)/.test(e))) return result;
+  const stray = strayByteRanges(doc, sig, a + b, c + d, known);
+  if (stray.length) {
+    errors.push(`DUPLICATED_BYTE_RANGE: another /ByteRange at offset ${stray.join(', ')} inside the bytes of this signature belongs to no signature dictionary`);
+  }
+  if (errors.some((e) => /^(BYTE_RANGE|SIGNATURE_WRAPPING|SIGNATURE_DICTIONARY|DUPLICATED)/.test(e))) return result;
   const end = c + d;
   if (end === len) {
     result.coverage = 'ENTIRE_FILE';

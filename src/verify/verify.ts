@@ -6,7 +6,7 @@
  */
 import crypto, { type X509Certificate } from 'node:crypto';
 import { openPdf, type PdfDocument } from './pdf/reader.js';
-import { isName, isString, isRef, type PdfDict } from './pdf/objects.js';
+import { isDict, isName, isString, isRef, type PdfDict } from './pdf/objects.js';
 import {
   checkByteRange,
   checkCrypto,
@@ -96,7 +96,15 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
   const analyzer = new ModificationAnalyzer(doc, fields);
   const certification = findCertification(doc, fields.signatures);
 
-  const reports = fields.signatures.map((sig) => checkSignature(doc, sig, analyzer, certification, options.trust));
+  // Bodies of every signature dictionary, including older versions of the same object (a placeholder filled
+  // in a later revision): a /ByteRange outside all of them is a stray (signature wrapping).
+  const known: Array<[number, number]> = [];
+  for (let p = doc.text.indexOf('/ByteRange'); p >= 0; p = doc.text.indexOf('/ByteRange', p + 10)) {
+    const body = doc.bodyBefore(p);
+    const obj = body && doc.objectAt(body.offset, doc.last);
+    if (obj && obj.end > p && isDict(obj.value) && obj.value.map.has('ByteRange')) known.push([obj.offset, obj.end]);
+  }
+  const reports = fields.signatures.map((sig) => checkSignature(doc, sig, analyzer, certification, options.trust, known));
   const valid = reports.length > 0 && reports.every((r) => r.valid);
   const indication: VerifyResult['indication'] =
     reports.length === 0
@@ -166,13 +174,20 @@ function fieldMdpLocks(doc: PdfDocument, sigDict: PdfDict): string[] | 'ALL' | u
   return undefined;
 }
 
-function checkSignature(doc: PdfDocument, sig: FoundSignature, analyzer: ModificationAnalyzer, cert: Certification | undefined, trust: TrustStore): SignatureReport {
+function checkSignature(
+  doc: PdfDocument,
+  sig: FoundSignature,
+  analyzer: ModificationAnalyzer,
+  cert: Certification | undefined,
+  trust: TrustStore,
+  known: Array<[number, number]>,
+): SignatureReport {
   const last = doc.last;
   const problems: string[] = [];
   const warnings: string[] = [];
   const subFilterV = doc.deref(sig.sigDict.map.get('SubFilter'), last);
   const subFilter = isName(subFilterV) ? subFilterV.name : null;
-  const br = checkByteRange(doc, sig);
+  const br = checkByteRange(doc, sig, known);
   problems.push(...br.formatErrors);
   if (sig.orphaned) problems.push('ORPHANED_SIGNATURE: no signature field of the final revision points at this signature dictionary');
 

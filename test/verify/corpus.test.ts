@@ -53,6 +53,8 @@ describe('pdf-insecurity-2019 (USF / ISA / SWA)', () => {
     expect(s.indication).toBe('TOTAL_FAILED');
     expect(s.subIndication).toBe('FORMAT_FAILURE');
     expect(s.problems.join()).toMatch(/SIGNATURE_WRAPPING/);
+    // The original dictionary's /ByteRange, moved into the signed tail, is reported too.
+    expect(s.problems.join()).toMatch(/DUPLICATED_BYTE_RANGE: another \/ByteRange at offset 23029/);
   });
 });
 
