@@ -128,6 +128,73 @@ describe('the whole template corpus', () => {
   });
 });
 
+const squeeze = (xml: string) => xml.replace(/>\s+</g, '><');
+
+/** The control with w:id `id`: its sdtPr and its content, from a (squeezed) part. */
+function control(xml: string, id: string): { sdtPr: string; content: string } | undefined {
+  const at = xml.indexOf(`<w:id w:val="${id}"/>`);
+  if (at < 0) return undefined;
+  const prStart = xml.lastIndexOf('<w:sdtPr>', at);
+  const prEnd = xml.indexOf('</w:sdtPr>', at);
+  const cStart = xml.indexOf('<w:sdtContent>', prEnd);
+  // Content up to the matching </w:sdtContent> (controls nest).
+  let depth = 0;
+  const re = /<w:sdtContent>|<\/w:sdtContent>/g;
+  re.lastIndex = cStart;
+  let m: RegExpExecArray | null;
+  let end = xml.length;
+  while ((m = re.exec(xml))) {
+    depth += m[0] === '<w:sdtContent>' ? 1 : -1;
+    if (depth === 0) {
+      end = m.index;
+      break;
+    }
+  }
+  return { sdtPr: xml.slice(prStart, prEnd), content: xml.slice(cStart + 14, end) };
+}
+
+const firstRunProps = (xml: string) => /<w:r(?:\s[^>]*)?>(<w:rPr>.*?<\/w:rPr>)?/s.exec(xml)?.[1] ?? '';
+
+describe('every field of the content-control templates', () => {
+  for (const name of ['poi--ChronologicalResume.dotx', 'docx4j--invoice2013.docx', 'docx4j--binding-simple.docx', 'docx4j--invoice.docx']) {
+    it(`${name}: each control holds its value in the formatting of its first run`, async () => {
+      const template = read(name);
+      const fields = listTemplateFields(template).filter((f) => f.kind === 'control' && f.type !== 'other');
+      const img = await pngOfSize(120, 60);
+      const valueFor = (f: (typeof fields)[number]): AnnotateField => {
+        const id = f.id ?? f.tag ?? f.alias!; // some docx4j controls have no w:id
+        switch (f.type) {
+          case 'image': return { id, type: 'image', value: b64(img) };
+          case 'date': return { id, type: 'date', value: '2024-06-30' };
+          case 'checkbox': return { id, type: 'checkbox', value: true };
+          case 'table': return { id, type: 'table', value: [[`T1_${id}`, 'b'], [`T2_${id}`, 'd']] };
+          default: return { id, type: 'text', value: `Val_${id}` };
+        }
+      };
+      // Containers last: a repeating section rebuilds the controls inside it.
+      const request = [...fields.filter((f) => f.type !== 'table'), ...fields.filter((f) => f.type === 'table')].map(valueFor);
+      const { docx, report } = await annotateDocx(template, request);
+      expect(report.unmatched).toEqual([]);
+      expect(report.unfilled).toEqual([]);
+      const before = squeeze(unpack(template).document);
+      const after = squeeze(unpack(docx).document);
+      let checked = 0;
+      for (const r of request.filter((x) => x.type === 'text')) {
+        const now = control(after, r.id!);
+        if (!now || !textOf(now.content).includes(r.value as string)) continue; // rebuilt by a container fill
+        const was = control(before, r.id!)!;
+        let expected = firstRunProps(was.content).replace(/<w:rStyle w:val="PlaceholderText"\/>/, '');
+        if (expected === '<w:rPr></w:rPr>') expected = /<w:rPr>.*?<\/w:rPr>/s.exec(was.sdtPr)?.[0] ?? '';
+        expect(firstRunProps(now.content), `${r.id} formatting`).toBe(expected);
+        expect(now.sdtPr).not.toContain('<w:showingPlcHdr/>');
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(0);
+      for (const r of request.filter((x) => x.type === 'table')) expect(textOf(after)).toContain(`T2_${r.id}`);
+    });
+  }
+});
+
 describe('content-control templates', () => {
   it('poi--ChronologicalResume.dotx: every control filled, pStyle kept, placeholders cleared, core property updated', async () => {
     const template = read('poi--ChronologicalResume.dotx');
@@ -277,6 +344,15 @@ describe('LibreOffice renders the filled templates (POST /v1/annotate?to=pdf)', 
       { id: '/invoice[1]/terms[1]', type: 'html', value: '<p>Net <b>30</b> days</p>' },
     ]);
     for (const v of ['Grace Hopper', '15 March 2024', 'Widget', 'Gadget', 'Net 30 days']) expect(invoice).toContain(v);
+  });
+
+  it('the docx4j data-bound controls', async () => {
+    const text = await toPdf('docx4j--binding-simple.docx', [
+      { id: 'Data value: element', type: 'text', value: 'Bound value one' },
+      { id: 'Data value: element2', type: 'text', value: 'Bound value two' },
+    ]);
+    expect(text).toContain('Contents of element 1: Bound value one');
+    expect(text).toContain('Contents of element 2: Bound value two');
   });
 
   it('links inside block content controls render as links, not field codes', async () => {
