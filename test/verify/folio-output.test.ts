@@ -6,6 +6,7 @@
  * poppler keeps it valid.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PDFDocument } from '@cantoo/pdf-lib';
 import { startTestApi, authed, type TestApi } from '../helpers/api.js';
 import { makePdf, makePki, pdfsigSign, signPdf, type TestPki } from './fixtures.js';
 import { addAnnotation, appendPage, changeContentStream, repointObject, widenGap, zeroContents, emptyContents } from './attacks.js';
@@ -77,6 +78,20 @@ describe("Folio's own signed output", () => {
     expect(r.valid).toBe(true);
     // The audit data still describes the bytes the service signed.
     expect(r.auditTrail.hashMatches).toBe(true);
+  });
+
+  it('an input with object streams and an xref stream: signed output valid, a page appended after it caught', async () => {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i < 3; i++) doc.addPage([300, 300]).drawText(`object-stream page ${i + 1}`, { x: 20, y: 150 });
+    const input = new Uint8Array(await doc.save({ useObjectStreams: true }));
+    expect(Buffer.from(input).toString('latin1')).toContain('/ObjStm');
+    const out = await sign(api, input);
+    const r = await verify(api, out);
+    expect(r).toMatchObject({ valid: true, indication: 'TOTAL_PASSED' });
+    expect(r.auditTrail.hashMatches).toBe(true);
+    const attacked = await verify(api, appendPage(out));
+    expect(attacked.valid).toBe(false);
+    expect(attacked.signatures[0].modificationsAfter.level).toBe('OTHER');
   });
 
   it('a PDF signed elsewhere (not by this service) is not issuedByThisService', async () => {
