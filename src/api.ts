@@ -17,6 +17,7 @@ import { verifyRoutes } from './http/routes/verify.js';
 import { loadSigningIdentity } from './sign/index.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
+import { createOfficePool } from './office/index.js';
 import type { Services } from './services.js';
 import { MAX_IN_FLIGHT_PER_KEY } from './http/app.js';
 
@@ -46,6 +47,26 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
   };
   services.closers.push(() => services.fetcher.close(), () => services.auth.close());
   services.signing = await loadSigningIdentity(config, logger);
+  if (!opts.withoutOffice) {
+    // Warm start: the workers boot LibreOffice now, so the first conversion is as fast as the next.
+    const office = createOfficePool(config, logger);
+    try {
+      await office.start();
+    } catch (e) {
+      // Keep serving the other capabilities; health reports office unhealthy and the pool keeps retrying.
+      logger.error({ err: e }, 'the LibreOffice pool could not start');
+    }
+    services.office = office;
+    services.engines.push({
+      name: 'office',
+      required: true,
+      status: () => {
+        const { status, workers, busy, queued } = office.status();
+        return { status, workers, busy, queued };
+      },
+    });
+    services.closers.push(() => office.close());
+  }
   return services;
 }
 
