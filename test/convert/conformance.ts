@@ -10,7 +10,13 @@ import { readDocx } from './docx-reader.js';
 import { normaliseReferenceHtml } from './reference-html.js';
 import { canonical } from './word-model.js';
 
-export const CORPUS_DIR = path.resolve(process.env.FOLIO_CORPUS ?? '/work/shared/corpus', 'markdown');
+/** The shared corpus: $FOLIO_CORPUS, else shared/ beside the checkout, else /work/shared/corpus. */
+function corpusRoot(): string {
+  if (process.env.FOLIO_CORPUS) return process.env.FOLIO_CORPUS;
+  const beside = path.resolve(import.meta.dirname, '../../../shared/corpus');
+  return fs.existsSync(beside) ? beside : '/work/shared/corpus';
+}
+export const CORPUS_DIR = path.join(corpusRoot(), 'markdown');
 export const SPEC_FILES = ['commonmark-spec', 'gfm-spec', 'gfm-extensions', 'gfm-regression'] as const;
 export type SpecFile = (typeof SPEC_FILES)[number];
 
