@@ -64,7 +64,8 @@ function writePrivate(file: string, content: string): void {
 function name(commonName: string): Name {
   const rdn = (type: string, value: string) =>
     new RelativeDistinguishedName([new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) })]);
-  return new Name([rdn('2.5.4.10', 'Folio'), rdn('2.5.4.3', commonName)]);
+  // CN first, so that the name reads "CN=…, O=Folio" in the order Node (and /v1/verify) prints it.
+  return new Name([rdn('2.5.4.3', commonName), rdn('2.5.4.10', 'Folio')]);
 }
 
 function keyIdentifier(spki: SubjectPublicKeyInfo): Uint8Array {
@@ -240,7 +241,7 @@ export function describeIdentity(identity: SigningIdentity): PublicKeyInfo {
   };
 }
 
-/** Node prints names one attribute per line ("O=Folio\nCN=..."); join them RFC 4514-style, most specific first. */
+/** Node prints names one attribute per line, in certificate order; joined as /v1/verify reports them. */
 export function distinguishedName(nodeName: string): string {
-  return nodeName.split('\n').filter(Boolean).reverse().join(', ');
+  return nodeName.split('\n').filter(Boolean).join(', ');
 }

@@ -106,7 +106,7 @@ describe('SIGNING_P12', () => {
       expect(res.status).toBe(200);
       const body = await res.json();
       const leaf = new crypto.X509Certificate(fs.readFileSync(path.join(p12Dir, 'leaf.pem')));
-      expect(body.subject).toBe('O=Example, CN=P12 Signer');
+      expect(body.subject).toBe('CN=P12 Signer, O=Example');
       expect(body.issuer).toBe('CN=P12 Intermediate');
       expect(body.fingerprint).toBe(leaf.fingerprint256);
       expect(body.algorithm).toMatch(/^RSA-2048/);
