@@ -315,6 +315,33 @@ describe('concurrency and defaults', () => {
   });
 });
 
+describe('the interface agreed with /v1/verify', () => {
+  it('verify finds our signature intact, trusted, issued by this service, and the audit hash matching', async () => {
+    const input = await makePdf(2, { objectStreams: true });
+    const signed = await postSign(t, signBody(input));
+    const res = await fetch(`${t.url}/v1/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ document: { base64: Buffer.from(signed.pdf!).toString('base64') } }),
+    });
+    expect(res.status).toBe(200);
+    const v = await res.json();
+    expect(v.valid).toBe(true);
+    expect(v.indication).toBe('TOTAL_PASSED');
+    expect(v.signatureCount).toBe(1);
+    const [sig] = v.signatures;
+    expect(sig.fieldName).toBe('Folio-Signature-1');
+    expect(sig.subFilter).toBe('ETSI.CAdES.detached');
+    expect(sig.coverage).toBe('ENTIRE_FILE');
+    expect(sig.issuedByThisService).toBe(true);
+    expect(sig.certificate.trusted).toBe(true);
+    expect(sig.signer.fingerprint).toBe(new crypto.X509Certificate(t.services.signing!.certificatePem).fingerprint256);
+    expect(v.auditTrail.hashMatches).toBe(true);
+    expect(v.auditTrail.documentSha256).toBe(sha256(input));
+    expect(v.auditTrail.signer.email).toBe('ada@example.com');
+  });
+});
+
 describe('GET /v1/verify/key matches the signatures', () => {
   it('publishes the certificate that signs the documents', async () => {
     const res = await fetch(`${t.url}/v1/verify/key`, { headers: { authorization: `Bearer ${t.apiKey}` } });
