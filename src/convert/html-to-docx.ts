@@ -13,11 +13,12 @@ import { imageSize } from 'image-size';
 import { Cascade, boxSides, cssColor, fontSizePt, lengthTwips, parseBorder, type BorderSpec, type Declarations } from './css.js';
 import { xmlAttr, xmlText } from './text.js';
 import { boundHtmlDepth } from './depth-guard.js';
+import type { GfmExtension } from './markdown.js';
 
 export interface ConvertOptions {
   pageSize?: 'A4' | 'Letter';
   /** Markdown input only: the GFM extensions to enable (default all; [] is strict CommonMark). */
-  markdownExtensions?: ReadonlyArray<'table' | 'strikethrough' | 'autolink' | 'tagfilter' | 'footnotes' | 'tasklist'>;
+  markdownExtensions?: readonly GfmExtension[];
 }
 
 /** Everything a package (or a host document, for a fragment) needs to hold the converted body. */
