@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
+import { tlv, tlvChildren } from './der.js';
 
 export interface TrustStore {
   anchors: X509Certificate[];
@@ -94,4 +95,27 @@ export function subjectParts(cert: X509Certificate): { name?: string; email?: st
   const get = (k: string) => lines.find((l) => l.startsWith(`${k}=`))?.slice(k.length + 1);
   const san = cert.subjectAltName?.match(/email:([^,\s]+)/)?.[1];
   return { name: get('CN') ?? get('O'), email: get('emailAddress') ?? san };
+}
+
+const KEY_USAGE_OID = Buffer.from('551d0f', 'hex');
+export const EKU_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
+
+/** The keyUsage bits a signer needs (X.509 bit 0 digitalSignature, bit 1 nonRepudiation); undefined if absent. */
+export function keyUsageOf(cert: X509Certificate): { digitalSignature: boolean; nonRepudiation: boolean } | undefined {
+  const der = new Uint8Array(cert.raw);
+  const outer = tlv(der, 0, der.length);
+  const tbs = outer && tlvChildren(der, outer)?.[0];
+  const fields = tbs && tlvChildren(der, tbs);
+  const wrap = fields?.find((f) => f.tag === 0xa3);
+  const seq = wrap && tlv(der, wrap.start, wrap.end);
+  for (const ext of (seq && tlvChildren(der, seq)) ?? []) {
+    const e = tlvChildren(der, ext);
+    if (!e || e.length < 2 || Buffer.compare(der.subarray(e[0]!.start, e[0]!.end), KEY_USAGE_OID) !== 0) continue;
+    const value = e[e.length - 1]!;
+    const bits = tlv(der, value.start, value.end);
+    if (!bits || bits.tag !== 0x03 || bits.end - bits.start < 2) return { digitalSignature: false, nonRepudiation: false };
+    const first = der[bits.start + 1]!;
+    return { digitalSignature: (first & 0x80) !== 0, nonRepudiation: (first & 0x40) !== 0 };
+  }
+  return undefined;
 }

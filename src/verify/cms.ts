@@ -7,6 +7,7 @@
  */
 import crypto, { X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
+import { tlv, tlvChildren } from './der.js';
 
 export const DIGEST_BY_OID: Record<string, string> = {
   '1.3.14.3.2.26': 'SHA-1',
@@ -104,42 +105,6 @@ function octets(b: Block | undefined): Uint8Array | undefined {
   return view ? new Uint8Array(view) : undefined;
 }
 const hexOf = (u: Uint8Array | undefined) => (u ? Buffer.from(u).toString('hex').replace(/^(00)+(?=.)/, '').toLowerCase() : '');
-
-interface Tlv {
-  tag: number;
-  /** Header start, content start and content end, as offsets into the buffer. */
-  at: number;
-  start: number;
-  end: number;
-}
-
-/** One DER tag-length header; undefined for indefinite (BER) or malformed lengths and multi-byte tags. */
-function tlv(buf: Uint8Array, at: number, limit: number): Tlv | undefined {
-  if (at + 2 > limit) return undefined;
-  const tag = buf[at]!;
-  if ((tag & 0x1f) === 0x1f) return undefined;
-  let len = buf[at + 1]!;
-  let p = at + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4 || p + n > limit) return undefined;
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + buf[p++]!;
-  }
-  if (p + len > limit) return undefined;
-  return { tag, at, start: p, end: p + len };
-}
-
-function tlvChildren(buf: Uint8Array, parent: Tlv): Tlv[] | undefined {
-  const out: Tlv[] = [];
-  for (let p = parent.start; p < parent.end; ) {
-    const t = tlv(buf, p, parent.end);
-    if (!t) return undefined;
-    out.push(t);
-    p = t.end;
-  }
-  return out;
-}
 
 /**
  * Splits a DER ContentInfo(SignedData) into its encapContentInfo, certificates and signerInfos by reading only

@@ -18,7 +18,7 @@ import {
   type UnsignedSignatureField,
 } from './signatures.js';
 import { ModificationAnalyzer, levelRank, type ModificationDetail, type ModificationLevel } from './modifications.js';
-import { buildPath, subjectParts, type TrustStore } from './certificates.js';
+import { buildPath, subjectParts, keyUsageOf, EKU_TIME_STAMPING, type TrustStore } from './certificates.js';
 import { verifyCms, nodeHash } from './cms.js';
 import { readAuditTrail, type AuditTrailAnswer } from './audit-trail.js';
 
@@ -210,13 +210,16 @@ function checkSignature(
     const h = tst?.imprintAlgorithm ? nodeHash(tst.imprintAlgorithm) : undefined;
     const imprintOk = !!tst && !!h && crypto.createHash(h).update(sv).digest().equals(Buffer.from(tst.imprint));
     const tsaPath = tsa.signerCertificate && tst ? buildPath(tsa.signerCertificate, tsa.certificates, trust, tst.genTime) : undefined;
+    // RFC 3161 §2.3: the TSA's certificate carries the timeStamping extended key usage.
+    const tsaEku = !!tsa.signerCertificate?.keyUsage?.includes(EKU_TIME_STAMPING);
+    if (tsa.signerCertificate && !tsaEku) warnings.push('TIMESTAMP_INVALID: the TSA certificate lacks the timeStamping extended key usage');
     timestamp = {
       time: tst?.genTime.toISOString() ?? '',
-      valid: imprintOk && tsa.signatureValid && tsa.digestMatches && tsa.errors.length === 0,
+      valid: imprintOk && tsaEku && tsa.signatureValid && tsa.digestMatches && tsa.errors.length === 0,
       trusted: !!tsaPath?.trusted,
       tsaSubject: tsa.signerCertificate ? tsa.signerCertificate.subject.replace(/\n/g, ', ') : null,
     };
-    if (!timestamp.valid) warnings.push('TIMESTAMP_INVALID: the signature timestamp token does not verify');
+    if (!timestamp.valid && tsaEku) warnings.push('TIMESTAMP_INVALID: the signature timestamp token does not verify');
   }
 
   let signer: SignerInfo | null = null;
@@ -237,6 +240,12 @@ function checkSignature(
     };
     path = buildPath(signerCert, cms!.certificates, trust, at);
     warnings.push(...path.problems);
+    if (subFilter === 'ETSI.RFC3161') {
+      if (!signerCert.keyUsage?.includes(EKU_TIME_STAMPING)) warnings.push('KEY_USAGE: the document timestamp certificate lacks the timeStamping extended key usage');
+    } else {
+      const ku = keyUsageOf(signerCert);
+      if (ku && !ku.digitalSignature && !ku.nonRepudiation) warnings.push('KEY_USAGE: the signer certificate allows neither digitalSignature nor nonRepudiation');
+    }
   }
 
   // Modifications after the covered revision, judged by DocMDP (of the certification, if any) and FieldMDP.
@@ -280,6 +289,7 @@ function checkSignature(
   else if (!path?.chainValid) ((indication = 'INDETERMINATE'), (subIndication = 'CERTIFICATE_CHAIN_GENERAL_FAILURE'));
   else if (!path.trusted) ((indication = 'INDETERMINATE'), (subIndication = 'NO_CERTIFICATE_CHAIN_FOUND'));
   else if (!path.validAtSigningTime) ((indication = 'INDETERMINATE'), (subIndication = timestamp?.valid ? 'EXPIRED' : 'OUT_OF_BOUNDS_NO_POE'));
+  else if (warnings.some((w) => w.startsWith('KEY_USAGE'))) ((indication = 'INDETERMINATE'), (subIndication = 'CHAIN_CONSTRAINTS_FAILURE'));
   else if (warnings.some((w) => w.startsWith('WEAK_'))) ((indication = 'INDETERMINATE'), (subIndication = 'CRYPTO_CONSTRAINTS_FAILURE'));
   else if (timestamp && !timestamp.valid) ((indication = 'INDETERMINATE'), (subIndication = 'SIG_CONSTRAINTS_FAILURE'));
 

@@ -71,6 +71,13 @@ describe('well-signed files', () => {
     expect(r.indication).toBe('TOTAL_PASSED');
   });
 
+  it('a signer certificate allowing only key encipherment: intact, but INDETERMINATE / CHAIN_CONSTRAINTS_FAILURE', () => {
+    const r = verify(signPdf(base, { signer: pki.encipherOnly }));
+    expect(r.valid).toBe(true);
+    expect(r.signatures[0]!.subIndication).toBe('CHAIN_CONSTRAINTS_FAILURE');
+    expect(r.signatures[0]!.warnings.join()).toMatch(/KEY_USAGE/);
+  });
+
   it('SHA-1 is accepted but flagged weak (INDETERMINATE / CRYPTO_CONSTRAINTS_FAILURE)', () => {
     const r = verify(signPdf(base, { signer: pki.rsa, digest: 'sha1' }));
     expect(r.valid).toBe(true);
@@ -100,7 +107,7 @@ describe('well-signed files', () => {
 
 describe('RFC 3161 signature timestamps', () => {
   it('a token over the signature value verifies; trust follows the TSA certificate', () => {
-    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.ec }));
+    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.tsa }));
     const s = r.signatures[0]!;
     expect(s.timestamp).toMatchObject({ valid: true, trusted: true });
     expect(Math.abs(Date.parse(s.timestamp!.time) - Date.now())).toBeLessThan(5 * 60_000);
@@ -108,12 +115,18 @@ describe('RFC 3161 signature timestamps', () => {
   });
 
   it('a token from an untrusted TSA verifies but is untrusted', () => {
-    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.stranger }));
+    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.strangerTsa }));
     expect(r.signatures[0]!.timestamp).toMatchObject({ valid: true, trusted: false });
   });
 
+  it('a token signed by a certificate without the timeStamping EKU is invalid', () => {
+    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.ec }));
+    expect(r.signatures[0]!.timestamp?.valid).toBe(false);
+    expect(r.signatures[0]!.warnings.join()).toMatch(/timeStamping extended key usage/);
+  });
+
   it('a token imprinting another signature value (transplanted) is invalid and degrades the indication', () => {
-    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.ec, timestampWrongImprint: true }));
+    const r = verify(signPdf(base, { signer: pki.rsa, timestampBy: pki.tsa, timestampWrongImprint: true }));
     const s = r.signatures[0]!;
     expect(s.timestamp?.valid).toBe(false);
     expect(s.warnings.join()).toMatch(/TIMESTAMP_INVALID/);
@@ -124,7 +137,7 @@ describe('RFC 3161 signature timestamps', () => {
 
 describe('document timestamps (ETSI.RFC3161)', () => {
   it('a document timestamp after a signature: both valid, the signature extended with signatures only', () => {
-    const r = verify(signPdf(signed, { signer: pki.ec, subFilter: 'ETSI.RFC3161', fieldName: 'DocTS' }));
+    const r = verify(signPdf(signed, { signer: pki.tsa, subFilter: 'ETSI.RFC3161', fieldName: 'DocTS' }));
     expect(r.valid).toBe(true);
     const ts = r.signatures[1]!;
     expect(ts.subFilter).toBe('ETSI.RFC3161');
@@ -134,7 +147,7 @@ describe('document timestamps (ETSI.RFC3161)', () => {
   });
 
   it('a document timestamp over altered bytes → HASH_FAILURE', () => {
-    const stamped = signPdf(signed, { signer: pki.ec, subFilter: 'ETSI.RFC3161', fieldName: 'DocTS' });
+    const stamped = signPdf(signed, { signer: pki.tsa, subFilter: 'ETSI.RFC3161', fieldName: 'DocTS' });
     const r = verify(patchLast(stamped, '/Type /DocTimeStamp', '/Type /DocTimeStamq'));
     expect(r.valid).toBe(false);
     expect(r.signatures.find((s) => s.subFilter === 'ETSI.RFC3161')!.subIndication).toBe('HASH_FAILURE');

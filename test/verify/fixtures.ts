@@ -31,6 +31,11 @@ export interface TestPki {
   ec: Signer;
   /** A self-signed signer nobody trusts. */
   stranger: Signer;
+  /** A time-stamping authority issued by the test root (EKU timeStamping), and an untrusted self-signed one. */
+  tsa: Signer;
+  strangerTsa: Signer;
+  /** A signer whose certificate only allows key encipherment. */
+  encipherOnly: Signer;
   nssDir: string;
   nssNick: string;
   cleanup(): void;
@@ -55,6 +60,17 @@ export function makePki(): TestPki {
   const ec = leaf('ec', ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], '/CN=Bob Signer/emailAddress=bob@example.com');
   openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'stranger.key', '-out', 'stranger.pem', '-days', '365', '-subj', '/CN=Mallory Stranger']);
   const stranger = { keyPem: fs.readFileSync(path.join(dir, 'stranger.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'stranger.pem'), 'utf8'), chainPem: [] };
+  fs.writeFileSync(path.join(dir, 'tsa.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n');
+  openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tsa.key', '-out', 'tsa.csr', '-subj', '/CN=Verify Test TSA']);
+  openssl(dir, ['x509', '-req', '-in', 'tsa.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tsa.pem', '-days', '365', '-extfile', 'tsa.ext']);
+  const tsa = { keyPem: fs.readFileSync(path.join(dir, 'tsa.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'tsa.pem'), 'utf8'), chainPem: [caPem] };
+  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'stsa.key', '-out', 'stsa.pem', '-days', '365', '-subj', '/CN=Stranger TSA',
+    '-addext', 'extendedKeyUsage=critical,timeStamping']);
+  const strangerTsa = { keyPem: fs.readFileSync(path.join(dir, 'stsa.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'stsa.pem'), 'utf8'), chainPem: [] };
+  fs.writeFileSync(path.join(dir, 'enc.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,keyEncipherment\n');
+  openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'enc.key', '-out', 'enc.csr', '-subj', '/CN=Encipher Only']);
+  openssl(dir, ['x509', '-req', '-in', 'enc.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'enc.pem', '-days', '365', '-extfile', 'enc.ext']);
+  const encipherOnly = { keyPem: fs.readFileSync(path.join(dir, 'enc.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'enc.pem'), 'utf8'), chainPem: [caPem] };
 
   // NSS database for pdfsig -add-signature (poppler signs through NSS).
   const nssDir = path.join(dir, 'nss');
@@ -69,6 +85,9 @@ export function makePki(): TestPki {
     rsa: { ...rsa, chainPem: [caPem] },
     ec: { ...ec, chainPem: [caPem] },
     stranger,
+    tsa,
+    strangerTsa,
+    encipherOnly,
     nssDir,
     nssNick: 'alice',
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
