@@ -75,7 +75,10 @@ export class Filler {
         // The bound node holds the date as w:storeMappedDataAs says: xsd:dateTime (Word's default), xsd:date, or the text.
         const storedAs = dateEl && child(dateEl, 'w:storeMappedDataAs') ? attr(child(dateEl, 'w:storeMappedDataAs')!, 'w:val') : 'dateTime';
         bound = !dateEl || storedAs === 'text' ? text : storedAs === 'date' ? fullDateAttr(value.date).slice(0, 10) : fullDateAttr(value.date).slice(0, 19);
-      } else if (value.type === 'text') bound = value.text;
+      } else if (value.type === 'text') {
+        bound = value.text;
+        this.selectListItem(sdtPr, value.text);
+      }
       else if (value.type === 'checkbox') {
         v = { type: 'text', text: value.checked ? '\u2612' : '\u2610' };
         bound = value.checked ? 'true' : 'false';
@@ -88,6 +91,15 @@ export class Filler {
     if (plc) remove(plc);
     if (child(sdtPr, 'w:dataBinding')) updateBinding(this.doc, sdtPr, bound);
     this.doc.markDirty(f.part.name);
+  }
+
+  /** A drop-down or combo box shows the item the text names: its w:lastValue follows (Word reads it). */
+  private selectListItem(sdtPr: XElement, text: string): void {
+    const list = child(sdtPr, 'w:dropDownList') ?? child(sdtPr, 'w:comboBox');
+    if (!list) return;
+    const item = childElements(list, 'w:listItem').find((i) => attr(i, 'w:displayText') === text || attr(i, 'w:value') === text);
+    if (item) setAttr(list, 'w:lastValue', attr(item, 'w:value') ?? text);
+    else if (list.name === 'w:comboBox') setAttr(list, 'w:lastValue', text);
   }
 
   private prepend(parent: XElement, c: XElement): XElement {

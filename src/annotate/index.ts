@@ -130,7 +130,9 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
         }
         filler.fillControl(t, value, f.options ?? {}, `fields[${i}]`);
         if (!t.shadow) occurrences++;
-        if (f.options?.flatten) toFlatten.push({ sdt: t.sdt, part: t.part.name });
+        // A temporary control (w:temporary) is one Word removes once its content is edited: filling is an edit.
+        const sdtPr = child(t.sdt, 'w:sdtPr');
+        if (f.options?.flatten || (sdtPr && child(sdtPr, 'w:temporary'))) toFlatten.push({ sdt: t.sdt, part: t.part.name });
       } else {
         if (!isAttached(t.paragraph, root)) continue;
         const n = filler.fillPlaceholder(t, value, f.options ?? {}, `fields[${i}]`);

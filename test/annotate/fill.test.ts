@@ -171,6 +171,17 @@ describe('content controls', () => {
     expect(textOf(all)).toContain('y');
   });
 
+  it('a temporary control goes away once filled; a drop-down selects the item its text names', async () => {
+    const body =
+      para(sdt('<w:tag w:val="tmp"/><w:id w:val="1"/><w:temporary/><w:showingPlcHdr/><w:text/>', run('[Job Title]'))) +
+      para(sdt('<w:tag w:val="dd"/><w:id w:val="2"/><w:dropDownList w:lastValue="a"><w:listItem w:displayText="Alpha" w:value="a"/><w:listItem w:displayText="Beta" w:value="b"/></w:dropDownList>', run('Alpha')));
+    const doc = unpack((await annotateDocx(makeDocx({ body }), [{ id: 'tmp', type: 'text', value: 'Engineer' }, { id: 'dd', type: 'text', value: 'Beta' }])).docx).document;
+    expect(count(doc, '<w:sdt>')).toBe(1);
+    expect(doc).toContain('<w:p><w:r><w:t xml:space="preserve">Engineer</w:t></w:r></w:p>');
+    expect(doc).toContain('<w:dropDownList w:lastValue="b">');
+    expect(textOf(doc)).toContain('Beta');
+  });
+
   it('updates the customXml node a control is bound to, and drops a binding it cannot follow', async () => {
     const store = '{11111111-2222-3333-4444-555555555555}';
     const body =
