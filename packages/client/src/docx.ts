@@ -37,7 +37,10 @@ export interface DocxMetadata {
 
 const isZip = (b: Uint8Array) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && (b[2] === 3 || b[2] === 5) && (b[3] === 4 || b[3] === 6);
 
-function unzipParts(bytes: Uint8Array, wanted: (name: string) => boolean, limit: number): Unzipped {
+/** Names of entries stored without compression (images, usually): written back stored, not re-deflated. */
+type StoredNames = Set<string>;
+
+function unzipParts(bytes: Uint8Array, wanted: (name: string) => boolean, limit: number, stored?: StoredNames): Unzipped {
   if (!isZip(bytes)) throw new FolioClientError('INVALID_FILE_FORMAT', 'The input is not a DOCX file (not a ZIP package)');
   let total = 0;
   let isWordprocessing = false;
@@ -47,6 +50,7 @@ function unzipParts(bytes: Uint8Array, wanted: (name: string) => boolean, limit:
       filter: (f) => {
         if (f.name === 'word/document.xml') isWordprocessing = true;
         if (!wanted(f.name)) return false;
+        if (f.compression === 0) stored?.add(f.name);
         total += f.originalSize;
         if (f.originalSize > limit || total > MAX_PACKAGE_BYTES) {
           throw new FolioClientError('INVALID_FILE_FORMAT', `The DOCX part ${f.name} is implausibly large`);
@@ -164,7 +168,8 @@ function writeGuid(custom: string | undefined, guid: string): string {
  */
 export function writeDocxMetadata(bytes: Uint8Array, add: { guid?: string; createdAt?: string }): Uint8Array {
   if (!add.guid && !add.createdAt) return bytes.slice();
-  const parts = unzipParts(bytes, () => true, MAX_PACKAGE_BYTES);
+  const stored: StoredNames = new Set();
+  const parts = unzipParts(bytes, () => true, MAX_PACKAGE_BYTES, stored);
   const out: Record<string, Uint8Array> = { ...parts };
   let types = text(parts, CONTENT_TYPES_PART) ??
     `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<Types xmlns="${NS.contentTypes}"></Types>`;
@@ -185,7 +190,7 @@ export function writeDocxMetadata(bytes: Uint8Array, add: { guid?: string; creat
   // [Content_Types].xml first, as Office writes it; then the original order, then new parts.
   const ordered: Zippable = {};
   for (const name of [CONTENT_TYPES_PART, ...Object.keys(parts), ...Object.keys(out)]) {
-    if (!(name in ordered) && out[name]) ordered[name] = [out[name]!, { level: 6 }];
+    if (!(name in ordered) && out[name]) ordered[name] = [out[name]!, { level: stored.has(name) ? 0 : 6 }];
   }
   return zipSync(ordered);
 }
