@@ -1,6 +1,6 @@
 /**
- * The template being filled: the unpacked package (src/docx/package.ts, bounded), the parts that can hold
- * fields parsed into trees on demand, and the package-level bookkeeping every fill needs — relationships
+ * The template being filled: the package (zip.ts, within src/docx/package.ts's bounds), the parts that can
+ * hold fields parsed into trees, and the package-level bookkeeping every fill needs — relationships
  * per part, content types, media names, and fresh ids (wp:docPr, w:sdt w:id, numbering) that never collide.
  */
 import { randomInt } from 'node:crypto';
@@ -196,16 +196,6 @@ export class TemplateDocument {
     this.dirtyRels.add(relsNameOf(part));
   }
 
-  /** Adds a media part and an image relationship from `part`; returns the relationship id. */
-  addMedia(part: string, bytes: Uint8Array, extension: string, contentType: string): string {
-    let name: string;
-    do name = `word/media/folio-${++this.mediaCounter}.${extension}`;
-    while (this.pkg.has(name));
-    this.pkg.set(name, bytes);
-    this.ensureDefaultContentType(extension, contentType);
-    return this.addRelationship(part, `${REL_NS}/image`, relativeTarget(part, name));
-  }
-
   ensureDefaultContentType(extension: string, contentType: string): void {
     const re = new RegExp(`<Default\\s[^>]*Extension="${extension}"`, 'i');
     if (re.test(this.contentTypes)) return;
@@ -237,7 +227,7 @@ export class TemplateDocument {
     }
   }
 
-  /** Serialises the changed parts and writes the package back (fflate). */
+  /** Serialises the changed parts and writes the package back (unchanged entries copied as they were). */
   toBytes(): Uint8Array {
     this.ensureUniqueDocPrIds();
     for (const name of this.dirty) this.pkg.setText(name, serializeXml(this.parsed.get(name)!));
@@ -287,22 +277,7 @@ export class TemplateDocument {
   fieldPart(name: string): FieldPart | undefined {
     return this.fieldParts.find((p) => p.name === name);
   }
-
-  /** Root element of a field part (w:document, w:hdr, w:ftr, w:footnotes, w:endnotes). */
-  rootOf(part: string): XElement {
-    return this.parse(part).root;
-  }
 }
-
-export function relativeTarget(fromPart: string, toPart: string): string {
-  const from = dirOf(fromPart).split('/').filter(Boolean);
-  const to = toPart.split('/');
-  let i = 0;
-  while (i < from.length && i < to.length - 1 && from[i] === to[i]) i++;
-  return [...from.slice(i).map(() => '..'), ...to.slice(i)].join('/');
-}
-
-export { resolveTarget };
 
 /**
  * XML bytes as text in the encoding they declare by their first bytes: UTF-16 parts (BOM or a NUL next to

@@ -247,10 +247,6 @@ export function setAttr(e: XElement, name: string, value: string): void {
   e.attrs.push([name, escaped]);
 }
 
-export function removeAttr(e: XElement, name: string): void {
-  e.attrs = e.attrs.filter(([k]) => k !== name);
-}
-
 export function child(e: XElement, name: string): XElement | undefined {
   for (const c of e.children) if (c.type === 'el' && c.name === name) return c;
   return undefined;
