@@ -35,6 +35,20 @@ export interface ModificationResult {
 type Role = 'sig' | 'sigfield' | 'formfield' | 'annot' | 'catalog' | 'acroform' | 'page' | 'pages' | 'info' | 'metadata' | 'structure' | 'dss' | 'other';
 
 const MAX_INDEX_OBJECTS = 300_000;
+const ALLOWED_REFERRERS: Partial<Record<Role, Role[]>> = {
+  sig: ['sigfield', 'catalog'],
+  sigfield: ['page', 'acroform', 'catalog', 'sigfield'],
+  formfield: ['page', 'acroform', 'catalog', 'formfield'],
+  annot: ['page', 'annot'],
+  dss: ['catalog', 'dss'],
+  metadata: ['catalog'],
+  info: [],
+};
+const ROLE_LABEL: Record<Role, string> = {
+  sig: 'signature dictionary', sigfield: 'signature field', formfield: 'form field', annot: 'annotation', catalog: 'catalog',
+  acroform: 'form dictionary', page: 'page', pages: 'page tree node', info: 'document information', metadata: 'metadata stream',
+  structure: 'xref/object stream', dss: 'validation data', other: 'content',
+};
 const STRUCTURAL_ANOMALIES = new Set(['NO_PREV', 'PREV_MISMATCH', 'XREF_REPAIRED', 'XREF_NUMBER_MISMATCH', 'TRAILING_BYTES', 'XREF_OFFSET_OUT_OF_REVISION', 'OBJSTM_NUMBER_MISMATCH', 'XREF_OFFSET_WRONG']);
 const INERT_ANNOTS = new Set(['Link', 'Popup', 'Text']);
 
@@ -45,6 +59,7 @@ export class ModificationAnalyzer {
   private readonly acroFormNum?: number;
   private readonly infoNum?: number;
   private readonly dssNum?: number;
+  private readonly metadataNum?: number;
 
   constructor(private readonly doc: PdfDocument, private readonly fields: SignatureFields) {
     const last = doc.last;
@@ -58,6 +73,8 @@ export class ModificationAnalyzer {
     this.acroFormNum = isRef(af) ? af.num : undefined;
     const dss = cat?.map.get('DSS');
     this.dssNum = isRef(dss) ? dss.num : undefined;
+    const meta = cat?.map.get('Metadata');
+    this.metadataNum = isRef(meta) ? meta.num : undefined;
   }
 
   /** Who refers to each object at the final revision (built once, bounded). */
@@ -89,22 +106,28 @@ export class ModificationAnalyzer {
   }
 
   private computeRole(num: number, value: PdfValue | undefined): Role {
+    // Roles that excuse a change are only given to objects of the right shape: a stream is never a signature,
+    // field, annotation, page or info dictionary (else a changed content stream could pose as one).
+    const stream = isStream(value);
+    const d = dictOf(value);
+    const type = d?.map.get('Type');
+    const typeName = isName(type) ? type.name : undefined;
+    if (stream) {
+      if (typeName === 'XRef' || typeName === 'ObjStm') return 'structure';
+      if (typeName === 'Metadata' && num === this.metadataNum) return 'metadata';
+      return 'other';
+    }
+    if (!d) return 'other';
     if (num === this.catalogNum) return 'catalog';
     if (num === this.acroFormNum) return 'acroform';
-    if (num === this.infoNum) return 'info';
+    if (num === this.infoNum && isInfoLike(d)) return 'info';
     if (num === this.dssNum) return 'dss';
     if (this.fields.sigFieldNums.has(num)) return 'sigfield';
     if (this.fields.formFieldNums.has(num)) return 'formfield';
-    const d = dictOf(value);
-    if (!d) return 'other';
-    const type = d.map.get('Type');
-    const typeName = isName(type) ? type.name : undefined;
-    if (typeName === 'XRef' || typeName === 'ObjStm') return 'structure';
     if (d.map.has('ByteRange') || typeName === 'Sig' || typeName === 'DocTimeStamp') return 'sig';
     if (typeName === 'Catalog') return 'catalog';
     if (typeName === 'Page') return 'page';
     if (typeName === 'Pages') return 'pages';
-    if (typeName === 'Metadata') return 'metadata';
     if (d.map.has('FT')) return isName(d.map.get('FT'), 'Sig') ? 'sigfield' : 'formfield';
     const sub = d.map.get('Subtype');
     if (isName(sub) && d.map.has('Rect') && (typeName === 'Annot' || typeName === undefined)) {
@@ -116,6 +139,35 @@ export class ModificationAnalyzer {
     }
     if (typeName === 'VRI' || d.map.has('VRI') || d.map.has('OCSPs') || d.map.has('CRLs')) return 'dss';
     return 'other';
+  }
+
+  /**
+   * Who may refer to an object of each role. A role only excuses a change when the object is used as such:
+   * a "signature dictionary" referenced from a page, or an "annotation" filling a dangling reference of signed
+   * page content, is an attempt to pass content changes off as signatures or annotations.
+   */
+  private misusedAs(num: number, role: Role): string | undefined {
+    const allowed = ALLOWED_REFERRERS[role];
+    if (!allowed) return undefined;
+    const refs = this.referrerIndex().get(num);
+    for (const r of refs ?? []) {
+      if (r === num) continue;
+      for (const [via, rRole] of this.usersOf(r, 0)) {
+        if (!allowed.includes(rRole) && rRole !== 'structure') return `object ${num} looks like a ${ROLE_LABEL[role]} but is used by object ${via} (${ROLE_LABEL[rRole]})`;
+      }
+    }
+    return undefined;
+  }
+
+  /** The role of a referrer; an indirect array (an /Annots or /Fields list) stands for whoever refers to it. */
+  private usersOf(r: number, depth: number): Array<[number, Role]> {
+    const value = this.doc.resolve(r, this.doc.last)?.value;
+    if (Array.isArray(value) && depth < 3) {
+      const out: Array<[number, Role]> = [];
+      for (const u of this.referrerIndex().get(r) ?? []) if (u !== r) out.push(...this.usersOf(u, depth + 1));
+      return out;
+    }
+    return [[r, this.role(r, value)]];
   }
 
   analyze(fromRev: number, signedEnd: number): ModificationResult {
@@ -168,6 +220,11 @@ export class ModificationAnalyzer {
       }
       const role = this.role(num, b.value);
       const kind = a ? 'changed' : 'added';
+      const misuse = this.misusedAs(num, role);
+      if (misuse) {
+        push(it, kind, 'OTHER', misuse);
+        continue;
+      }
       switch (role) {
         case 'structure':
           continue;
@@ -374,6 +431,15 @@ function collectRefs(v: PdfValue | undefined, add: (n: number) => void, depth = 
   if (v.kind === 'ref') add(v.num);
   else if (v.kind === 'dict') for (const x of v.map.values()) collectRefs(x, add, depth + 1);
   else if (v.kind === 'stream') collectRefs(v.dict, add, depth + 1);
+}
+
+/** A document information dictionary holds text strings, dates and names only. */
+function isInfoLike(d: PdfDict): boolean {
+  if (d.map.has('Type')) return false;
+  for (const v of d.map.values()) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || (v.kind !== 'string' && v.kind !== 'name')) return false;
+  }
+  return true;
 }
 
 function isEmptyValue(v: PdfValue): boolean {

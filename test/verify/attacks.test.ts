@@ -20,7 +20,9 @@ import {
   widenGap,
   zeroContents,
 } from './attacks.js';
-import { makePdf, makePki, pdfsigReport, pdfsigSign, signPdf, patchLast, type TestPki } from './fixtures.js';
+import { appendUpdate, makePdf, makePki, nextObjectNumber, pdfsigReport, pdfsigSign, serialize, signPdf, patchLast, type TestPki } from './fixtures.js';
+import { openPdf } from '../../src/verify/index.js';
+import type { PdfValue } from '../../src/verify/pdf/objects.js';
 
 let pki: TestPki;
 let trust: { anchors: X509Certificate[]; service: X509Certificate[] };
@@ -276,6 +278,52 @@ describe('universal signature forgery (USF)', () => {
     expect(r.valid).toBe(false);
     expect(r.signatures[0]!.subIndication).toBe('HASH_FAILURE');
     expect(r.signatures[0]!.integrity.digestMatches).toBe(false);
+  });
+});
+
+describe('content changes disguised as permitted ones', () => {
+  function firstContent(pdf: Uint8Array) {
+    const doc = openPdf(pdf);
+    const cat = doc.catalogAt(doc.last)!;
+    const pages = doc.dictAt(cat.map.get('Pages'), doc.last)!;
+    const pageRef = (doc.deref(pages.map.get('Kids'), doc.last) as PdfValue[])[0] as { num: number };
+    const page = doc.dictAt(pageRef, doc.last)!;
+    let c = page.map.get('Contents');
+    if (Array.isArray(c)) c = c[0];
+    return { page, pageNum: pageRef.num, contentNum: (c as { num: number }).num };
+  }
+  const stream = (extra: string, data = 'BT /F1 30 Tf 72 600 Td (Pay 1,000,000) Tj ET') => `<<${extra} /Length ${data.length}>>\nstream\n${data}\nendstream`;
+
+  it('a content stream rewritten with /ByteRange and /Contents keys (posing as a signature dictionary)', () => {
+    const { contentNum } = firstContent(signed);
+    const r = verify(appendUpdate(signed, [{ num: contentNum, body: stream(' /Type /Sig /ByteRange [0 1 2 3] /Contents <00>') }]));
+    expect(r.valid).toBe(false);
+    expect(r.signatures[0]!.modificationsAfter.level).toBe('OTHER');
+  });
+
+  it('a page dictionary changed and given a /ByteRange key', () => {
+    const { page, pageNum } = firstContent(signed);
+    const n = nextObjectNumber(signed);
+    const map = new Map(page.map);
+    map.set('Contents', { kind: 'ref', num: n, gen: 0 });
+    map.set('ByteRange', [0, 1, 2, 3]);
+    const r = verify(appendUpdate(signed, [{ num: n, body: stream('') }, { num: pageNum, body: serialize({ kind: 'dict', map, start: 0, end: 0 }) }]));
+    expect(r.valid).toBe(false);
+    expect(r.signatures[0]!.modificationsAfter.details.some((d) => /looks like a signature dictionary but is used by/.test(d.issue))).toBe(true);
+  });
+
+  it('a content stream posing as a Link annotation on a P=3 certified document', () => {
+    const { contentNum } = firstContent(certifiedP3);
+    const r = verify(appendUpdate(certifiedP3, [{ num: contentNum, body: stream(' /Type /Annot /Subtype /Link /Rect [0 0 10 10]') }]));
+    expect(r.valid).toBe(false);
+    expect(r.signatures[0]!.docMdp?.respected).toBe(false);
+  });
+
+  it('the trailer /Info re-pointed at a rewritten content stream', () => {
+    const { contentNum } = firstContent(signed);
+    const r = verify(appendUpdate(signed, [{ num: contentNum, body: stream('') }], { info: contentNum }));
+    expect(r.valid).toBe(false);
+    expect(r.signatures[0]!.modificationsAfter.level).toBe('OTHER');
   });
 });
 

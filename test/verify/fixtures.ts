@@ -165,7 +165,11 @@ export interface UpdateObject {
  * Appends an incremental update (objects + classic xref + trailer) to `pdf`. `prev` false omits /Prev,
  * `xref: 'empty'` writes an empty xref section (the isa-3 shape).
  */
-export function appendUpdate(pdf: Uint8Array, objects: UpdateObject[], opts: { prev?: boolean; xref?: 'table' | 'empty'; xrefOverride?: Array<{ num: number; offset: number }> } = {}): Uint8Array {
+export function appendUpdate(
+  pdf: Uint8Array,
+  objects: UpdateObject[],
+  opts: { prev?: boolean; xref?: 'table' | 'empty'; xrefOverride?: Array<{ num: number; offset: number }>; info?: number } = {},
+): Uint8Array {
   const doc = openPdf(pdf);
   const last = doc.revisions[doc.last]!;
   const trailer = doc.trailerAt(doc.last)!;
@@ -192,7 +196,7 @@ export function appendUpdate(pdf: Uint8Array, objects: UpdateObject[], opts: { p
   }
   const size = Math.max(Number(trailer.map.get('Size') ?? 0), ...objects.map((o) => o.num + 1));
   const root = trailer.map.get('Root');
-  const info = trailer.map.get('Info');
+  const info = opts.info !== undefined ? ({ kind: 'ref', num: opts.info, gen: 0 } as PdfValue) : trailer.map.get('Info');
   const id = trailer.map.get('ID');
   xref += `trailer\n<</Size ${size} /Root ${serialize(root!)}${info ? ` /Info ${serialize(info)}` : ''}${id ? ` /ID ${serialize(id)}` : ''}${
     opts.prev === false ? '' : ` /Prev ${last.startxref}`
