@@ -118,7 +118,7 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
   const result: VerifyResult = {
     valid,
     indication,
-    reason: summarise(reports),
+    reason: summarise(reports, fields.unsigned.filter((u) => u.hasAppearance).length),
     signatureCount: reports.length,
     signatures: reports,
     unsignedSignatureFields: fields.unsigned.map((u: UnsignedSignatureField) => ({ fieldName: u.fieldName, hasAppearance: u.hasAppearance })),
@@ -318,8 +318,12 @@ function checkSignature(
   };
 }
 
-function summarise(reports: SignatureReport[]): string {
-  if (reports.length === 0) return 'The document carries no signature.';
+function summarise(reports: SignatureReport[], drawnUnsigned: number): string {
+  if (reports.length === 0) {
+    return drawnUnsigned
+      ? `The document carries no signature, yet ${drawnUnsigned} signature field(s) draw a signature appearance.`
+      : 'The document carries no signature.';
+  }
   const failed = reports.find((r) => !r.valid);
   if (failed) {
     const which = failed.fieldName ? `Signature "${failed.fieldName}"` : 'A signature dictionary';

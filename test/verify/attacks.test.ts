@@ -105,6 +105,13 @@ describe('well-signed files', () => {
     const r = verify(base);
     expect(r).toMatchObject({ valid: false, indication: 'NO_SIGNATURE_FOUND', signatureCount: 0 });
   });
+
+  it('an unsigned PDF whose signature field only draws a signature appearance says so', () => {
+    const r = verify(addSneakySignatureField(base));
+    expect(r).toMatchObject({ valid: false, indication: 'NO_SIGNATURE_FOUND' });
+    expect(r.unsignedSignatureFields).toContainEqual({ fieldName: 'CEO', hasAppearance: true });
+    expect(r.reason).toMatch(/draw a signature appearance/);
+  });
 });
 
 describe('RFC 3161 signature timestamps', () => {
