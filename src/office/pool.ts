@@ -87,6 +87,12 @@ function workerEntry(): { file: string; execArgv: string[] } {
   return { file, execArgv: ext === '.ts' ? ['--import', 'tsx'] : [] };
 }
 
+function pickEnv(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) if (env[n] !== undefined) out[n] = env[n]!;
+  return out;
+}
+
 function defaultTempRoot(): string {
   try {
     fs.accessSync('/dev/shm', fs.constants.W_OK);
@@ -225,7 +231,11 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       // LibreOffice writes diagnostics that may quote document content: never forward them.
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       env: {
-        ...process.env,
+        // Only what LibreOffice needs: the API's secrets (database URL, signing password, admin token)
+        // stay out of a process that parses untrusted documents.
+        ...pickEnv(process.env, ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'FONTCONFIG_PATH', 'FONTCONFIG_FILE']),
+        HOME: dir,
+        TMPDIR: dir,
         [WORKER_DIR_ENV]: dir,
         ...(this.opts.installPath ? { [WORKER_INSTALL_ENV]: this.opts.installPath } : {}),
         // Belt and braces with the profile's proxy settings: LibreOffice's HTTP stack also reads these.

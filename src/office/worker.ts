@@ -55,8 +55,15 @@ function main(): void {
     console.error('office worker: must be forked by the pool with ' + WORKER_DIR_ENV);
     process.exit(2);
   }
-  // The parent going away (crash, SIGKILL) closes the channel: never outlive it.
-  process.on('disconnect', () => process.exit(0));
+  // The parent going away (crash, SIGKILL) closes the channel: never outlive it, and since the parent
+  // cannot clean up any more, remove the private directory here.
+  process.on('disconnect', () => {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } finally {
+      process.exit(0);
+    }
+  });
   let kit: LibreOfficeKit;
   const ioDir = path.join(dir, 'io');
   try {

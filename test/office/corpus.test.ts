@@ -95,7 +95,7 @@ describe('DOCX corpus fidelity', () => {
         continue;
       }
       const millis = performance.now() - started;
-      const pages = pdfPages(pdf);
+      const pages = pdfPages(pdf, 'reading');
       pdfs.set(f, pages);
       const ref = referenceText(path);
       const refWords = new Set(words(ref.text));
@@ -154,9 +154,9 @@ describe('DOCX corpus fidelity', () => {
       insertedOnly += ins.length;
       deletedOnly += del.length;
       const bytes = new Uint8Array(fs.readFileSync(file));
-      const markup = pdfTextIndex(pdfPages(await pool.docxToPdf(bytes)));
-      const accepted = pdfTextIndex(pdfPages(await pool.docxToPdf(bytes, { trackedChanges: 'accept' })));
-      const rejected = pdfTextIndex(pdfPages(await pool.docxToPdf(bytes, { trackedChanges: 'reject' })));
+      const markup = pdfTextIndex(pdfPages(await pool.docxToPdf(bytes), 'reading'));
+      const accepted = pdfTextIndex(pdfPages(await pool.docxToPdf(bytes, { trackedChanges: 'accept' }), 'reading'));
+      const rejected = pdfTextIndex(pdfPages(await pool.docxToPdf(bytes, { trackedChanges: 'reject' }), 'reading'));
       for (const w of [...ins, ...del]) expect(markup.has(w), `${f}: markup shows "${w}"`).toBe(true);
       for (const w of ins) {
         expect(accepted.has(w), `${f}: accept shows inserted "${w}"`).toBe(true);

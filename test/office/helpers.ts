@@ -79,12 +79,16 @@ export const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
 
 const tmpRoot = () => fs.mkdtempSync(path.join(os.tmpdir(), 'folio-office-test-'));
 
-/** Text of every page of a PDF (pdftotext), one string per page. */
-export function pdfPages(pdf: Uint8Array): string[] {
+/**
+ * Text of every page of a PDF (pdftotext), one string per page: in physical layout (columns side by side,
+ * for per-page and per-line checks) or in reading order (a word wrapped inside a narrow table cell stays
+ * together, for word counts).
+ */
+export function pdfPages(pdf: Uint8Array, mode: 'layout' | 'reading' = 'layout'): string[] {
   const dir = tmpRoot();
   try {
     fs.writeFileSync(path.join(dir, 'a.pdf'), pdf);
-    const text = execFileSync('pdftotext', ['-layout', path.join(dir, 'a.pdf'), '-'], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
+    const text = execFileSync('pdftotext', [...(mode === 'layout' ? ['-layout'] : []), path.join(dir, 'a.pdf'), '-'], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
     const pages = text.split('\f');
     if (pages.length > 1 && pages[pages.length - 1]!.trim() === '') pages.pop();
     return pages;
