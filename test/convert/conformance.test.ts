@@ -10,6 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markdownToDocx } from '../../src/convert/index.js';
@@ -152,4 +153,25 @@ describe.skipIf(!hasPandoc)('DOCX reader on pandoc output', () => {
       'p note=1: note ⟦code|c⟧',
     ]);
   });
+});
+
+// Every construct the examples produce (numbered rules, empty headings and code blocks, continuation
+// paragraphs, foster-parented content …) must still open in a real office suite.
+const hasSoffice = spawnSync('soffice', ['--version']).status === 0;
+describe.skipIf(!hasCorpus || !hasSoffice)('conformance output in LibreOffice', () => {
+  it('opens the whole corpus converted as one document', () => {
+    const md = SPEC_FILES.flatMap((f) => loadExamples(f).map((e) => e.markdown)).join('\n\n');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-conformance-lo-'));
+    try {
+      const input = path.join(dir, 'corpus.docx');
+      fs.writeFileSync(input, markdownToDocx(md));
+      const r = spawnSync('soffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input], { timeout: 240_000 });
+      expect(r.status).toBe(0);
+      const pdf = fs.readFileSync(path.join(dir, 'corpus.pdf'));
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      expect(pdf.length).toBeGreaterThan(20_000);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
