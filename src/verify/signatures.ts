@@ -178,9 +178,10 @@ const MAX_CMS_BYTES = 4 * 1024 * 1024;
  * "duplicated ByteRange"): a `/ByteRange` token inside the signed range that is not part of any signature
  * dictionary the reader found.
  */
-function strayByteRanges(doc: PdfDocument, sig: FoundSignature, from: number, to: number, known: Array<[number, number]>): number[] {
+function strayByteRanges(doc: PdfDocument, sig: FoundSignature, to: number, known: Array<[number, number]>): number[] {
   const out: number[] = [];
   for (let p = doc.text.indexOf('/ByteRange'); p >= 0 && p < to; p = doc.text.indexOf('/ByteRange', p + 10)) {
+    if (!/^\/ByteRange\s*\[\s*\d/.test(doc.text.slice(p, p + 24))) continue; // an array, not prose about one
     if (sig.sigOffset !== undefined && sig.sigEnd !== undefined && p >= sig.sigOffset && p < sig.sigEnd) continue;
     if (known.some(([s, e]) => p >= s && p < e)) continue;
     out.push(p);
@@ -233,7 +234,7 @@ export function checkByteRange(doc: PdfDocument, sig: FoundSignature, known: Arr
   if (sig.sigOffset === undefined && !sig.orphaned && sig.sigNum !== undefined) {
     errors.push('SIGNATURE_DICTIONARY_COMPRESSED: the signature dictionary is inside an object stream');
   }
-  const stray = strayByteRanges(doc, sig, a + b, c + d, known);
+  const stray = strayByteRanges(doc, sig, c + d, known);
   if (stray.length) {
     errors.push(`DUPLICATED_BYTE_RANGE: another /ByteRange at offset ${stray.join(', ')} inside the bytes of this signature belongs to no signature dictionary`);
   }
