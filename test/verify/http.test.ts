@@ -117,6 +117,17 @@ describe('POST /v1/verify', () => {
     expect(health.status).toBeLessThan(500);
   });
 
+  it('a document over 25 MB → 413 FILE_TOO_LARGE, as multipart and as base64', async () => {
+    const big = new Uint8Array(26 * 1024 * 1024);
+    big.set(Buffer.from('%PDF-1.7\n'));
+    let res = await postFile(big);
+    expect(res.status).toBe(413);
+    expect((await res.json()).code).toBe('FILE_TOO_LARGE');
+    res = await postJson({ document: { base64: Buffer.from(big).toString('base64') } });
+    expect(res.status).toBe(413);
+    expect((await res.json()).code).toBe('FILE_TOO_LARGE');
+  });
+
   it('is described in the OpenAPI document with its error statuses', async () => {
     const doc = await (await fetch(`${api.url}/openapi.json`)).json();
     const op = doc.paths['/v1/verify'].post;
