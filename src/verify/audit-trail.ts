@@ -15,22 +15,38 @@ const MAX_AUDIT_BYTES = 5 * 1024 * 1024;
 export interface AuditTrailAnswer {
   [key: string]: unknown;
   hashMatches: boolean;
+  /**
+   * The same audit file is inside the bytes of an intact signature covering a whole revision; false when it
+   * was added or replaced afterwards (a forged audit trail can always make its own hash match).
+   */
+  coveredBySignature: boolean;
 }
 
-export function readAuditTrail(doc: PdfDocument): AuditTrailAnswer | undefined {
-  const last = doc.last;
+/** The embedded audit file's JSON text as of a revision, or undefined. */
+export function auditTrailText(doc: PdfDocument, rev: number): string | undefined {
+  const last = rev;
   const names = doc.dictAt(doc.catalogAt(last)?.map.get('Names'), last);
   const tree = doc.dictAt(names?.map.get('EmbeddedFiles'), last);
   if (!tree) return undefined;
-  const spec = findInNameTree(doc, tree.map.get('Names') === undefined ? tree : tree, AUDIT_FILE_NAME, 0);
+  const spec = findInNameTree(doc, tree, AUDIT_FILE_NAME, 0, rev);
   const fileSpec = doc.dictAt(spec, last);
   const ef = doc.dictAt(fileSpec?.map.get('EF'), last);
   const stream = doc.deref(ef?.map.get('F') ?? ef?.map.get('UF'), last);
   if (!isStream(stream)) return undefined;
+  try {
+    return Buffer.from(doc.decode(stream, MAX_AUDIT_BYTES)).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Folio's audit JSON at the final revision with hashMatches; `coveredRevisions` are intact signed revisions. */
+export function readAuditTrail(doc: PdfDocument, coveredRevisions: number[]): AuditTrailAnswer | undefined {
+  const text = auditTrailText(doc, doc.last);
+  if (text === undefined) return undefined;
   let json: Record<string, unknown>;
   try {
-    const bytes = doc.decode(stream, MAX_AUDIT_BYTES);
-    const parsed: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    const parsed: unknown = JSON.parse(text);
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
     json = parsed as Record<string, unknown>;
   } catch {
@@ -45,12 +61,13 @@ export function readAuditTrail(doc: PdfDocument): AuditTrailAnswer | undefined {
     const actual = crypto.createHash('sha256').update(doc.buf.subarray(0, len)).digest('hex');
     hashMatches = atBoundary && actual === expected.toLowerCase();
   }
-  return { ...json, hashMatches };
+  const coveredBySignature = coveredRevisions.some((r) => auditTrailText(doc, r) === text);
+  return { ...json, hashMatches, coveredBySignature };
 }
 
-function findInNameTree(doc: PdfDocument, node: { map: Map<string, PdfValue> }, wanted: string, depth: number): PdfValue | undefined {
+function findInNameTree(doc: PdfDocument, node: { map: Map<string, PdfValue> }, wanted: string, depth: number, rev: number): PdfValue | undefined {
   if (depth > 16) return undefined;
-  const last = doc.last;
+  const last = rev;
   const names = doc.deref(node.map.get('Names'), last);
   if (Array.isArray(names)) {
     for (let i = 0; i + 1 < names.length; i += 2) {
@@ -67,7 +84,7 @@ function findInNameTree(doc: PdfDocument, node: { map: Map<string, PdfValue> }, 
     for (const k of kids.slice(0, 1000)) {
       const kd = doc.dictAt(k, last);
       if (!kd) continue;
-      const found = findInNameTree(doc, kd, wanted, depth + 1);
+      const found = findInNameTree(doc, kd, wanted, depth + 1, rev);
       if (found) return found;
     }
   }

@@ -125,7 +125,10 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
     document: { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), revisions: doc.revisions.length, size: bytes.length },
   };
   if (lastSig) result.signer = { name: lastSig.signer?.name ?? null, email: lastSig.signer?.email ?? null, signedAt: lastSig.signedAt };
-  const audit = readAuditTrail(doc);
+  const intactRevisions = reports
+    .filter((r) => r.integrity.digestMatches && r.integrity.signatureValid && (r.coverage === 'ENTIRE_FILE' || r.coverage === 'ENTIRE_REVISION'))
+    .map((r) => r.revision - 1);
+  const audit = readAuditTrail(doc, intactRevisions);
   if (audit) result.auditTrail = audit;
   return result;
 }

@@ -8,7 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { startTestApi, authed, type TestApi } from '../helpers/api.js';
-import { makePdf, makePki, pdfsigSign, signPdf, type TestPki } from './fixtures.js';
+import { appendUpdate, makePdf, makePki, pdfsigSign, signPdf, type TestPki } from './fixtures.js';
+import { openPdf } from '../../src/verify/index.js';
+import type { PdfValue } from '../../src/verify/pdf/objects.js';
 import { addAnnotation, appendPage, changeContentStream, repointObject, widenGap, zeroContents, emptyContents } from './attacks.js';
 
 let api: TestApi;
@@ -66,7 +68,7 @@ describe("Folio's own signed output", () => {
     expect(s.integrity).toEqual({ digestMatches: true, signatureValid: true });
     expect(s.certificate).toEqual({ chainValid: true, trusted: true, validAtSigningTime: true });
     expect(s.issuedByThisService).toBe(true);
-    expect(r.auditTrail).toMatchObject({ format: 'folio-audit-trail/1', eventId: 'verify-evt-1', hashMatches: true });
+    expect(r.auditTrail).toMatchObject({ format: 'folio-audit-trail/1', eventId: 'verify-evt-1', hashMatches: true, coveredBySignature: true });
     expect(r.auditTrail.signer).toMatchObject({ name: 'Grace Hopper', email: 'grace@example.com' });
   });
 
@@ -92,6 +94,25 @@ describe("Folio's own signed output", () => {
     const attacked = await verify(api, appendPage(out));
     expect(attacked.valid).toBe(false);
     expect(attacked.signatures[0].modificationsAfter.level).toBe('OTHER');
+  });
+
+  it('an audit trail replaced after signing: its own hash can match, but it is not covered by the signature', async () => {
+    const doc = openPdf(folioSigned);
+    const names = doc.dictAt(doc.catalogAt(doc.last)!.map.get('Names'), doc.last)!;
+    const tree = doc.dictAt(names.map.get('EmbeddedFiles'), doc.last)!;
+    const pairs = doc.deref(tree.map.get('Names'), doc.last) as PdfValue[];
+    const ef = doc.dictAt(doc.dictAt(pairs[1], doc.last)!.map.get('EF'), doc.last)!;
+    const fileRef = ef.map.get('F') as { num: number };
+    const genuine = JSON.parse(Buffer.from(doc.decode(doc.deref(fileRef, doc.last) as never)).toString('utf8'));
+    const forged = JSON.stringify({ ...genuine, signer: { ...genuine.signer, name: 'Mallory' } });
+    const attacked = appendUpdate(folioSigned, [
+      { num: fileRef.num, body: `<</Type /EmbeddedFile /Subtype /application#2Fjson /Length ${forged.length}>>\nstream\n${forged}\nendstream` },
+    ]);
+    const r = await verify(api, attacked);
+    expect(r.valid).toBe(false);
+    expect(r.auditTrail.signer.name).toBe('Mallory');
+    expect(r.auditTrail.hashMatches).toBe(true);
+    expect(r.auditTrail.coveredBySignature).toBe(false);
   });
 
   it('a PDF signed elsewhere (not by this service) is not issuedByThisService', async () => {

@@ -105,7 +105,12 @@ const verifyResponseSchema = {
       type: 'object',
       properties: { sha256: { type: 'string' }, revisions: { type: 'integer' }, size: { type: 'integer' } },
     },
-    auditTrail: { type: 'object', additionalProperties: true, properties: { hashMatches: { type: 'boolean' } } },
+    auditTrail: {
+      type: 'object',
+      additionalProperties: true,
+      description: "Folio's embedded audit-trail.json, plus hashMatches and coveredBySignature",
+      properties: { hashMatches: { type: 'boolean' }, coveredBySignature: { type: 'boolean' } },
+    },
   },
 } as const;
 
