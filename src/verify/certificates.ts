@@ -107,13 +107,13 @@ export function keyUsageOf(cert: X509Certificate): { digitalSignature: boolean; 
   const tbs = outer && tlvChildren(der, outer)?.[0];
   const fields = tbs && tlvChildren(der, tbs);
   const wrap = fields?.find((f) => f.tag === 0xa3);
-  const seq = wrap && tlv(der, wrap.start, wrap.end);
+  const seq = wrap && tlv(der, wrap.start, wrap.contentEnd);
   for (const ext of (seq && tlvChildren(der, seq)) ?? []) {
     const e = tlvChildren(der, ext);
-    if (!e || e.length < 2 || Buffer.compare(der.subarray(e[0]!.start, e[0]!.end), KEY_USAGE_OID) !== 0) continue;
+    if (!e || e.length < 2 || Buffer.compare(der.subarray(e[0]!.start, e[0]!.contentEnd), KEY_USAGE_OID) !== 0) continue;
     const value = e[e.length - 1]!;
-    const bits = tlv(der, value.start, value.end);
-    if (!bits || bits.tag !== 0x03 || bits.end - bits.start < 2) return { digitalSignature: false, nonRepudiation: false };
+    const bits = tlv(der, value.start, value.contentEnd);
+    if (!bits || bits.tag !== 0x03 || bits.contentEnd - bits.start < 2) return { digitalSignature: false, nonRepudiation: false };
     const first = der[bits.start + 1]!;
     return { digitalSignature: (first & 0x80) !== 0, nonRepudiation: (first & 0x40) !== 0 };
   }

@@ -108,16 +108,17 @@ const hexOf = (u: Uint8Array | undefined) => (u ? Buffer.from(u).toString('hex')
 
 /**
  * Splits a DER ContentInfo(SignedData) into its encapContentInfo, certificates and signerInfos by reading only
- * tag/length headers, so the certificates (most of the bytes) are not decoded by asn1js at all. Returns
- * undefined when the encoding is not plain DER; the caller then parses everything with asn1js.
+ * tag/length headers (BER indefinite lengths included), so the certificates (most of the bytes) are not decoded
+ * by asn1js at all. Returns undefined when the headers cannot be read; the caller then parses everything with
+ * asn1js.
  */
 function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Array[]; signerInfos: Uint8Array } | undefined {
   const ci = tlv(der, 0, der.length);
   if (!ci || ci.tag !== 0x30) return undefined;
   const [ct, content] = tlvChildren(der, ci) ?? [];
   if (!ct || !content || ct.tag !== 0x06 || content.tag !== 0xa0) return undefined;
-  if (Buffer.compare(der.subarray(ct.start, ct.end), SIGNED_DATA_OID) !== 0) return undefined;
-  const sdSeq = tlv(der, content.start, content.end);
+  if (Buffer.compare(der.subarray(ct.start, ct.contentEnd), SIGNED_DATA_OID) !== 0) return undefined;
+  const sdSeq = tlv(der, content.start, content.contentEnd);
   const parts = sdSeq && sdSeq.tag === 0x30 ? tlvChildren(der, sdSeq) : undefined;
   if (!parts || parts.length < 4) return undefined;
   const certSet = parts.find((p) => p.tag === 0xa0);
@@ -151,15 +152,15 @@ function certIdsOf(cert: Uint8Array): CertIds {
   const issuer = f[off + 2]!;
   let ski: Uint8Array | undefined;
   const extsWrap = f.find((t) => t.tag === 0xa3);
-  const extsSeq = extsWrap && tlv(cert, extsWrap.start, extsWrap.end);
+  const extsSeq = extsWrap && tlv(cert, extsWrap.start, extsWrap.contentEnd);
   for (const ext of (extsSeq && tlvChildren(cert, extsSeq)) ?? []) {
     const e = tlvChildren(cert, ext);
-    if (!e || e.length < 2 || Buffer.compare(cert.subarray(e[0]!.start, e[0]!.end), SKI_OID) !== 0) continue;
+    if (!e || e.length < 2 || Buffer.compare(cert.subarray(e[0]!.start, e[0]!.contentEnd), SKI_OID) !== 0) continue;
     const value = e[e.length - 1]!;
-    const inner = tlv(cert, value.start, value.end);
-    if (inner) ski = cert.subarray(inner.start, inner.end);
+    const inner = tlv(cert, value.start, value.contentEnd);
+    if (inner) ski = cert.subarray(inner.start, inner.contentEnd);
   }
-  return { serialHex: hexOf(cert.subarray(serial.start, serial.end)), issuer: cert.subarray(issuer.at, issuer.end), ski };
+  return { serialHex: hexOf(cert.subarray(serial.start, serial.contentEnd)), issuer: cert.subarray(issuer.at, issuer.end), ski };
 }
 
 function parseDer(der: Uint8Array): Block {
@@ -188,12 +189,12 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   try {
     const split = splitSignedData(der);
     if (split) {
-      // Fast path (DER): certificates are cut out as raw slices; asn1js decodes only the small parts.
+      // Fast path: certificates are cut out as raw slices; asn1js decodes only the small parts.
       encapBlock = parseDer(split.encap);
       signerInfosBlock = parseDer(split.signerInfos);
       certDers = split.certs;
     } else {
-      // BER (indefinite lengths): asn1js parses the whole structure.
+      // Headers not readable (e.g. multi-byte tags): asn1js parses the whole structure.
       const [ct, content] = children(parseDer(der));
       if (oidOf(ct) !== OID.signedData) throw new Error(`content type ${oidOf(ct) ?? '?'} is not SignedData`);
       const signedData = children(children(content)[0]);
