@@ -17,6 +17,7 @@ export const levelRank = (l: ModificationLevel) => RANK[l];
 
 export interface ModificationDetail {
   object?: number;
+  /** 1-based revision that made the change. */
   revision?: number;
   kind: 'added' | 'changed' | 'deleted' | 're-pointed' | 'emptied' | 'structure';
   level: ModificationLevel;
@@ -339,6 +340,8 @@ export class ModificationAnalyzer {
       }
     }
     const level = details.reduce<ModificationLevel>((l, d) => maxLevel(l, d.level), 'NONE');
+    // Revisions are counted from 1 in answers, as in each signature's `revision`.
+    for (const d of details) if (d.revision !== undefined) d.revision += 1;
     return { level, details };
   }
 

@@ -29,7 +29,7 @@ const detailSchema = {
   type: 'object',
   properties: {
     object: { type: 'integer' },
-    revision: { type: 'integer', description: '0-based index of the revision that made the change' },
+    revision: { type: 'integer', description: '1-based revision that made the change' },
     kind: { type: 'string', enum: ['added', 'changed', 'deleted', 're-pointed', 'emptied', 'structure'] },
     level: { type: 'string', enum: ['NONE', 'SIGNATURES_ONLY', 'FORM_FILL', 'ANNOTATIONS', 'OTHER'] },
     issue: { type: 'string' },
