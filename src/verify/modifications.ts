@@ -23,7 +23,7 @@ export interface ModificationDetail {
   level: ModificationLevel;
   issue: string;
   /** Visible annotation / unsigned signature appearance: never permitted, whatever DocMDP allows. */
-  attack?: 'EVIL_ANNOTATION' | 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE' | 'SNEAKY_SIGNATURE';
+  attack?: 'EVIL_ANNOTATION' | 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE';
   /** Field name for form-fill changes (FieldMDP). */
   field?: string;
 }

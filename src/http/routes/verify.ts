@@ -33,7 +33,11 @@ const detailSchema = {
     kind: { type: 'string', enum: ['added', 'changed', 'deleted', 're-pointed', 'emptied', 'structure'] },
     level: { type: 'string', enum: ['NONE', 'SIGNATURES_ONLY', 'FORM_FILL', 'ANNOTATIONS', 'OTHER'] },
     issue: { type: 'string' },
-    attack: { type: 'string', enum: ['EVIL_ANNOTATION', 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE', 'SNEAKY_SIGNATURE'] },
+    attack: {
+      type: 'string',
+      enum: ['EVIL_ANNOTATION', 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE'],
+      description: 'EVIL_ANNOTATION: a visible annotation added after signing; SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE: a signature field drawing an appearance with no signature behind it (the sneaky-signature attack)',
+    },
     field: { type: 'string' },
   },
 } as const;
