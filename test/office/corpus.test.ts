@@ -140,6 +140,55 @@ describe('DOCX corpus fidelity', () => {
     expect(pool.status().status).toBe('healthy');
   }, 900_000);
 
+  it('header and footer text appears on every page (single-section files with a default header or footer, no odd/even)', () => {
+    let files = 0;
+    let pagesChecked = 0;
+    const failures: string[] = [];
+    for (const f of valid) {
+      const pages = pdfs.get(f);
+      if (!pages) continue;
+      const parts = unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), {
+        filter: (e) => /^word\/[^/]+\.xml$/.test(e.name) || e.name === 'word/_rels/document.xml.rels',
+      });
+      const part = (n: string) => (parts[n] ? strFromU8(parts[n]!) : '');
+      const doc = part('word/document.xml');
+      // One section, same header on every page: no different first page, no odd/even headers.
+      if ((doc.match(/<w:sectPr[\s>]/g) ?? []).length !== 1) continue;
+      if (/<w:evenAndOddHeaders(?![^>]*w:val="(0|false|off)")/.test(part('word/settings.xml'))) continue;
+      // A different first page uses the "first" header there: check the default one from page 2 on.
+      const firstPage = /<w:titlePg(?![^>]*w:val="(0|false|off)")/.test(doc) ? 1 : 0;
+      const rels = new Map([...part('word/_rels/document.xml.rels').matchAll(/<Relationship\b[^>]*>/g)].map((m) => [/Id="([^"]+)"/.exec(m[0])?.[1], /Target="([^"]+)"/.exec(m[0])?.[1]]));
+      let checkedHere = false;
+      for (const kind of ['header', 'footer']) {
+        const ref = [...doc.matchAll(new RegExp(`<w:${kind}Reference\\b[^>]*>`, 'g'))].map((m) => m[0]).find((r) => /w:type="default"/.test(r));
+        const target = ref && rels.get(/r:id="([^"]+)"/.exec(ref)?.[1]);
+        const xml = target ? part(`word/${target.replace(/^\/?word\//, '')}`) : '';
+        // Static text only: content controls and hidden runs can legitimately render differently, and a
+        // field's stored result (STYLEREF, DATE, …) is recomputed at layout.
+        if (!xml || /<w:(sdt|vanish)[\s>/]/.test(xml)) continue;
+        const staticXml = xml
+          .replace(/<w:fldSimple\b[\s\S]*?<\/w:fldSimple>/g, '')
+          .replace(/<w:fldChar[^>]*w:fldCharType="separate"[^>]*\/>[\s\S]*?<w:fldChar[^>]*w:fldCharType="end"[^>]*\/>/g, '');
+        const expected = [...new Set(words([...staticXml.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(' ')))].filter((w) => /^\p{L}{3,}$/u.test(w));
+        if (expected.length === 0) continue;
+        checkedHere = true;
+        pages.forEach((page, i) => {
+          if (i < firstPage) return;
+          const compact = page.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
+          const missing = expected.filter((w) => !compact.includes(w));
+          if (missing.length) failures.push(`${f} page ${i + 1}/${pages.length}: ${kind} misses ${missing.slice(0, 4).join(', ')}`);
+        });
+      }
+      if (checkedHere) {
+        files++;
+        pagesChecked += pages.length - firstPage;
+      }
+    }
+    console.log(`headers/footers: ${files} corpus files, ${pagesChecked} pages checked`);
+    expect(failures).toEqual([]);
+    expect(files).toBeGreaterThanOrEqual(6);
+  });
+
   it('tracked changes: markup shows inserted and deleted words, accept only the inserted, reject only the deleted', async () => {
     const withChanges = valid.filter((f) => /<w:(ins|del) /.test(strFromU8(unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), { filter: (e) => e.name === 'word/document.xml' })['word/document.xml'] ?? new Uint8Array())));
     expect(withChanges.length).toBeGreaterThanOrEqual(6);
