@@ -9,6 +9,7 @@
 import { isDict, isName, isRef, isStream, sameValue, dictOf, type PdfDict, type PdfValue } from './pdf/objects.js';
 import type { PdfDocument, ResolvedObject } from './pdf/reader.js';
 import { hasVisibleAppearance, type SignatureFields } from './signatures.js';
+import { AUDIT_REVISION_DETAIL } from './audit-revision.js';
 
 export type ModificationLevel = 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'OTHER';
 const RANK: Record<ModificationLevel, number> = { NONE: 0, SIGNATURES_ONLY: 1, FORM_FILL: 2, ANNOTATIONS: 3, OTHER: 4 };
@@ -79,7 +80,7 @@ export class ModificationAnalyzer {
   }
 
   /** Who refers to each object at the final revision (built once, bounded). */
-  private referrerIndex(): Map<number, Set<number>> {
+  referrerIndex(): Map<number, Set<number>> {
     if (this.referrers) return this.referrers;
     const index = new Map<number, Set<number>>();
     const nums = new Set<number>();
@@ -171,19 +172,35 @@ export class ModificationAnalyzer {
     return [[r, this.role(r, value)]];
   }
 
-  analyze(fromRev: number, signedEnd: number): ModificationResult {
+  /**
+   * `auditRevisions` (0-based) are Folio audit revisions (see audit-revision.ts): what they define is
+   * reported once as SIGNATURES_ONLY, and an object they rewrote is judged as it stood before them, so a
+   * change made by any other revision is still seen.
+   */
+  analyze(fromRev: number, signedEnd: number, auditRevisions: ReadonlySet<number> = new Set()): ModificationResult {
     const doc = this.doc;
     const last = doc.last;
     const details: ModificationDetail[] = [];
     if (fromRev >= last) return { level: 'NONE', details };
+    for (const r of [...auditRevisions].sort((x, y) => x - y)) {
+      if (r > fromRev) details.push({ revision: r, kind: 'added', level: 'SIGNATURES_ONLY', issue: AUDIT_REVISION_DETAIL });
+    }
     type Item = { num: number; a?: ResolvedObject; b?: ResolvedObject; rev: number };
     const items = new Map<number, Item>();
     for (const num of doc.numbersChangedAfter(fromRev)) {
       const a = doc.resolve(num, fromRev);
-      const b = doc.resolve(num, last);
+      let b = doc.resolve(num, last);
+      let rev = doc.entryAt(num, last)?.revision ?? last;
+      // Step back over audit revisions: the object as it stood before the signer's update.
+      let byAudit = false;
+      while (b && rev > fromRev && auditRevisions.has(rev)) {
+        byAudit = true;
+        b = doc.resolve(num, rev - 1);
+        rev = doc.entryAt(num, rev - 1)?.revision ?? 0;
+      }
+      if (byAudit && (!b || rev <= fromRev)) continue;
       if (!a && !b) continue;
       if (a && b && a.entry === b.entry) continue;
-      const rev = doc.entryAt(num, last)?.revision ?? last;
       if (a && b && b.declaredNum === num && b.offset === a.offset && b.entry.type === 1 && a.entry.type === 1) continue;
       if (a && b && b.declaredNum === num && sameValue(doc.buf, a.value, b.value)) {
         if (b.offset !== undefined && b.offset < signedEnd && b.offset !== a.offset) {
@@ -335,7 +352,7 @@ export class ModificationAnalyzer {
     }
 
     for (const an of doc.anomalies) {
-      if (an.revision !== undefined && an.revision > fromRev && STRUCTURAL_ANOMALIES.has(an.code)) {
+      if (an.revision !== undefined && an.revision > fromRev && !auditRevisions.has(an.revision) && STRUCTURAL_ANOMALIES.has(an.code)) {
         details.push({ object: an.object, revision: an.revision, kind: 'structure', level: 'OTHER', issue: `${an.code}: ${an.message}` });
       }
     }

@@ -21,6 +21,7 @@ import { ModificationAnalyzer, levelRank, type ModificationDetail, type Modifica
 import { buildPath, subjectParts, keyUsageOf, EKU_TIME_STAMPING, type TrustStore } from './certificates.js';
 import { verifyCms, nodeHash } from './cms.js';
 import { readAuditTrail, type AuditTrailAnswer } from './audit-trail.js';
+import { auditRevisionShapeProblem } from './audit-revision.js';
 
 export type Indication = 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED';
 
@@ -104,7 +105,9 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
     const obj = body && doc.objectAt(body.offset, doc.last);
     if (obj && obj.end > p && isDict(obj.value) && obj.value.map.has('ByteRange')) known.push([obj.offset, obj.end]);
   }
-  const reports = fields.signatures.map((sig) => checkSignature(doc, sig, analyzer, certification, options.trust, known));
+  const examined = fields.signatures.map((sig) => examineSignature(doc, sig, options.trust, known));
+  const auditRevisions = findAuditRevisions(doc, examined, analyzer);
+  const reports = examined.map((ex) => judgeSignature(doc, ex, analyzer, certification, auditRevisions));
   const valid = reports.length > 0 && reports.every((r) => r.valid);
   const indication: VerifyResult['indication'] =
     reports.length === 0
@@ -177,14 +180,8 @@ function fieldMdpLocks(doc: PdfDocument, sigDict: PdfDict): string[] | 'ALL' | u
   return undefined;
 }
 
-function checkSignature(
-  doc: PdfDocument,
-  sig: FoundSignature,
-  analyzer: ModificationAnalyzer,
-  cert: Certification | undefined,
-  trust: TrustStore,
-  known: Array<[number, number]>,
-): SignatureReport {
+/** First pass over a signature: structure, cryptography, timestamp and certificate path. */
+function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustStore, known: Array<[number, number]>) {
   const last = doc.last;
   const problems: string[] = [];
   const warnings: string[] = [];
@@ -251,11 +248,51 @@ function checkSignature(
     }
   }
 
+  return { sig, subFilter, br, crypt, cms, digestMatches, signatureValid, claimed, timestamp, signer, path, problems, warnings };
+}
+
+type ExaminedSignature = ReturnType<typeof examineSignature>;
+
+/**
+ * Folio audit revisions (0-based): shaped as the signer writes them (audit-revision.ts) and covered through
+ * their own end by an intact signature issued by this service, whose dictionary lies in that revision.
+ */
+function findAuditRevisions(doc: PdfDocument, examined: ExaminedSignature[], analyzer: ModificationAnalyzer): Set<number> {
+  const out = new Set<number>();
+  for (const e of examined) {
+    const rev = e.br.signedRevision;
+    const intact =
+      e.br.formatErrors.length === 0 &&
+      (e.br.coverage === 'ENTIRE_REVISION' || e.br.coverage === 'ENTIRE_FILE') &&
+      e.digestMatches &&
+      e.signatureValid &&
+      !!e.cms &&
+      e.cms.errors.length === 0 &&
+      !e.sig.orphaned &&
+      !!e.path?.issuedByThisService &&
+      e.sig.sigOffset !== undefined &&
+      doc.revisionOf(e.sig.sigOffset) === rev;
+    if (!intact || out.has(rev)) continue;
+    if (auditRevisionShapeProblem(doc, rev, () => analyzer.referrerIndex()) === undefined) out.add(rev);
+  }
+  return out;
+}
+
+/** Second pass: modifications after the covered revision, DocMDP/FieldMDP, indication. */
+function judgeSignature(
+  doc: PdfDocument,
+  ex: ExaminedSignature,
+  analyzer: ModificationAnalyzer,
+  cert: Certification | undefined,
+  auditRevisions: ReadonlySet<number>,
+): SignatureReport {
+  const { sig, subFilter, br, crypt, cms, digestMatches, signatureValid, claimed, timestamp, signer, path, problems, warnings } = ex;
   // Modifications after the covered revision, judged by DocMDP (of the certification, if any) and FieldMDP.
   const signedEnd = br.byteRange.length === 4 ? br.byteRange[2]! + br.byteRange[3]! : doc.revisions[br.signedRevision]!.end;
-  const mods = analyzer.analyze(br.signedRevision, Math.min(signedEnd, doc.revisions[br.signedRevision]!.end));
   const certifying = cert?.sig === sig;
   const certApplies = !!cert && (cert.sig.sigOffset ?? 0) <= (sig.sigOffset ?? 0);
+  // Audit pages are page additions: under a certification (any P) they stay OTHER.
+  const mods = analyzer.analyze(br.signedRevision, Math.min(signedEnd, doc.revisions[br.signedRevision]!.end), certApplies ? new Set() : auditRevisions);
   const permitted = new Set<ModificationLevel>(['NONE', 'SIGNATURES_ONLY']);
   if (certApplies && cert!.permission === 1) permitted.delete('SIGNATURES_ONLY');
   if (certApplies && cert!.permission >= 2) permitted.add('FORM_FILL');

@@ -1,0 +1,184 @@
+/**
+ * A PDF that already carries signatures and is signed (again) by Folio: POST /v1/sign appends audit pages, an
+ * audit-trail.json and a signature field in the same update as its signature. Earlier signatures stay valid
+ * (CONTRACT §5) only when that update is exactly a Folio audit revision covered by this service's own intact
+ * signature; an attacker's update before it, an audit-like update signed by another key, or an audit update
+ * that also touches an existing page is still caught.
+ */
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, authed, type TestApi } from '../helpers/api.js';
+import { makePdf, makePki, pdfsigSign, type TestPki } from './fixtures.js';
+import { appendPage, changeContentStream } from './attacks.js';
+import { preparePdf, sealPdf } from '../../src/sign/sign-pdf.js';
+import type { AuditRecord } from '../../src/sign/audit-trail.js';
+
+const AUDIT_DETAIL = 'audit-trail pages and attachment appended by a signature issued by this service';
+
+let api: TestApi;
+let other: TestApi;
+let pki: TestPki;
+let original: Uint8Array;
+let folioSigned: Uint8Array;
+
+async function sign(t: TestApi, pdf: Uint8Array, extra: Record<string, unknown> = {}): Promise<Uint8Array> {
+  const res = await fetch(
+    `${t.url}/v1/sign`,
+    authed(t, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        document: { base64: Buffer.from(pdf).toString('base64') },
+        signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T10:00:00Z' }],
+        ...extra,
+      }),
+    }),
+  );
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`sign answered ${res.status}: ${JSON.stringify(json)}`);
+  return new Uint8Array(Buffer.from(json.document.base64, 'base64'));
+}
+
+async function verify(t: TestApi, pdf: Uint8Array) {
+  const form = new FormData();
+  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'signed.pdf');
+  const res = await fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', body: form }));
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+/** Seals with the service's own key, as POST /v1/sign does, after `tamper` edited the loaded document. */
+async function sealWithServiceKey(t: TestApi, pdf: Uint8Array, tamper: (doc: Awaited<ReturnType<typeof preparePdf>>['doc']) => void): Promise<Uint8Array> {
+  const prepared = await preparePdf(pdf);
+  tamper(prepared.doc);
+  const sha = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
+  const record: AuditRecord = {
+    format: 'folio-audit-trail/1',
+    documentSha256: sha(pdf),
+    documentType: 'pdf',
+    pdfSha256: sha(prepared.base),
+    pdfLength: prepared.base.length,
+    signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+    signedAt: new Date().toISOString(),
+    certificate: { subject: 'test', fingerprint: 'test' },
+    auditTrail: [],
+  };
+  const sealed = await sealPdf(prepared, record, 'test', { identity: t.services.signing!, auditPages: false, tsaOptional: true });
+  return sealed.pdf;
+}
+
+beforeAll(async () => {
+  pki = makePki();
+  api = await startTestApi();
+  other = await startTestApi();
+  original = await makePdf(1, 'Folio re-signing');
+  folioSigned = await sign(api, original);
+}, 180_000);
+
+afterAll(async () => {
+  await api?.close();
+  await other?.close();
+  pki?.cleanup();
+});
+
+describe('signing an already signed PDF with Folio', () => {
+  it('Folio-signed twice: valid, both signatures valid, the first sees SIGNATURES_ONLY', async () => {
+    const twice = await sign(api, folioSigned);
+    const r = await verify(api, twice);
+    expect(r.signatureCount).toBe(2);
+    expect(r.valid).toBe(true);
+    expect(r.indication).toBe('TOTAL_PASSED');
+    for (const s of r.signatures) {
+      expect(s.valid).toBe(true);
+      expect(s.issuedByThisService).toBe(true);
+    }
+    expect(r.signatures[0].modificationsAfter.level).toBe('SIGNATURES_ONLY');
+    expect(r.signatures[0].modificationsAfter.details).toEqual([expect.objectContaining({ level: 'SIGNATURES_ONLY', issue: AUDIT_DETAIL, revision: 3 })]);
+    expect(r.signatures[1].modificationsAfter.level).toBe('NONE');
+    expect(r.auditTrail).toMatchObject({ hashMatches: true, coveredBySignature: true });
+
+    // Three times: both audit revisions are exempted for the first signature.
+    const thrice = await verify(api, await sign(api, twice));
+    expect(thrice.valid).toBe(true);
+    expect(thrice.signatures.map((s: { modificationsAfter: { level: string } }) => s.modificationsAfter.level)).toEqual(['SIGNATURES_ONLY', 'SIGNATURES_ONLY', 'NONE']);
+  });
+
+  it('signed by pdfsig, then by Folio: valid, the pdfsig signature sees SIGNATURES_ONLY', async () => {
+    const r = await verify(api, await sign(api, pdfsigSign(pki, original)));
+    expect(r.signatureCount).toBe(2);
+    expect(r.signatures[0].issuedByThisService).toBe(false);
+    expect(r.signatures[0].valid).toBe(true);
+    expect(r.signatures[0].modificationsAfter.level).toBe('SIGNATURES_ONLY');
+    expect(r.signatures[1].valid).toBe(true);
+    expect(r.valid).toBe(true);
+  });
+
+  it('without audit pages (certificate.enabled:false, the widget joins the existing last page): still valid', async () => {
+    const r = await verify(api, await sign(api, folioSigned, { certificate: { enabled: false } }));
+    expect(r.signatureCount).toBe(2);
+    expect(r.valid).toBe(true);
+    expect(r.signatures[0].modificationsAfter.level).toBe('SIGNATURES_ONLY');
+  });
+
+  for (const [name, attack] of [
+    ['a content stream changed', (b: Uint8Array) => changeContentStream(b)],
+    ['a page appended', (b: Uint8Array) => appendPage(b)],
+  ] as const) {
+    it(`an attacker's update (${name}) submitted to /v1/sign before Folio signs → valid:false`, async () => {
+      const r = await verify(api, await sign(api, attack(folioSigned)));
+      expect(r.signatureCount).toBe(2);
+      expect(r.valid).toBe(false);
+      expect(r.signatures[0].valid).toBe(false);
+      expect(r.signatures[0].modificationsAfter.level).toBe('OTHER');
+      // Revisions: 1 the original, 2 the first Folio signature, 3 the attacker's, 4 Folio's audit revision.
+      const details: Array<{ level: string; revision: number; issue: string }> = r.signatures[0].modificationsAfter.details;
+      expect(details.some((d) => d.level === 'OTHER' && d.revision === 3)).toBe(true);
+      expect(details.some((d) => d.level === 'OTHER' && d.revision === 4)).toBe(false);
+      expect(details.some((d) => d.issue === AUDIT_DETAIL && d.revision === 4)).toBe(true);
+      expect(r.signatures[1].valid).toBe(true);
+    });
+  }
+
+  it('an audit revision signed by another Folio instance (not this service) does not exempt the earlier signature', async () => {
+    const byOther = await sign(other, folioSigned);
+    const r = await verify(api, byOther);
+    expect(r.signatures[1].issuedByThisService).toBe(false);
+    expect(r.signatures[1].integrity).toEqual({ digestMatches: true, signatureValid: true });
+    expect(r.signatures[0].modificationsAfter.level).toBe('OTHER');
+    expect(r.signatures[0].modificationsAfter.details.some((d: { issue: string }) => d.issue === AUDIT_DETAIL)).toBe(false);
+    expect(r.valid).toBe(false);
+    // The other instance recognises its own audit revision.
+    expect((await verify(other, byOther)).valid).toBe(true);
+  });
+
+  it('an audit revision signed by this service that also changes an existing page → valid:false', async () => {
+    // Control: sealed by the service key without tampering, the update is an audit revision.
+    const clean = await sealWithServiceKey(api, folioSigned, () => {});
+    const control = await verify(api, clean);
+    expect(control.valid).toBe(true);
+    expect(control.signatures[0].modificationsAfter.level).toBe('SIGNATURES_ONLY');
+
+    // The same update with text drawn on the existing (last) page, which the signer rewrites for its widget.
+    const tampered = await sealWithServiceKey(api, folioSigned, (doc) => {
+      doc.getPage(doc.getPageCount() - 1).drawText('Pay 1,000,000 EUR', { x: 50, y: 50, size: 20 });
+    });
+    const r = await verify(api, tampered);
+    expect(r.signatures[1].issuedByThisService).toBe(true);
+    expect(r.signatures[1].valid).toBe(true);
+    expect(r.signatures[0].modificationsAfter.level).toBe('OTHER');
+    expect(r.signatures[0].modificationsAfter.details.some((d: { issue: string }) => d.issue === AUDIT_DETAIL)).toBe(false);
+    expect(r.valid).toBe(false);
+  });
+
+  it('a certified PDF (DocMDP P=2/3) signed by Folio: audit pages are not permitted (P=1 the signer refuses)', async () => {
+    const { signPdf } = await import('./fixtures.js');
+    for (const p of [2, 3] as const) {
+      const certified = signPdf(original, { signer: pki.rsa, certify: p });
+      const r = await verify(api, await sign(api, certified));
+      expect(r.valid).toBe(false);
+      expect(r.signatures[0].docMdp).toMatchObject({ permission: p, respected: false });
+      expect(r.signatures[0].modificationsAfter.level).toBe('OTHER');
+    }
+  });
+});
