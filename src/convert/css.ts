@@ -125,11 +125,26 @@ export class Cascade {
     }
   }
 
+  /**
+   * Declarations of a `style` attribute alone, per attribute text: generated HTML repeats the same few
+   * (`text-align:left` on every table cell). Callers only read them.
+   */
+  private readonly inlineOnly = new Map<string, Declarations>();
+
   /** The element's resolved declarations: stylesheet winners overridden by its `style` attribute. */
   declarations(el: Element): Declarations | undefined {
-    const sheet = this.byElement.get(el);
+    const sheet = this.byElement.size ? this.byElement.get(el) : undefined;
     const inline = el.attribs.style;
     if (!sheet && !inline) return undefined;
+    if (!sheet) {
+      let cached = this.inlineOnly.get(inline!);
+      if (!cached) {
+        cached = new Map();
+        for (const [p, v] of parseDeclarations(inline!)) cached.set(p, v);
+        if (this.inlineOnly.size < 10_000) this.inlineOnly.set(inline!, cached);
+      }
+      return cached;
+    }
     const out: Declarations = new Map();
     if (sheet) for (const [p, w] of sheet) out.set(p, w.value);
     if (inline) {

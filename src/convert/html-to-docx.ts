@@ -99,15 +99,48 @@ interface RunProps {
   shade?: string;
   vertAlign?: 'superscript' | 'subscript';
   rtl?: boolean;
+  /** The <w:rPr> XML, computed once: a RunProps is never changed after its first use. */
+  xml?: string;
+  /** Runs derived from this one by a single property (`runWith`), so each element reuses them. */
+  derived?: Map<string, RunProps>;
 }
 
-const rPrCache = new WeakMap<RunProps, string>();
+/**
+ * A copy of a run's properties with every field present: all RunProps share one object shape, which keeps
+ * the walk's property reads monomorphic (spread copies of objects with different optional fields do not).
+ */
+function copyRun(r: RunProps | undefined): RunProps {
+  if (!r) {
+    return {
+      rStyle: undefined, font: undefined, bold: undefined, italic: undefined, caps: undefined, smallCaps: undefined,
+      strike: undefined, color: undefined, sizePt: undefined, highlight: undefined, underline: undefined,
+      shade: undefined, vertAlign: undefined, rtl: undefined, xml: undefined, derived: undefined,
+    };
+  }
+  return {
+    rStyle: r.rStyle, font: r.font, bold: r.bold, italic: r.italic, caps: r.caps, smallCaps: r.smallCaps,
+    strike: r.strike, color: r.color, sizePt: r.sizePt, highlight: r.highlight, underline: r.underline,
+    shade: r.shade, vertAlign: r.vertAlign, rtl: r.rtl, xml: undefined, derived: undefined,
+  };
+}
+
+type RunField = Exclude<keyof RunProps, 'xml' | 'derived'>;
+
+/** `run` with one property changed, shared between all elements that derive the same way from `run`. */
+function runWith<K extends RunField>(run: RunProps, key: K, value: RunProps[K]): RunProps {
+  const id = `${key}\u0000${String(value)}`;
+  let derived = run.derived?.get(id);
+  if (!derived) {
+    derived = copyRun(run);
+    derived[key] = value;
+    (run.derived ??= new Map()).set(id, derived);
+  }
+  return derived;
+}
 
 /** Run properties XML, memoised per (immutable) RunProps object: text runs share their context's props. */
 function rPrXml(p: RunProps): string {
-  let cached = rPrCache.get(p);
-  if (cached === undefined) rPrCache.set(p, (cached = buildRPr(p)));
-  return cached;
+  return (p.xml ??= buildRPr(p));
 }
 
 function buildRPr(p: RunProps): string {
@@ -153,6 +186,22 @@ interface ParaProps {
   indFirst?: number;
   jc?: string;
   outlineLvl?: number;
+}
+
+/** A copy of paragraph properties with every field present (one object shape; see copyRun). */
+function copyPara(p: ParaProps | undefined): ParaProps {
+  if (!p) {
+    return {
+      style: undefined, keepNext: undefined, pageBreakBefore: undefined, numPr: undefined, borderBottom: undefined,
+      borderAll: undefined, shade: undefined, bidi: undefined, before: undefined, after: undefined, line: undefined,
+      lineExact: undefined, indLeft: undefined, indRight: undefined, indFirst: undefined, jc: undefined, outlineLvl: undefined,
+    };
+  }
+  return {
+    style: p.style, keepNext: p.keepNext, pageBreakBefore: p.pageBreakBefore, numPr: p.numPr, borderBottom: p.borderBottom,
+    borderAll: p.borderAll, shade: p.shade, bidi: p.bidi, before: p.before, after: p.after, line: p.line,
+    lineExact: p.lineExact, indLeft: p.indLeft, indRight: p.indRight, indFirst: p.indFirst, jc: p.jc, outlineLvl: p.outlineLvl,
+  };
 }
 
 function pPrXml(p: ParaProps): string {
@@ -233,6 +282,28 @@ interface Ctx {
   indent: number; // accumulated left indentation of containers (twips)
   fontPt: number;
   widthTwips: number; // available width for images/tables here
+}
+
+/** A child context: a copy with every field present (one object shape; see copyRun). */
+function copyCtx(c: Ctx): Ctx {
+  return {
+    run: c.run, link: c.link, para: c.para, pre: c.pre, list: c.list, item: c.item, quoteDepth: c.quoteDepth,
+    indent: c.indent, fontPt: c.fontPt, widthTwips: c.widthTwips,
+  };
+}
+
+function notPre(c: Ctx): Ctx {
+  const out = copyCtx(c);
+  out.pre = false;
+  return out;
+}
+
+/** A context at the top of a story (body, footnote): no inherited formatting. */
+function rootCtx(para: ParaProps, fontPt: number, widthTwips: number): Ctx {
+  return {
+    run: copyRun(undefined), link: undefined, para, pre: false, list: undefined, item: undefined, quoteDepth: 0,
+    indent: 0, fontPt, widthTwips,
+  };
 }
 
 const HEADING_STYLE: Record<string, string> = { h1: 'Heading1', h2: 'Heading2', h3: 'Heading3', h4: 'Heading4', h5: 'Heading5', h6: 'Heading6' };
@@ -326,15 +397,7 @@ class HtmlConverter {
     this.cascade = new Cascade(doc, sheets);
     for (const container of footnoteContainers) container.attribs['data-folio-footnotes'] = '1';
 
-    const ctx: Ctx = {
-      run: {},
-      para: {},
-      pre: false,
-      quoteDepth: 0,
-      indent: 0,
-      fontPt: 12,
-      widthTwips: this.opts.textWidthTwips,
-    };
+    const ctx = rootCtx(copyPara(undefined), 12, this.opts.textWidthTwips);
     this.walkChildren(doc, ctx, 0);
     this.flush();
     return this.frame.blocks.join('');
@@ -345,7 +408,7 @@ class HtmlConverter {
   private ensurePara(ctx: Ctx): Para {
     let p = this.frame.para;
     if (p) return p;
-    const props: ParaProps = { ...ctx.para };
+    const props = copyPara(ctx.para);
     if (ctx.item?.numPr) {
       props.numPr = ctx.item.numPr;
       ctx.item.numPr = undefined;
@@ -501,7 +564,7 @@ class HtmlConverter {
   private runFromCss(run: RunProps, decl: Declarations | undefined, ctx: Ctx): { run: RunProps; fontPt: number } {
     let fontPt = ctx.fontPt;
     if (!decl) return { run, fontPt };
-    const r = { ...run };
+    const r = copyRun(run);
     const fw = decl.get('font-weight');
     if (fw) r.bold = fw === 'bold' || fw === 'bolder' || (parseInt(fw, 10) >= 600);
     const fs = decl.get('font-style');
@@ -561,34 +624,34 @@ class HtmlConverter {
         const type = (el.attribs.type ?? '').toLowerCase();
         if (type === 'checkbox' || type === 'radio') {
           const checked = el.attribs.checked !== undefined;
-          this.addText(type === 'checkbox' ? (checked ? '☒ ' : '☐ ') : checked ? '◉ ' : '○ ', { ...ctx, pre: false });
+          this.addText(type === 'checkbox' ? (checked ? '☒ ' : '☐ ') : checked ? '◉ ' : '○ ', notPre(ctx));
           const p = this.frame.para;
           if (p) p.spaceBefore = true;
         } else if (el.attribs.value) this.addText(el.attribs.value, ctx);
         return;
       }
-      case 'strong': case 'b': run = { ...run, bold: true }; break;
-      case 'em': case 'i': case 'cite': case 'dfn': case 'var': run = { ...run, italic: true }; break;
-      case 'u': case 'ins': run = { ...run, underline: true }; break;
-      case 's': case 'del': case 'strike': run = { ...run, strike: true }; break;
-      case 'sub': run = { ...run, vertAlign: 'subscript' }; break;
+      case 'strong': case 'b': run = runWith(run, 'bold', true); break;
+      case 'em': case 'i': case 'cite': case 'dfn': case 'var': run = runWith(run, 'italic', true); break;
+      case 'u': case 'ins': run = runWith(run, 'underline', true); break;
+      case 's': case 'del': case 'strike': run = runWith(run, 'strike', true); break;
+      case 'sub': run = runWith(run, 'vertAlign', 'subscript'); break;
       case 'sup':
         if (this.footnoteRef(el, ctx)) return;
-        run = { ...run, vertAlign: 'superscript' };
+        run = runWith(run, 'vertAlign', 'superscript');
         break;
-      case 'small': run = { ...run, sizePt: Math.max(1, ctx.fontPt * 0.83) }; break;
-      case 'big': run = { ...run, sizePt: ctx.fontPt * 1.2 }; break;
-      case 'mark': run = { ...run, highlight: 'yellow' }; break;
+      case 'small': run = runWith(run, 'sizePt', Math.max(1, ctx.fontPt * 0.83)); break;
+      case 'big': run = runWith(run, 'sizePt', ctx.fontPt * 1.2); break;
+      case 'mark': run = runWith(run, 'highlight', 'yellow'); break;
       case 'code': case 'kbd': case 'samp': case 'tt':
-        run = { ...run, rStyle: 'VerbatimChar' };
+        run = runWith(run, 'rStyle', 'VerbatimChar');
         break;
       case 'q':
         break;
       case 'abbr': case 'acronym': case 'span': case 'font': case 'label': case 'time': case 'data': case 'bdi': case 'bdo': case 'nobr':
         if (tag === 'font') {
           const c = cssColor(el.attribs.color);
-          if (c) run = { ...run, color: c };
-          if (el.attribs.face) run = { ...run, font: el.attribs.face.split(',')[0]!.trim().slice(0, 31) };
+          if (c) run = runWith(run, 'color', c);
+          if (el.attribs.face) run = runWith(run, 'font', el.attribs.face.split(',')[0]!.trim().slice(0, 31));
         }
         break;
       case 'a': {
@@ -597,7 +660,7 @@ class HtmlConverter {
         const target = this.linkTarget(href);
         if (target) {
           link = target;
-          run = { ...run, rStyle: 'Hyperlink' };
+          run = runWith(run, 'rStyle', 'Hyperlink');
         }
         if (el.attribs.id || el.attribs.name) this.ensurePara(ctx).bookmarks.push(bookmarkName(el.attribs.id ?? el.attribs.name!));
         break;
@@ -605,18 +668,23 @@ class HtmlConverter {
       default:
         break;
     }
-    if (el.attribs.dir === 'rtl') run = { ...run, rtl: true };
+    if (el.attribs.dir === 'rtl') run = runWith(run, 'rtl', true);
     const styled = this.runFromCss(run, decl, ctx);
     run = styled.run;
     const bg = cssColor(decl?.get('background-color') ?? backgroundColor(decl?.get('background')));
     if (bg) {
       const hl = HIGHLIGHTS[bg];
-      run = hl && tag === 'mark' ? { ...run, highlight: hl } : { ...run, shade: bg, highlight: undefined };
+      if (hl && tag === 'mark') run = runWith(run, 'highlight', hl);
+      else run = runWith(runWith(run, 'shade', bg), 'highlight', undefined);
     }
     const ws = decl?.get('white-space');
     if (ws) pre = ws.startsWith('pre');
     if (tag === 'q') this.addText('“', ctx);
-    const inner: Ctx = { ...ctx, run, link, pre, fontPt: styled.fontPt };
+    const inner = copyCtx(ctx);
+    inner.run = run;
+    inner.link = link;
+    inner.pre = pre;
+    inner.fontPt = styled.fontPt;
     this.walkChildren(el, inner, depth + 1);
     if (tag === 'q') this.addText('”', ctx);
   }
@@ -664,12 +732,14 @@ class HtmlConverter {
     const saved = this.frame;
     this.frame = { blocks: [], para: null };
     this.footnoteDepth++;
-    const noteCtx: Ctx = { run: {}, para: { style: 'FootnoteText' }, pre: false, quoteDepth: 0, indent: 0, fontPt: 10, widthTwips: this.opts.textWidthTwips };
+    const notePara = copyPara(undefined);
+    notePara.style = 'FootnoteText';
+    const noteCtx = rootCtx(notePara, 10, this.opts.textWidthTwips);
     for (const child of li.children) {
       if (child.type === 'tag' && isBackref(child as Element)) continue;
       if (child.type === 'tag' && (child as Element).name === 'p') {
         this.flush();
-        const pctx = { ...noteCtx };
+        const pctx = copyCtx(noteCtx);
         for (const c of (child as Element).children) {
           if (c.type === 'tag' && isBackref(c as Element)) continue;
           this.walk(c, pctx, 1);
@@ -715,7 +785,8 @@ class HtmlConverter {
     }
     this.flush();
     this.breakBefore(decl);
-    const inner: Ctx = { ...ctx, para: { ...ctx.para } };
+    const inner = copyCtx(ctx);
+    inner.para = copyPara(ctx.para);
     const para = inner.para;
     // Paragraph-level properties a block's own paragraphs start from.
     switch (tag) {
@@ -723,7 +794,7 @@ class HtmlConverter {
         const cls = ` ${el.attribs.class ?? ''} `;
         para.style = tag === 'h1' && cls.includes(' title ') ? 'Title' : HEADING_STYLE[tag];
         inner.fontPt = HEADING_PT[tag]!;
-        delete para.numPr;
+        para.numPr = undefined;
         break;
       }
       case 'p':
@@ -747,7 +818,7 @@ class HtmlConverter {
         break;
       case 'dt':
         para.style = 'DefinitionTerm';
-        inner.run = { ...inner.run, bold: true };
+        inner.run = runWith(inner.run, 'bold', true);
         break;
       case 'dd':
         para.style = 'Definition';
@@ -765,10 +836,10 @@ class HtmlConverter {
         para.jc = 'center';
         break;
       case 'address':
-        inner.run = { ...inner.run, italic: true };
+        inner.run = runWith(inner.run, 'italic', true);
         break;
       case 'legend': case 'summary':
-        inner.run = { ...inner.run, bold: true };
+        inner.run = runWith(inner.run, 'bold', true);
         break;
     }
     const align = (el.attribs.align ?? '').toLowerCase();
@@ -896,14 +967,13 @@ class HtmlConverter {
           : `<w:num w:numId="${numId}"><w:abstractNumId w:val="${abstractId}"/></w:num>`,
       );
     }
-    const inner: Ctx = {
-      ...ctx,
-      para: { ...ctx.para, style: undefined, numPr: undefined },
-      list: { numId, depth: level },
-      item: undefined,
-    };
-    if (ctx.quoteDepth) inner.para.style = undefined;
-    delete inner.para.indLeft;
+    const inner = copyCtx(ctx);
+    inner.para = copyPara(ctx.para);
+    inner.para.style = undefined;
+    inner.para.numPr = undefined;
+    inner.list = { numId, depth: level };
+    inner.item = undefined;
+    inner.para.indLeft = undefined;
     const styled = this.runFromCss(inner.run, decl, ctx);
     inner.run = styled.run;
     inner.fontPt = styled.fontPt;
@@ -921,13 +991,13 @@ class HtmlConverter {
   private listItem(el: Element, decl: Declarations | undefined, ctx: Ctx, depth: number): void {
     const list = ctx.list ?? { numId: this.implicitList(), depth: 0 };
     const left = ctx.indent + 720 * (1 + (ctx.list ? 0 : 0)) + (list.depth - (ctx.list?.depth ?? 0)) * 0;
-    const inner: Ctx = {
-      ...ctx,
-      list,
-      para: { ...ctx.para, style: undefined, indLeft: undefined },
-      item: { numPr: { numId: list.numId, ilvl: list.depth } },
-      indent: ctx.indent + 720 * (list.depth + 1) - (ctx.list ? 720 * list.depth : 0),
-    };
+    const inner = copyCtx(ctx);
+    inner.list = list;
+    inner.para = copyPara(ctx.para);
+    inner.para.style = undefined;
+    inner.para.indLeft = undefined;
+    inner.item = { numPr: { numId: list.numId, ilvl: list.depth } };
+    inner.indent = ctx.indent + 720 * (list.depth + 1) - (ctx.list ? 720 * list.depth : 0);
     // Continuation paragraphs of the item align with its text.
     inner.indent = this.levelIndent(ctx, list);
     inner.para.indLeft = undefined;
@@ -979,7 +1049,7 @@ class HtmlConverter {
     const fake = { name: 'ul', attribs: {}, children: [] } as unknown as Element;
     const before = this.nextNum;
     const savedFrame = this.frame.para;
-    this.list(fake, 'ul', undefined, { run: {}, para: {}, pre: false, quoteDepth: 0, indent: 0, fontPt: 12, widthTwips: this.opts.textWidthTwips }, 0);
+    this.list(fake, 'ul', undefined, rootCtx(copyPara(undefined), 12, this.opts.textWidthTwips), 0);
     this.frame.para = savedFrame;
     this.implicitListId = before;
     return before;
@@ -1120,7 +1190,10 @@ class HtmlConverter {
     for (const node of fosterParented(el)) this.walk(node, ctx, depth + 1);
     this.flush();
     if (caption) {
-      const capCtx: Ctx = { ...ctx, para: { style: 'TableCaption', keepNext: true } };
+      const capCtx = copyCtx(ctx);
+      capCtx.para = copyPara(undefined);
+      capCtx.para.style = 'TableCaption';
+      capCtx.para.keepNext = true;
       this.block(caption, 'caption', this.cascade.declarations(caption), capCtx, depth + 1);
       this.flush();
     }
@@ -1238,17 +1311,19 @@ class HtmlConverter {
         // Cell content in a frame of its own.
         const saved = this.frame;
         this.frame = { blocks: [], para: null };
-        const cellCtx: Ctx = {
-          ...ctx,
-          run: cell.header ? { ...ctx.run, bold: true } : ctx.run,
-          para: { ...ctx.para, style: undefined, numPr: undefined, indLeft: undefined, keepNext: undefined },
-          list: undefined,
-          item: undefined,
-          quoteDepth: 0,
-          indent: 0,
-          widthTwips: width,
-          pre: false,
-        };
+        const cellCtx = copyCtx(ctx);
+        cellCtx.run = cell.header ? runWith(ctx.run, 'bold', true) : ctx.run;
+        cellCtx.para = copyPara(ctx.para);
+        cellCtx.para.style = undefined;
+        cellCtx.para.numPr = undefined;
+        cellCtx.para.indLeft = undefined;
+        cellCtx.para.keepNext = undefined;
+        cellCtx.list = undefined;
+        cellCtx.item = undefined;
+        cellCtx.quoteDepth = 0;
+        cellCtx.indent = 0;
+        cellCtx.widthTwips = width;
+        cellCtx.pre = false;
         const align = (cell.el.attribs.align ?? tr.attribs.align ?? '').toLowerCase();
         if (align) cellCtx.para.jc = jcOf(align);
         const trStyled = this.runFromCss(cellCtx.run, trDecl, cellCtx);

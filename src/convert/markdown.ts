@@ -43,7 +43,10 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
     const linkify = md.linkify;
     const test = linkify.test.bind(linkify);
     const match = linkify.match.bind(linkify);
-    linkify.test = (text: string) => test(text) || (text.includes('~') && test(text.replace(/~/g, ' ')));
+    // A link GFM keeps starts with www. or scheme:// or is an e-mail address: text with none of those skips
+    // linkify-it's fuzzy scan (a costly regex over every paragraph and text token). Links it would find there
+    // are bare domains, which the scope rule below unwraps anyway.
+    linkify.test = (text: string) => MAY_HOLD_GFM_LINK.test(text) && (test(text) || (text.includes('~') && test(text.replace(/~/g, ' '))));
     linkify.match = (text: string) => match(text) ?? ([] as unknown as ReturnType<typeof match>);
     // GFM's extended autolinks are scheme://, www. and e-mail addresses; linkify-it's fuzzy mode also links
     // bare domains ("example.com"), which GFM leaves as text: unwrap those.
@@ -212,6 +215,7 @@ interface InlineState {
 
 // GFM's extended e-mail autolink: local part of alphanumerics and .-_+, a domain of alphanumerics and -_
 // with at least one dot, not ending in - or _.
+const MAY_HOLD_GFM_LINK = /www\.|:\/\/|@/i;
 const GFM_EMAIL = /^[a-z0-9.\-_+]+@[a-z0-9\-_]+(?:\.[a-z0-9\-_]+)+$/i;
 
 interface LinkToken {
@@ -249,7 +253,9 @@ export function markdownToHtml(markdown: string, options: MarkdownOptions = {}):
 
 /**
  * markdown-it-footnote's tail rule appends each note with `state.tokens = state.tokens.concat(note)`, which is
- * quadratic (a 1 MB file with 3,000 notes took 20 s). Run it on an array whose concat appends in place.
+ * quadratic (a 1 MB file with 3,000 notes took 20 s). Its first step is `state.tokens.filter(...)`: give the
+ * token array a `filter` that returns an array whose concat appends in place, then copy the result back into
+ * a plain array. (Copying the whole stream into an Array subclass up front cost more than the tail itself.)
  */
 class AppendArray<T> extends Array<T> {
   override concat(...items: Array<T | ConcatArray<T>>): T[] {
@@ -261,6 +267,12 @@ class AppendArray<T> extends Array<T> {
   }
 }
 
+function filterIntoAppendArray<T>(this: T[], keep: (value: T, index: number, array: T[]) => unknown): T[] {
+  const out = new AppendArray<T>();
+  for (let i = 0; i < this.length; i++) if (keep(this[i]!, i, this)) out.push(this[i]!);
+  return out;
+}
+
 function linearFootnoteTail(md: MarkdownItInstance): void {
   const rules = (md.core.ruler as unknown as { __rules__: Array<{ name: string; fn: (state: CoreState) => void }> }).__rules__;
   const rule = rules.find((r) => r.name === 'footnote_tail');
@@ -268,9 +280,19 @@ function linearFootnoteTail(md: MarkdownItInstance): void {
   const original = rule.fn;
   md.core.ruler.at('footnote_tail', (state) => {
     const s = state as unknown as CoreState;
-    s.tokens = AppendArray.from(s.tokens) as unknown[];
-    original(s);
-    s.tokens = Array.from(s.tokens);
+    const tokens = s.tokens as unknown[] & { filter: unknown };
+    tokens.filter = filterIntoAppendArray;
+    try {
+      original(s);
+    } finally {
+      delete (tokens as { filter?: unknown }).filter;
+    }
+    if (s.tokens instanceof AppendArray) {
+      const appended = s.tokens;
+      const plain: unknown[] = [];
+      for (let i = 0; i < appended.length; i++) plain.push(appended[i]);
+      s.tokens = plain;
+    }
   });
 }
 

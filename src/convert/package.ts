@@ -1,11 +1,11 @@
 /**
- * Assembles a converted body into a DOCX package (fflate ZIP): document, Word built-in styles (pandoc's
+ * Assembles a converted body into a DOCX package (ZIP written by zip.ts): document, Word built-in styles (pandoc's
  * names where Word has none), numbering, footnotes, settings, relationships, content types and properties.
  */
-import { zipSync, strToU8, type Zippable } from 'fflate';
 import type { ConvertedBody, ConvertOptions } from './html-to-docx.js';
 import { pageGeometry } from './html-to-docx.js';
 import { xmlAttr, xmlText } from './text.js';
+import { zipEntries, type ZipEntry } from './zip.js';
 
 const NS_W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -126,18 +126,20 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
   const app =
     `${XML_DECL}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>Folio</Application></Properties>`;
 
-  const files: Zippable = {
-    '[Content_Types].xml': strToU8(contentTypes),
-    '_rels/.rels': strToU8(rootRels),
-    'docProps/core.xml': strToU8(core),
-    'docProps/app.xml': strToU8(app),
-    'word/document.xml': strToU8(document),
-    'word/styles.xml': strToU8(STYLES_XML),
-    'word/numbering.xml': strToU8(numbering),
-    'word/settings.xml': strToU8(SETTINGS_XML),
-    'word/footnotes.xml': strToU8(footnotesXml(body.footnotes)),
-    'word/_rels/document.xml.rels': strToU8(rels),
-  };
-  for (const m of body.media) files[m.path] = [m.bytes, { level: 0 }];
-  return zipSync(files, { level: 1 });
+  const xml = (name: string, text: string): ZipEntry => ({ name, data: Buffer.from(text, 'utf8'), deflate: true });
+  const files: ZipEntry[] = [
+    xml('[Content_Types].xml', contentTypes),
+    xml('_rels/.rels', rootRels),
+    xml('docProps/core.xml', core),
+    xml('docProps/app.xml', app),
+    xml('word/document.xml', document),
+    xml('word/styles.xml', STYLES_XML),
+    xml('word/numbering.xml', numbering),
+    xml('word/settings.xml', SETTINGS_XML),
+    xml('word/footnotes.xml', footnotesXml(body.footnotes)),
+    xml('word/_rels/document.xml.rels', rels),
+  ];
+  // Images are compressed already: stored as they are.
+  for (const m of body.media) files.push({ name: m.path, data: m.bytes, deflate: false });
+  return zipEntries(files);
 }
