@@ -173,6 +173,8 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       if (w.state !== 'starting') workerRss.push(w.rss);
     }
     const live = idle + busy;
+    // A worker whose replacement is scheduled (respawn delay, start back-off) is on its way too.
+    starting += this.respawnTimers.size;
     let status: OfficeEngineStatus['status'];
     if (this.closed || (live === 0 && (starting === 0 || this.isBroken()))) status = 'unhealthy';
     else if (live < this.opts.workers) status = 'degraded';
@@ -368,7 +370,9 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     fs.rm(worker.dir, { recursive: true, force: true, maxRetries: 3 }, () => undefined);
     const reason = worker.stopReason;
     this.settle(worker, (j) => {
-      if (signal && CRASH_SIGNALS.has(signal)) {
+      if (reason === 'close') {
+        j.reject(new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 }));
+      } else if (signal && CRASH_SIGNALS.has(signal)) {
         j.reject(new FolioError('UNPROCESSABLE_DOCUMENT', 'LibreOffice crashed while converting this document'));
       } else {
         j.reject(new FolioError('INTERNAL_ERROR', 'The conversion worker stopped unexpectedly; retry the request'));
