@@ -167,7 +167,15 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
   }
 
   // New objects must not be reached from content that predates the update (a dangling reference in signed
-  // content would otherwise come to life).
+  // content would otherwise come to life): not from the rewritten objects as they were, nor from any other.
+  const addedSet = new Set(added);
+  for (const num of rewritable.keys()) {
+    let dangling: number | undefined;
+    collectRefs(doc.resolve(num, prev)?.value, (n) => {
+      if (addedSet.has(n)) dangling = n;
+    });
+    if (dangling !== undefined) return `object ${dangling} added by the update was already referenced by object ${num}`;
+  }
   const index = referrers();
   for (const n of sharedArrays) {
     if (!revision.entries.has(n)) continue;
@@ -212,4 +220,15 @@ function appendedOnly(doc: PdfDocument, aRaw: PdfValue | undefined, aRev: number
   for (let i = 0; i < before.length; i++) if (!sameValue(doc.buf, before[i]!, b[i]!)) return `/${what} changes existing entries`;
   for (let i = before.length; i < b.length; i++) if (!isNew(b[i]!)) return `/${what} gains an entry that is not a new object`;
   return undefined;
+}
+
+function collectRefs(v: PdfValue | undefined, add: (n: number) => void, depth = 0): void {
+  if (v === null || v === undefined || typeof v !== 'object' || depth > 50) return;
+  if (Array.isArray(v)) {
+    for (const x of v) collectRefs(x, add, depth + 1);
+    return;
+  }
+  if (v.kind === 'ref') add(v.num);
+  else if (v.kind === 'dict') for (const x of v.map.values()) collectRefs(x, add, depth + 1);
+  else if (v.kind === 'stream') collectRefs(v.dict, add, depth + 1);
 }

@@ -188,17 +188,28 @@ export class ModificationAnalyzer {
     type Item = { num: number; a?: ResolvedObject; b?: ResolvedObject; rev: number };
     const items = new Map<number, Item>();
     for (const num of doc.numbersChangedAfter(fromRev)) {
-      const a = doc.resolve(num, fromRev);
       let b = doc.resolve(num, last);
       let rev = doc.entryAt(num, last)?.revision ?? last;
-      // Step back over audit revisions: the object as it stood before the signer's update.
-      let byAudit = false;
-      while (b && rev > fromRev && auditRevisions.has(rev)) {
-        byAudit = true;
-        b = doc.resolve(num, rev - 1);
-        rev = doc.entryAt(num, rev - 1)?.revision ?? 0;
+      let aRev = fromRev;
+      if (auditRevisions.size > 0) {
+        // What audit revisions define is exempt; what other revisions define is judged against the state
+        // just before (or just after) the audit revisions, so their changes are never folded into an exemption.
+        const defs: number[] = [];
+        for (let r = fromRev + 1; r <= last; r++) if (doc.revisions[r]!.entries.has(num)) defs.push(r);
+        const audits = defs.filter((r) => auditRevisions.has(r));
+        if (audits.length > 0) {
+          const others = defs.filter((r) => !auditRevisions.has(r));
+          if (others.length === 0) continue;
+          if (others.every((r) => r < audits[0]!)) {
+            b = doc.resolve(num, audits[0]! - 1);
+            rev = others[others.length - 1]!;
+          } else if (others.every((r) => r > audits[audits.length - 1]!)) {
+            aRev = audits[audits.length - 1]!;
+          }
+          // Interleaved: judged from the signed revision to the final one, with no exemption.
+        }
       }
-      if (byAudit && (!b || rev <= fromRev)) continue;
+      const a = doc.resolve(num, aRev);
       if (!a && !b) continue;
       if (a && b && a.entry === b.entry) continue;
       if (a && b && b.declaredNum === num && b.offset === a.offset && b.entry.type === 1 && a.entry.type === 1) continue;

@@ -272,7 +272,8 @@ function findAuditRevisions(doc: PdfDocument, examined: ExaminedSignature[], ana
       !!e.path?.issuedByThisService &&
       e.sig.sigOffset !== undefined &&
       doc.revisionOf(e.sig.sigOffset) === rev;
-    if (!intact || out.has(rev)) continue;
+    // Only worth the check (a hash of the prefix, the referrer index) when an earlier signature exists.
+    if (!intact || out.has(rev) || !examined.some((o) => o.br.signedRevision < rev)) continue;
     if (auditRevisionShapeProblem(doc, rev, () => analyzer.referrerIndex()) === undefined) out.add(rev);
   }
   return out;

@@ -8,7 +8,9 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, authed, type TestApi } from '../helpers/api.js';
-import { makePdf, makePki, pdfsigSign, type TestPki } from './fixtures.js';
+import { appendUpdate, makePdf, makePki, pdfsigSign, serialize, type TestPki } from './fixtures.js';
+import { openPdf } from '../../src/verify/index.js';
+import type { PdfRef, PdfValue } from '../../src/verify/pdf/objects.js';
 import { appendPage, changeContentStream } from './attacks.js';
 import { preparePdf, sealPdf } from '../../src/sign/sign-pdf.js';
 import type { AuditRecord } from '../../src/sign/audit-trail.js';
@@ -114,6 +116,20 @@ describe('signing an already signed PDF with Folio', () => {
     expect(r.valid).toBe(true);
   });
 
+  it('Folio, pdfsig, Folio and Folio, Folio, pdfsig: every signature valid', async () => {
+    const mixed = await verify(api, await sign(api, pdfsigSign(pki, folioSigned)));
+    expect(mixed.signatureCount).toBe(3);
+    expect(mixed.signatures.map((s: { valid: boolean }) => s.valid)).toEqual([true, true, true]);
+    expect(mixed.signatures[0].modificationsAfter.level).toBe('SIGNATURES_ONLY');
+    expect(mixed.valid).toBe(true);
+
+    const pdfsigLast = await verify(api, pdfsigSign(pki, await sign(api, folioSigned), { field: 'Poppler-Last' }));
+    expect(pdfsigLast.signatureCount).toBe(3);
+    expect(pdfsigLast.signatures.map((s: { valid: boolean }) => s.valid)).toEqual([true, true, true]);
+    expect(pdfsigLast.signatures[0].modificationsAfter.level).toBe('SIGNATURES_ONLY');
+    expect(pdfsigLast.valid).toBe(true);
+  });
+
   it('without audit pages (certificate.enabled:false, the widget joins the existing last page): still valid', async () => {
     const r = await verify(api, await sign(api, folioSigned, { certificate: { enabled: false } }));
     expect(r.signatureCount).toBe(2);
@@ -167,6 +183,37 @@ describe('signing an already signed PDF with Folio', () => {
     expect(r.signatures[1].issuedByThisService).toBe(true);
     expect(r.signatures[1].valid).toBe(true);
     expect(r.signatures[0].modificationsAfter.level).toBe('OTHER');
+    expect(r.signatures[0].modificationsAfter.details.some((d: { issue: string }) => d.issue === AUDIT_DETAIL)).toBe(false);
+    expect(r.valid).toBe(false);
+  });
+
+  it('a dangling reference in signed content that an object of the audit revision brings to life → valid:false', async () => {
+    // Page 1 of the signed document lists a content stream number nothing defines (yet).
+    const base = await makePdf(1, 'Dangling');
+    const withDangling = (k: number) => {
+      const doc = openPdf(base);
+      const pagesDict = doc.dictAt(doc.catalogAt(doc.last)!.map.get('Pages'), doc.last)!;
+      const first = (doc.deref(pagesDict.map.get('Kids'), doc.last) as PdfValue[])[0] as PdfRef;
+      const page = doc.dictAt(first, doc.last)!;
+      const map = new Map(page.map);
+      map.set('Contents', [page.map.get('Contents')!, { kind: 'ref', num: k, gen: 0 }]);
+      return pdfsigSign(pki, appendUpdate(base, [{ num: first.num, body: serialize({ kind: 'dict', map, start: 0, end: 0 }) }]));
+    };
+    // Which number does the signer give the audit page's content stream? (Numbering does not depend on k.)
+    const auditContentNum = (pdf: Uint8Array) => {
+      const doc = openPdf(pdf);
+      const pagesDict = doc.dictAt(doc.catalogAt(doc.last)!.map.get('Pages'), doc.last)!;
+      const kids = doc.deref(pagesDict.map.get('Kids'), doc.last) as PdfValue[];
+      const contents = doc.dictAt(kids[kids.length - 1], doc.last)!.map.get('Contents');
+      return (Array.isArray(contents) ? contents[0] : contents) as PdfRef;
+    };
+    const k = auditContentNum(await sign(api, withDangling(99999))).num;
+    const signed = withDangling(k);
+    expect((await verify(api, signed)).valid).toBe(true);
+    const out = await sign(api, signed);
+    expect(auditContentNum(out).num).toBe(k);
+    const r = await verify(api, out);
+    expect(r.signatures[1].valid).toBe(true);
     expect(r.signatures[0].modificationsAfter.details.some((d: { issue: string }) => d.issue === AUDIT_DETAIL)).toBe(false);
     expect(r.valid).toBe(false);
   });
