@@ -87,6 +87,24 @@ function workerEntry(): { file: string; execArgv: string[] } {
   return { file, execArgv: ext === '.ts' ? ['--import', 'tsx'] : [] };
 }
 
+/**
+ * Directories of workers not yet reaped. If the API process exits without closing the pool (uncaught
+ * error, process.exit), its workers die with the IPC channel; this removes what they leave behind.
+ */
+const liveWorkerDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of liveWorkerDirs) removeWorkerDir(dir);
+});
+
+function removeWorkerDir(dir: string): void {
+  liveWorkerDirs.delete(dir);
+  try {
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // Nothing more to do: a later start uses a new directory.
+  }
+}
+
 function pickEnv(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const n of names) if (env[n] !== undefined) out[n] = env[n]!;
@@ -227,6 +245,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
   private spawn(): Promise<boolean> {
     const dir = fs.mkdtempSync(path.join(this.tempRoot, 'folio-office-'));
     fs.chmodSync(dir, 0o700);
+    liveWorkerDirs.add(dir);
     const child = fork(this.entry.file, [], {
       execArgv: this.entry.execArgv,
       serialization: 'advanced',
@@ -367,7 +386,8 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
 
   private onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null, started: boolean): void {
     this.workers.delete(worker);
-    fs.rm(worker.dir, { recursive: true, force: true, maxRetries: 3 }, () => undefined);
+    // Synchronously: an asynchronous removal could be cut short by the API process exiting right after close().
+    removeWorkerDir(worker.dir);
     const reason = worker.stopReason;
     this.settle(worker, (j) => {
       if (reason === 'close') {
