@@ -7,10 +7,10 @@
  * its own end. Anything an attacker adds lives in another revision, which keeps its normal grading.
  */
 import crypto from 'node:crypto';
-import { dictOf, isRef, sameValue, type PdfDict, type PdfValue } from './pdf/objects.js';
+import { dictOf, isName, isRef, sameValue, type PdfDict, type PdfValue } from './pdf/objects.js';
 import type { PdfDocument } from './pdf/reader.js';
 import { auditTrailText } from './audit-trail.js';
-import { forEachPage } from './signatures.js';
+import { forEachPage, hasVisibleAppearance } from './signatures.js';
 
 export const AUDIT_REVISION_DETAIL = 'audit-trail pages and attachment appended by a signature issued by this service';
 
@@ -137,7 +137,7 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
     const form = changedKeys(doc, formA, formB);
     const oddForm = form.filter((k) => !['Fields', 'SigFlags', 'DR', 'DA'].includes(k));
     if (oddForm.length) return `the form dictionary changes ${oddForm.join(', ')}`;
-    const fieldsProblem = appendedOnly(doc, formA?.map.get('Fields'), prev, formB.map.get('Fields'), rev, isNew, 'Fields');
+    const fieldsProblem = appendedOnly(doc, formA?.map.get('Fields'), prev, formB.map.get('Fields'), rev, (v) => isNew(v) && isSignatureField(doc, v, rev), 'Fields');
     if (fieldsProblem) return fieldsProblem;
   }
 
@@ -162,7 +162,7 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
     if (!pA || !pB) return 'the last page is unreadable';
     const pageChanged = changedKeys(doc, pA, pB);
     if (pageChanged.some((k) => k !== 'Annots')) return `the last page changes ${pageChanged.join(', ')}`;
-    const annotsProblem = appendedOnly(doc, pA.map.get('Annots'), prev, pB.map.get('Annots'), rev, isNew, 'Annots');
+    const annotsProblem = appendedOnly(doc, pA.map.get('Annots'), prev, pB.map.get('Annots'), rev, (v) => isNew(v) && isInvisibleSignatureWidget(doc, v, rev), 'Annots');
     if (annotsProblem) return annotsProblem;
   }
 
@@ -218,7 +218,7 @@ function appendedOnly(doc: PdfDocument, aRaw: PdfValue | undefined, aRev: number
   const before = a ?? [];
   if (b.length < before.length) return `/${what} lost entries`;
   for (let i = 0; i < before.length; i++) if (!sameValue(doc.buf, before[i]!, b[i]!)) return `/${what} changes existing entries`;
-  for (let i = before.length; i < b.length; i++) if (!isNew(b[i]!)) return `/${what} gains an entry that is not a new object`;
+  for (let i = before.length; i < b.length; i++) if (!isNew(b[i]!)) return `/${what} gains an entry that is not a new object of the expected kind`;
   return undefined;
 }
 
@@ -231,4 +231,17 @@ function collectRefs(v: PdfValue | undefined, add: (n: number) => void, depth = 
   if (v.kind === 'ref') add(v.num);
   else if (v.kind === 'dict') for (const x of v.map.values()) collectRefs(x, add, depth + 1);
   else if (v.kind === 'stream') collectRefs(v.dict, add, depth + 1);
+}
+
+/** A signature field (or its widget, whose parent is one). */
+function isSignatureField(doc: PdfDocument, v: PdfValue, rev: number): boolean {
+  const d = doc.dictAt(v, rev);
+  if (!d) return false;
+  return isName(d.map.get('FT'), 'Sig') || isName(doc.dictAt(d.map.get('Parent'), rev)?.map.get('FT'), 'Sig');
+}
+
+/** What the signer adds to an existing page: its signature widget, drawing nothing over the signed page. */
+function isInvisibleSignatureWidget(doc: PdfDocument, v: PdfValue, rev: number): boolean {
+  const d = doc.dictAt(v, rev);
+  return !!d && isName(d.map.get('Subtype'), 'Widget') && isSignatureField(doc, v, rev) && !hasVisibleAppearance(doc, d, rev);
 }

@@ -6,6 +6,7 @@
  * that also touches an existing page is still caught.
  */
 import crypto from 'node:crypto';
+import { PDFArray, PDFName, PDFString } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, authed, type TestApi } from '../helpers/api.js';
 import { appendUpdate, makePdf, makePki, pdfsigSign, serialize, type TestPki } from './fixtures.js';
@@ -184,6 +185,25 @@ describe('signing an already signed PDF with Folio', () => {
     expect(r.signatures[1].valid).toBe(true);
     expect(r.signatures[0].modificationsAfter.level).toBe('OTHER');
     expect(r.signatures[0].modificationsAfter.details.some((d: { issue: string }) => d.issue === AUDIT_DETAIL)).toBe(false);
+    expect(r.valid).toBe(false);
+  });
+
+  it('an audit revision signed by this service that also adds a visible annotation to the existing last page → valid:false', async () => {
+    const tampered = await sealWithServiceKey(api, folioSigned, (doc) => {
+      const annot = doc.context.register(
+        doc.context.obj({ Type: 'Annot', Subtype: 'FreeText', Rect: [50, 50, 300, 100], Contents: PDFString.of('Paid in full'), DA: PDFString.of('/Helv 12 Tf 0 g') }),
+      );
+      // Set directly: pdf-lib's addAnnot would also normalise the page's /Contents into an array.
+      const page = doc.getPage(doc.getPageCount() - 1).node;
+      const annots = page.lookup(PDFName.of('Annots'));
+      if (annots instanceof PDFArray) annots.push(annot);
+      else page.set(PDFName.of('Annots'), doc.context.obj([annot]));
+    });
+    const r = await verify(api, tampered);
+    expect(r.signatures[1].issuedByThisService).toBe(true);
+    expect(r.signatures[1].valid).toBe(true);
+    expect(r.signatures[0].modificationsAfter.details.some((d: { issue: string }) => d.issue === AUDIT_DETAIL)).toBe(false);
+    expect(r.signatures[0].modificationsAfter.level).not.toBe('SIGNATURES_ONLY');
     expect(r.valid).toBe(false);
   });
 
