@@ -306,6 +306,10 @@ function rootCtx(para: ParaProps, fontPt: number, widthTwips: number): Ctx {
   };
 }
 
+const HAS_CONTENT = /[^ \t\n\r\f]/;
+const NEEDS_COLLAPSE = /[\t\n\r\f]| {2}/;
+const WHITE_RUN = /[ \t\n\r\f]+/g;
+
 const HEADING_STYLE: Record<string, string> = { h1: 'Heading1', h2: 'Heading2', h3: 'Heading3', h4: 'Heading4', h5: 'Heading5', h6: 'Heading6' };
 const HEADING_PT: Record<string, number> = { h1: 16, h2: 14, h3: 13, h4: 12, h5: 12, h6: 12 };
 const SKIP = new Set(['script', 'style', 'head', 'template', 'noscript', 'iframe', 'object', 'embed', 'meta', 'link', 'title', 'base', 'svg', 'math', 'canvas', 'audio', 'video', 'source', 'track', 'map', 'area', 'select', 'option', 'button', 'param', 'dialog']);
@@ -367,9 +371,10 @@ class HtmlConverter {
     this.nextDrawing = opts.firstDrawingId;
   }
 
-  convert(html: string): string {
+  /** `depthBounded`: the HTML is known to nest shallowly (generated from Markdown without raw HTML). */
+  convert(html: string, depthBounded = false): string {
     if (html.charCodeAt(0) === 0xfeff) html = html.slice(1);
-    const doc = parseDocument(boundHtmlDepth(html), { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false });
+    const doc = parseDocument(depthBounded ? html : boundHtmlDepth(html), { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false });
     const sheets: string[] = [];
     const footnoteContainers: Element[] = [];
     // One iterative pass: collect <style> text, the <title>, footnote sections (so references can pull them).
@@ -505,7 +510,8 @@ class HtmlConverter {
       });
       return;
     }
-    let collapsed = text.replace(/[ \t\n\r\f]+/g, ' ');
+    // Most text nodes are the white space between block tags, or words that need no collapsing.
+    let collapsed = !HAS_CONTENT.test(text) ? (text ? ' ' : '') : NEEDS_COLLAPSE.test(text) ? text.replace(WHITE_RUN, ' ') : text;
     if (collapsed === ' ' || collapsed === '') {
       // White space alone never opens a paragraph.
       const p = this.frame.para;
@@ -1364,30 +1370,35 @@ const TABLE_PARTS: Record<string, ReadonlySet<string>> = {
 };
 
 /** Nodes inside a table's structure but outside its cells and caption, in document order. */
-function fosterParented(table: Element): AnyNode[] {
-  const out: AnyNode[] = [];
-  const stack: Element[] = [table];
-  while (stack.length) {
-    const el = stack.shift()!;
-    const allowed = TABLE_PARTS[el.name]!;
-    const nested: Element[] = [];
-    for (const c of el.children) {
-      if (c.type === 'text') {
-        if (/[^ \t\n\r\f]/.test(c.data)) out.push(c);
-      } else if (c.type === 'tag') {
-        if (!allowed.has(c.name)) out.push(c);
-        else if (c.name !== 'td' && c.name !== 'th' && TABLE_PARTS[c.name]) nested.push(c);
-      }
+function fosterParented(table: Element, out: AnyNode[] = []): AnyNode[] {
+  // A part's own stray nodes first, then those of its row groups and rows (recursion is bounded: table >
+  // row group > row is as deep as table structure goes).
+  const allowed = TABLE_PARTS[table.name]!;
+  let nested: Element[] | undefined;
+  for (const c of table.children) {
+    if (c.type === 'text') {
+      if (HAS_CONTENT.test(c.data)) out.push(c);
+    } else if (c.type === 'tag') {
+      if (!allowed.has(c.name)) out.push(c);
+      else if (c.name !== 'td' && c.name !== 'th' && TABLE_PARTS[c.name]) (nested ??= []).push(c);
     }
-    stack.unshift(...nested);
   }
+  if (nested) for (const part of nested) fosterParented(part, out);
   return out;
 }
 
+const BOX_PROPS = ['border', 'border-bottom', 'border-top', 'border-left', 'border-right', 'background', 'background-color', 'margin', 'margin-left', 'margin-right', 'margin-top', 'margin-bottom', 'padding-left', 'width', 'height'];
+// Declarations are shared read-only maps (see Cascade.declarations), so their stripped copies can be too.
+const stripped = new WeakMap<Declarations, Declarations>();
+
 function stripBoxProps(decl: Declarations | undefined): Declarations | undefined {
   if (!decl) return decl;
-  const out = new Map(decl);
-  for (const p of ['border', 'border-bottom', 'border-top', 'border-left', 'border-right', 'background', 'background-color', 'margin', 'margin-left', 'margin-right', 'margin-top', 'margin-bottom', 'padding-left', 'width', 'height']) out.delete(p);
+  let out = stripped.get(decl);
+  if (!out) {
+    out = new Map(decl);
+    for (const p of BOX_PROPS) out.delete(p);
+    stripped.set(decl, out);
+  }
   return out;
 }
 
@@ -1505,8 +1516,12 @@ function fragmentDefaults(opts: FragmentOptions): Required<FragmentOptions> {
 
 /** HTML → body XML plus the parts it references. Used by htmlToDocx and, for insertion, by annotate. */
 export function htmlToWordFragment(html: string, opts: FragmentOptions = {}): WordFragment {
+  return fragment(html, opts, false);
+}
+
+function fragment(html: string, opts: FragmentOptions, depthBounded: boolean): WordFragment {
   const conv = new HtmlConverter(fragmentDefaults(opts));
-  const bodyXml = conv.convert(html);
+  const bodyXml = conv.convert(html, depthBounded);
   return {
     bodyXml,
     relationships: conv.relationships,
@@ -1519,6 +1534,6 @@ export function htmlToWordFragment(html: string, opts: FragmentOptions = {}): Wo
   };
 }
 
-export function convertHtml(html: string, options: ConvertOptions): ConvertedBody {
-  return htmlToWordFragment(html, { textWidthTwips: pageGeometry(options.pageSize).textWidth, relIdPrefix: 'rId', firstNumId: 1 });
+export function convertHtml(html: string, options: ConvertOptions, depthBounded = false): ConvertedBody {
+  return fragment(html, { textWidthTwips: pageGeometry(options.pageSize).textWidth, relIdPrefix: 'rId', firstNumId: 1 }, depthBounded);
 }

@@ -5,7 +5,7 @@
 import { FolioError } from '../errors.js';
 import type { DocxToPdfOptions, OfficeEngine } from '../office/types.js';
 import { decodeText } from './text.js';
-import { markdownToHtml } from './markdown.js';
+import { renderMarkdown } from './markdown.js';
 import { buildDocxPackage } from './package.js';
 import { convertHtml, type ConvertOptions } from './html-to-docx.js';
 
@@ -18,7 +18,8 @@ export type TargetFormat = 'pdf' | 'docx';
 
 /** Markdown (CommonMark + GFM) → DOCX bytes. */
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
-  return htmlToDocx(markdownToHtml(markdown, { extensions: options.markdownExtensions }), options);
+  const { html, rawHtml } = renderMarkdown(markdown, { extensions: options.markdownExtensions });
+  return buildDocxPackage(convertHtml(html, options, !rawHtml), options);
 }
 
 /** HTML (with inline and <style> CSS) → DOCX bytes. Never fetches anything; scripts are ignored. */

@@ -78,6 +78,7 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
     linearFootnoteTail(md);
   }
   if (ext.has('tasklist')) md.use(taskLists, { enabled: false });
+  noteRawHtml(md);
   return md;
 }
 
@@ -245,10 +246,48 @@ export interface MarkdownOptions {
 }
 
 export function markdownToHtml(markdown: string, options: MarkdownOptions = {}): string {
+  return renderMarkdown(markdown, options).html;
+}
+
+export interface RenderedMarkdown {
+  html: string;
+  /**
+   * Whether the HTML holds raw HTML from the source. Without it, element nesting is markdown-it's own,
+   * bounded by maxNesting, and the HTML stage can skip its depth guard.
+   */
+  rawHtml: boolean;
+}
+
+export function renderMarkdown(markdown: string, options: MarkdownOptions = {}): RenderedMarkdown {
   if (markdown.charCodeAt(0) === 0xfeff) markdown = markdown.slice(1);
   // Past maxNesting markdown-it drops content; cap block-quote markers per line so deep quotes keep their words.
   markdown = markdown.replace(DEEP_QUOTES, () => '>'.repeat(MAX_QUOTE_DEPTH) + ' ');
-  return markdownRenderer(options.extensions ?? GFM_EXTENSIONS).render(markdown);
+  const env: RenderEnv = {};
+  const html = markdownRenderer(options.extensions ?? GFM_EXTENSIONS).render(markdown, env);
+  return { html, rawHtml: env.folioRawHtml !== false };
+}
+
+interface RenderEnv {
+  folioRawHtml?: boolean;
+  [key: string | symbol]: unknown; // markdown-it plugins keep their state here (footnotes, references)
+}
+
+// The task-list plugin writes its checkboxes as raw inline HTML: a void element, no nesting.
+const TASK_CHECKBOX = '<input class="task-list-item-checkbox"';
+
+/** The last core rule: notes in the render env whether any raw HTML token is left in the stream. */
+function noteRawHtml(md: MarkdownItInstance): void {
+  md.core.ruler.push('folio-raw-html', (state) => {
+    let raw = false;
+    for (const t of state.tokens) {
+      if (t.type === 'html_block') raw = true;
+      else if (t.type === 'inline' && t.children) {
+        for (const c of t.children) if (c.type === 'html_inline' && !c.content.startsWith(TASK_CHECKBOX)) raw = true;
+      }
+      if (raw) break;
+    }
+    (state.env as RenderEnv).folioRawHtml = raw;
+  });
 }
 
 /**

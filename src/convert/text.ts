@@ -13,16 +13,20 @@ const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD80
 const TEXT_SPECIAL = /[&<>]/;
 const ATTR_SPECIAL = /[&<>"]/;
 
+// A cheap first test: only text with a control character, a surrogate or U+FFFE/F needs the full pattern.
+const MAYBE_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+
 /** Escapes text content for XML and drops characters XML cannot carry. */
 export function xmlText(s: string): string {
-  s = s.replace(XML_INVALID, '');
+  if (MAYBE_INVALID.test(s)) s = s.replace(XML_INVALID, '');
   if (!TEXT_SPECIAL.test(s)) return s;
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** Escapes an attribute value (double-quoted). */
 export function xmlAttr(s: string): string {
-  s = s.replace(XML_INVALID, '').replace(/[\t\n\r]/g, ' ');
+  if (MAYBE_INVALID.test(s)) s = s.replace(XML_INVALID, '');
+  s = s.replace(/[\t\n\r]/g, ' ');
   if (!ATTR_SPECIAL.test(s)) return s;
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

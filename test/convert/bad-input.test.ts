@@ -47,6 +47,13 @@ describe('bad input', () => {
     expect(Math.max(...levels)).toBe(8);
   });
 
+  it('bounds raw HTML nested 100,000 deep inside Markdown', () => {
+    for (const tag of ['span', 'div']) {
+      const d = unpack(markdownToDocx(`para\n\n${`<${tag}>`.repeat(100_000)}bottom\n`));
+      expect(textOf(d.document)).toContain('bottom');
+    }
+  });
+
   it('converts a 25 MB single line', () => {
     const line = 'word '.repeat(5 * 1024 * 1024);
     const d = unpack(markdownToDocx(line));

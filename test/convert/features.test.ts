@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { htmlToDocx, markdownToDocx, htmlToWordFragment, inferSourceFormat } from '../../src/convert/index.js';
+import { markdownToHtml, renderMarkdown } from '../../src/convert/markdown.js';
 import { count, paragraphs, PNG_1x1, textOf, unpack } from './helpers.js';
 
 describe('Markdown → DOCX structure', () => {
@@ -263,5 +264,14 @@ describe('Markdown → DOCX fixes found by the conformance suite', () => {
     expect(ps.indexOf('lost?')).toBeGreaterThan(-1);
     expect(ps.indexOf('lost?')).toBeLessThan(ps.indexOf('<w:tbl>'));
     expect(textOf(ps)).toContain('cell');
+  });
+});
+
+describe('renderMarkdown', () => {
+  it('says whether raw HTML is left in the output (task-list checkboxes are not raw HTML)', () => {
+    expect(renderMarkdown('# a\n\n- [x] done\n- b *c*\n\n| x |\n|---|\n| 1 |\n').rawHtml).toBe(false);
+    expect(renderMarkdown('a <b>bold</b>\n').rawHtml).toBe(true);
+    expect(renderMarkdown('<div>\nblock\n</div>\n').rawHtml).toBe(true);
+    expect(renderMarkdown('a <b>bold</b>\n').html).toBe(markdownToHtml('a <b>bold</b>\n'));
   });
 });
