@@ -4,8 +4,10 @@
  * - every valid file converts, the three broken ones get a 4xx;
  * - word recall: the words of the document text (pandoc's plain-text reading, or the w:t runs when pandoc
  *   cannot read the file) appear in the PDF text (pdftotext);
- * - files with header/footer parts show their text on every page where the section uses them (checked on
- *   single-section files whose default header/footer is a plain text paragraph);
+ * - header/footer text on every page (single-section files without odd/even headers; field results and
+ *   content controls excluded, the first page skipped when it has its own header);
+ * - a table with a marked header row that spans pages shows the header row's words on each of its pages;
+ * - numbered lists nested 2+ levels show, at each level, the level's number format before an item's text;
  * - tracked changes: accept mode shows no deletion-only words and reject mode no insertion-only words.
  * Corpus-wide figures are printed.
  */
@@ -72,6 +74,7 @@ interface FileResult {
 let pool: OfficePool;
 const results = new Map<string, FileResult>();
 const pdfs = new Map<string, string[]>();
+const layoutPdfs = new Map<string, string[]>();
 
 beforeAll(async () => {
   pool = new OfficePool({ workers: 1, queueSize: 16, timeoutMs: 120_000 });
@@ -97,6 +100,7 @@ describe('DOCX corpus fidelity', () => {
       const millis = performance.now() - started;
       const pages = pdfPages(pdf, 'reading');
       pdfs.set(f, pages);
+      layoutPdfs.set(f, pdfPages(pdf, 'layout'));
       const ref = referenceText(path);
       const refWords = new Set(words(ref.text));
       const got = pdfTextIndex(pages);
@@ -187,6 +191,108 @@ describe('DOCX corpus fidelity', () => {
     console.log(`headers/footers: ${files} corpus files, ${pagesChecked} pages checked`);
     expect(failures).toEqual([]);
     expect(files).toBeGreaterThanOrEqual(6);
+  });
+
+  it('a table spanning pages repeats its marked header row on every page it is on', () => {
+    let tables = 0;
+    let pagesChecked = 0;
+    const failures: string[] = [];
+    const compact = (t: string) => t.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
+    const rowText = (xml: string) => [...xml.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(' ');
+    for (const f of valid) {
+      const pages = pdfs.get(f);
+      if (!pages || pages.length < 2) continue;
+      const doc = strFromU8(unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), { filter: (e) => e.name === 'word/document.xml' })['word/document.xml'] ?? new Uint8Array());
+      if (!/<w:tblHeader(?![^>]*w:val="(0|false|off)")/.test(doc)) continue;
+      const pageTexts = pages.map(compact);
+      // Tables without nested tables: their rows are the w:tr between <w:tbl> and </w:tbl>.
+      for (const tbl of doc.match(/<w:tbl>(?:(?!<w:tbl>)[\s\S])*?<\/w:tbl>/g) ?? []) {
+        const rows = tbl.match(/<w:tr[\s>][\s\S]*?<\/w:tr>/g) ?? [];
+        const headerRows = rows.filter((r) => /<w:tblHeader(?![^>]*w:val="(0|false|off)")/.test(r));
+        const headerWords = [...new Set(words(headerRows.map(rowText).join(' ')))].filter((w) => /^\p{L}{3,}$/u.test(w));
+        if (headerRows.length === 0 || headerWords.length === 0) continue;
+        // Pages showing a body row, recognised by its text (long enough to be distinctive and found once in the PDF).
+        const bodyTexts = rows.filter((r) => !headerRows.includes(r)).map((r) => compact(rowText(r))).filter((t) => t.length >= 12);
+        const onPages = new Set<number>();
+        for (const t of bodyTexts) {
+          const hits = pageTexts.flatMap((p, i) => (p.includes(t) ? [i] : []));
+          if (hits.length === 1) onPages.add(hits[0]!);
+        }
+        if (onPages.size < 2) continue; // not spanning pages
+        tables++;
+        for (const i of onPages) {
+          pagesChecked++;
+          const missing = headerWords.filter((w) => !pageTexts[i]!.includes(w));
+          if (missing.length) failures.push(`${f} page ${i + 1}: header row misses ${missing.slice(0, 4).join(', ')}`);
+        }
+      }
+    }
+    console.log(`repeated table headers: ${tables} corpus tables spanning pages, ${pagesChecked} pages checked`);
+    expect(failures).toEqual([]);
+    expect(tables).toBeGreaterThanOrEqual(2);
+  });
+
+  it('numbered lists show their number at each nesting level', () => {
+    const FORMATS: Record<string, string> = {
+      decimal: '\\d+',
+      lowerLetter: '[a-z]+',
+      upperLetter: '[A-Z]+',
+      lowerRoman: '[ivxlcdm]+',
+      upperRoman: '[IVXLCDM]+',
+      decimalZero: '0?\\d+',
+    };
+    const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    let levelsChecked = 0;
+    let filesChecked = 0;
+    const failures: string[] = [];
+    for (const f of valid) {
+      const lines = layoutPdfs.get(f)?.join('\n').split('\n');
+      if (!lines) continue;
+      const parts = unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), { filter: (e) => e.name === 'word/document.xml' || e.name === 'word/numbering.xml' });
+      const numbering = parts['word/numbering.xml'] ? strFromU8(parts['word/numbering.xml']) : '';
+      if (!numbering) continue;
+      const doc = strFromU8(parts['word/document.xml'] ?? new Uint8Array());
+      const abstractOf = new Map([...numbering.matchAll(/<w:num w:numId="(\d+)"[^>]*>\s*<w:abstractNumId w:val="(\d+)"/g)].map((m) => [m[1]!, m[2]!]));
+      const levelDef = (numId: string, ilvl: number) => {
+        const abs = new RegExp(`<w:abstractNum\\b[^>]*w:abstractNumId="${abstractOf.get(numId)}"[^>]*>([\\s\\S]*?)</w:abstractNum>`).exec(numbering)?.[1];
+        const lvl = abs && new RegExp(`<w:lvl\\b[^>]*w:ilvl="${ilvl}"[^>]*>([\\s\\S]*?)</w:lvl>`).exec(abs)?.[1];
+        if (!lvl) return undefined;
+        return { fmt: /<w:numFmt w:val="([^"]+)"/.exec(lvl)?.[1], text: /<w:lvlText w:val="([^"]*)"/.exec(lvl)?.[1] };
+      };
+      // level key → did some paragraph of it show "<marker> <its first word>" on one PDF line?
+      const levels = new Map<string, boolean>();
+      for (const para of doc.match(/<w:p[\s>][\s\S]*?<\/w:p>/g) ?? []) {
+        const numPr = /<w:numPr>([\s\S]*?)<\/w:numPr>/.exec(para)?.[1];
+        const numId = numPr && /<w:numId w:val="(\d+)"/.exec(numPr)?.[1];
+        if (!numId || numId === '0' || /<w:(ins|del)\b/.test(para)) continue;
+        const ilvl = Number(/<w:ilvl w:val="(\d+)"/.exec(numPr!)?.[1] ?? 0);
+        const def = levelDef(numId, ilvl);
+        if (!def?.fmt || !def.text || !FORMATS[def.fmt]) continue;
+        const first = words([...para.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(' ')).find((w) => /^\p{L}{2,}$/u.test(w));
+        if (!first) continue;
+        const marker = def.text
+          .split(/(%\d)/)
+          .map((piece) => (/^%\d$/.test(piece) ? (Number(piece[1]) === ilvl + 1 ? FORMATS[def.fmt!] : '[\\dA-Za-z]+') : escape(piece)))
+          .join('');
+        const re = new RegExp(`(^|\\s)${marker}\\s+.*?${escape(first)}`, 'iu');
+        const key = `${numId}/${ilvl}`;
+        levels.set(key, levels.get(key) === true || lines.some((l) => re.test(l.toLowerCase())));
+      }
+      const byLevel = new Map<number, boolean>();
+      for (const [key, ok] of levels) {
+        const ilvl = Number(key.split('/')[1]);
+        byLevel.set(ilvl, byLevel.get(ilvl) === true || ok);
+      }
+      if (byLevel.size < 2) continue; // only nested lists
+      filesChecked++;
+      for (const [ilvl, ok] of byLevel) {
+        levelsChecked++;
+        if (!ok) failures.push(`${f}: no numbered item of level ${ilvl} shows its number`);
+      }
+    }
+    console.log(`nested numbering: ${filesChecked} corpus files with numbered lists of 2+ levels, ${levelsChecked} levels checked`);
+    expect(failures).toEqual([]);
+    expect(filesChecked).toBeGreaterThanOrEqual(2);
   });
 
   it('tracked changes: markup shows inserted and deleted words, accept only the inserted, reject only the deleted', async () => {
