@@ -75,7 +75,6 @@ interface Worker {
 
 const DEFAULT_MAX_CONVERSIONS = 200;
 const DEFAULT_MAX_RSS = 450 * 1024 * 1024;
-const CRASH_SIGNALS = new Set(['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGILL', 'SIGFPE', 'SIGTRAP']);
 /** After this many consecutive failed starts, requests are refused at once instead of queued. */
 const BROKEN_AFTER_START_FAILURES = 3;
 
@@ -353,6 +352,8 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       this.meanMillis = this.meanMillis * 0.8 + m.millis * 0.2;
       this.emit('conversion', { millis: m.millis, rss: m.rss } satisfies ConversionEvent);
       this.settle(worker, (j) => j.resolve(j.options.pdfa === '1b' ? declarePdfa1b(m.pdf) : m.pdf));
+    } else if (m.stage === 'internal') {
+      this.settle(worker, (j) => j.reject(new FolioError('INTERNAL_ERROR', 'The conversion worker failed; retry the request')));
     } else {
       const message =
         m.stage === 'load'
@@ -361,7 +362,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       this.settle(worker, (j) => j.reject(new FolioError('UNPROCESSABLE_DOCUMENT', message)));
     }
     worker.job = undefined;
-    if (worker.conversions >= this.maxConversions || worker.rss >= this.maxRss) {
+    if (worker.conversions >= this.maxConversions || worker.rss >= this.maxRss || (m.type === 'failed' && m.stage === 'internal')) {
       this.opts.logger?.info(
         { worker: worker.seq, conversions: worker.conversions, rssMb: Math.round(worker.rss / 1048576) },
         'recycling office worker',
@@ -392,10 +393,13 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     this.settle(worker, (j) => {
       if (reason === 'close') {
         j.reject(new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 }));
-      } else if (signal && CRASH_SIGNALS.has(signal)) {
-        j.reject(new FolioError('UNPROCESSABLE_DOCUMENT', 'LibreOffice crashed while converting this document'));
-      } else {
+      } else if (signal === 'SIGKILL' || signal === 'SIGTERM' || signal === 'SIGINT') {
+        // Killed from outside (OOM killer, operator): says nothing about the document.
         j.reject(new FolioError('INTERNAL_ERROR', 'The conversion worker stopped unexpectedly; retry the request'));
+      } else {
+        // A crash signal, or LibreOffice's own crash handler turning one into an exit code (it exits 1 on
+        // SIGSEGV): the document took LibreOffice down.
+        j.reject(new FolioError('UNPROCESSABLE_DOCUMENT', 'LibreOffice crashed while converting this document'));
       }
     });
     worker.job = undefined;

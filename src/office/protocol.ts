@@ -15,8 +15,8 @@ export type WorkerMessage =
   | {
       type: 'failed';
       id: number;
-      /** 'load': LibreOffice could not read the document; 'save': it could not export it. */
-      stage: 'load' | 'save';
+      /** 'load': LibreOffice could not read the document; 'save': it could not export it; 'internal': the worker's own I/O failed. */
+      stage: 'load' | 'save' | 'internal';
       rss: number;
     };
 

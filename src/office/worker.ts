@@ -89,7 +89,13 @@ function main(): void {
     const m = raw as ConvertRequest;
     if (m?.type !== 'convert') return;
     const started = performance.now();
-    const out = convert(kit, ioDir, m.docx, m.options ?? {});
+    let out: ReturnType<typeof convert> | 'internal';
+    try {
+      out = convert(kit, ioDir, m.docx, m.options ?? {});
+    } catch {
+      // Our own file I/O (e.g. the temp directory full): not the document's fault, and not a crash.
+      out = 'internal';
+    }
     if (typeof out === 'string') send({ type: 'failed', id: m.id, stage: out, rss: rss() });
     else send({ type: 'result', id: m.id, pdf: out, rss: rss(), millis: performance.now() - started });
   });

@@ -194,6 +194,25 @@ describe('office pool: supervision', () => {
     }
   });
 
+  it('LibreOffice crashing mid-conversion (SIGSEGV) fails that request with 422 and the pool recovers', async () => {
+    const pool = new OfficePool({ workers: 1, queueSize: 8, timeoutMs: 120_000 });
+    try {
+      await pool.start();
+      const [pid] = pool.workerPids();
+      const inFlight = rejection(pool.docxToPdf(slowDocx()));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(pool.status().busy).toBe(1);
+      process.kill(pid!, 'SIGSEGV');
+      const e = await inFlight;
+      expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
+      expect(e.status).toBe(422);
+      expect(pdfText(await pool.docxToPdf(minimalDocx('after the crash')))).toContain('after the crash');
+      expect(pool.status()).toMatchObject({ status: 'healthy', workers: 1 });
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('a conversion over its time budget gets CONVERSION_TIMEOUT, its worker is killed and replaced', async () => {
     const pool = new OfficePool({ workers: 1, queueSize: 8, timeoutMs: 250 });
     try {
