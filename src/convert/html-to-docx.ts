@@ -263,6 +263,8 @@ interface Para {
 interface Frame {
   blocks: string[];
   para: Para | null;
+  /** Whether the last block is a table (a cell must end in a paragraph). */
+  lastIsTable: boolean;
 }
 
 interface ListInfo {
@@ -345,7 +347,7 @@ function bulletChar(style: string | undefined, level: number): string {
 // ---- the converter ----------------------------------------------------------------------------------------
 
 class HtmlConverter {
-  private frame: Frame = { blocks: [], para: null };
+  private frame: Frame = { blocks: [], para: null, lastIsTable: false };
   private cascade!: Cascade;
   readonly relationships: Relationship[] = [];
   readonly media: MediaPart[] = [];
@@ -491,6 +493,7 @@ class HtmlConverter {
       bmEnd += `<w:bookmarkEnd w:id="${id}"/>`;
     }
     this.frame.blocks.push(`<w:p>${pPrXml(p.props)}${bm}${body}${bmEnd}</w:p>`);
+    this.frame.lastIsTable = false;
   }
   private nextBookmark = 1;
 
@@ -736,7 +739,7 @@ class HtmlConverter {
     const id = this.nextFootnote++;
     // Render the note's body in a frame of its own, then come back to the paragraph we are in.
     const saved = this.frame;
-    this.frame = { blocks: [], para: null };
+    this.frame = { blocks: [], para: null, lastIsTable: false };
     this.footnoteDepth++;
     const notePara = copyPara(undefined);
     notePara.style = 'FootnoteText';
@@ -787,6 +790,7 @@ class HtmlConverter {
         this.pendingPageBreak = false;
       }
       this.frame.blocks.push(`<w:p>${pPrXml(props)}</w:p>`);
+      this.frame.lastIsTable = false;
       return;
     }
     this.flush();
@@ -1316,7 +1320,7 @@ class HtmlConverter {
         else if (va === 'bottom') tcPr += '<w:vAlign w:val="bottom"/>';
         // Cell content in a frame of its own.
         const saved = this.frame;
-        this.frame = { blocks: [], para: null };
+        this.frame = { blocks: [], para: null, lastIsTable: false };
         const cellCtx = copyCtx(ctx);
         cellCtx.run = cell.header ? runWith(ctx.run, 'bold', true) : ctx.run;
         cellCtx.para = copyPara(ctx.para);
@@ -1343,9 +1347,9 @@ class HtmlConverter {
         if (cell.el.attribs.id) this.ensurePara(cellCtx).bookmarks.push(bookmarkName(cell.el.attribs.id));
         this.walkChildren(cell.el, cellCtx, depth + 2);
         this.flush();
-        const blocks = this.frame.blocks;
+        const { blocks, lastIsTable } = this.frame;
         this.frame = saved;
-        if (!blocks.length || blocks[blocks.length - 1]!.startsWith('<w:tbl>')) blocks.push('<w:p/>');
+        if (!blocks.length || lastIsTable) blocks.push('<w:p/>');
         xml += `<w:tc><w:tcPr>${tcPr}</w:tcPr>${blocks.join('')}</w:tc>`;
         c += span;
       }
@@ -1355,9 +1359,11 @@ class HtmlConverter {
     this.pendingPageBreak = savedPageBreak;
     if (this.pendingPageBreak) {
       this.frame.blocks.push('<w:p><w:pPr><w:pageBreakBefore/><w:spacing w:before="0" w:after="0"/></w:pPr></w:p>');
+      this.frame.lastIsTable = false;
       this.pendingPageBreak = false;
     }
     this.frame.blocks.push(xml);
+    this.frame.lastIsTable = true;
   }
 }
 

@@ -18,7 +18,7 @@ export type TargetFormat = 'pdf' | 'docx';
 
 /** Markdown (CommonMark + GFM) → DOCX bytes. */
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
-  const { html, rawHtml } = renderMarkdown(markdown, { extensions: options.markdownExtensions });
+  const { html, rawHtml } = renderMarkdown(markdown, { extensions: options.markdownExtensions, compact: true });
   return buildDocxPackage(convertHtml(html, options, !rawHtml), options);
 }
 

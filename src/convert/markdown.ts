@@ -79,6 +79,7 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
   }
   if (ext.has('tasklist')) md.use(taskLists, { enabled: false });
   noteRawHtml(md);
+  compactBlockNewlines(md);
   return md;
 }
 
@@ -249,6 +250,11 @@ export function markdownToHtml(markdown: string, options: MarkdownOptions = {}):
   return renderMarkdown(markdown, options).html;
 }
 
+/** For the DOCX path only: leave out the newlines markdown-it writes between block tags (see compactBlocks). */
+export interface RenderOptions extends MarkdownOptions {
+  compact?: boolean;
+}
+
 export interface RenderedMarkdown {
   html: string;
   /**
@@ -258,13 +264,49 @@ export interface RenderedMarkdown {
   rawHtml: boolean;
 }
 
-export function renderMarkdown(markdown: string, options: MarkdownOptions = {}): RenderedMarkdown {
+export function renderMarkdown(markdown: string, options: RenderOptions = {}): RenderedMarkdown {
   if (markdown.charCodeAt(0) === 0xfeff) markdown = markdown.slice(1);
   // Past maxNesting markdown-it drops content; cap block-quote markers per line so deep quotes keep their words.
   markdown = markdown.replace(DEEP_QUOTES, () => '>'.repeat(MAX_QUOTE_DEPTH) + ' ');
   const env: RenderEnv = {};
-  const html = markdownRenderer(options.extensions ?? GFM_EXTENSIONS).render(markdown, env);
-  return { html, rawHtml: env.folioRawHtml !== false };
+  const md = markdownRenderer(options.extensions ?? GFM_EXTENSIONS);
+  const tokens = md.parse(markdown, env);
+  const rawHtml = env.folioRawHtml !== false;
+  compactBlocks = options.compact === true && !rawHtml;
+  try {
+    return { html: md.renderer.render(tokens, md.options, env), rawHtml };
+  } finally {
+    compactBlocks = false;
+  }
+}
+
+/**
+ * While set (during one synchronous render), block tags are written without the newlines markdown-it puts
+ * around them. Those newlines only become white-space text nodes between blocks, which the HTML → DOCX walk
+ * ignores (or trims at the end of a paragraph, for the one before a nested list): without them the HTML
+ * parser builds a third fewer nodes. Only for output without raw HTML, where no white-space rule can apply,
+ * and never for markdownToHtml, whose output stays markdown-it's.
+ */
+let compactBlocks = false;
+
+function compactBlockNewlines(md: MarkdownItInstance): void {
+  const renderer = md.renderer;
+  const renderToken = renderer.renderToken.bind(renderer);
+  renderer.renderToken = (tokens, idx, options) => {
+    let out = renderToken(tokens, idx, options);
+    if (!compactBlocks || !tokens[idx]!.block) return out;
+    if (out.charCodeAt(0) === 0x0a) out = out.slice(1);
+    if (out.charCodeAt(out.length - 1) === 0x0a) out = out.slice(0, -1);
+    return out;
+  };
+  for (const name of ['fence', 'code_block'] as const) {
+    const rule = renderer.rules[name];
+    if (!rule) continue;
+    renderer.rules[name] = (tokens, idx, options, env, self) => {
+      const out = rule(tokens, idx, options, env, self);
+      return compactBlocks && out.endsWith('</pre>\n') ? out.slice(0, -1) : out;
+    };
+  }
 }
 
 interface RenderEnv {

@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { htmlToDocx, markdownToDocx, htmlToWordFragment, inferSourceFormat } from '../../src/convert/index.js';
 import { markdownToHtml, renderMarkdown } from '../../src/convert/markdown.js';
 import { count, paragraphs, PNG_1x1, textOf, unpack } from './helpers.js';
+import { CORPUS_DIR as CORPUS_MARKDOWN } from './conformance.js';
 
 describe('Markdown → DOCX structure', () => {
   it('maps headings, emphasis, code, links and quotes to Word styles', () => {
@@ -273,5 +276,29 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('a <b>bold</b>\n').rawHtml).toBe(true);
     expect(renderMarkdown('<div>\nblock\n</div>\n').rawHtml).toBe(true);
     expect(renderMarkdown('a <b>bold</b>\n').html).toBe(markdownToHtml('a <b>bold</b>\n'));
+  });
+
+  it('compact rendering (no newlines between blocks) gives the same DOCX as markdown-it\'s own HTML', () => {
+    const compact = renderMarkdown('# h\n\n- a\n  - b\n\n```\nx\n```\n', { compact: true });
+    expect(compact.html).toBe('<h1>h</h1><ul><li>a<ul><li>b</li></ul></li></ul><pre><code>x\n</code></pre>');
+    // With raw HTML (white-space rules could apply) nothing is compacted.
+    expect(renderMarkdown('<div>\nx\n</div>\n\n- a\n', { compact: true }).html).toBe(markdownToHtml('<div>\nx\n</div>\n\n- a\n'));
+    const examples: string[] = [];
+    for (const f of ['commonmark-spec', 'gfm-spec', 'gfm-extensions', 'gfm-regression']) {
+      const file = path.join(CORPUS_MARKDOWN, `${f}.json`);
+      if (!fs.existsSync(file)) continue;
+      for (const ex of JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ markdown: string }>) examples.push(ex.markdown);
+    }
+    examples.push('- a\n  - b\n- c\n\n  d\n\n1. x\n\n   ```\n   code\n   ```\n   y\n- a\n  ```\n  k\n  ```\n  z\n\n*a*\n*b*  \n**c**\n\n> q\n> - l\n');
+    const bodyOf = (docx: Uint8Array) => {
+      const d = unpack(docx);
+      return [d.document, d.part('word/footnotes.xml'), d.part('word/numbering.xml')].join('\n');
+    };
+    let compared = 0;
+    for (const md of examples) {
+      expect(bodyOf(markdownToDocx(md)), md).toBe(bodyOf(htmlToDocx(markdownToHtml(md))));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 });
