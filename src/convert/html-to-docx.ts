@@ -240,6 +240,17 @@ function pPrXml(p: ParaProps): string {
   return s ? `<w:pPr>${s}</w:pPr>` : '';
 }
 
+/** The text without trailing HTML white space (space, tab, LF, CR, FF). */
+function trimCollapsibleEnd(text: string): string {
+  let end = text.length;
+  for (;;) {
+    const c = text.charCodeAt(end - 1);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0c) end--;
+    else break;
+  }
+  return end === text.length ? text : text.slice(0, end);
+}
+
 function clampTw(n: number): number {
   return Math.max(0, Math.min(31680, Math.round(n)));
 }
@@ -449,7 +460,7 @@ class HtmlConverter {
       for (let i = pieces.length - 1; i >= 0; i--) {
         const piece = pieces[i]!;
         if (piece.kind !== 'text') break;
-        piece.text = piece.text.replace(/[ \t\n\r\f]+$/, '');
+        piece.text = trimCollapsibleEnd(piece.text);
         if (piece.text) break;
         pieces.pop();
       }

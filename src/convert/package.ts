@@ -82,7 +82,12 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     `<w:sectPr><w:footnotePr><w:numFmt w:val="decimal"/></w:footnotePr><w:pgSz w:w="${page.width}" w:h="${page.height}"/>` +
     `<w:pgMar w:top="${page.margin}" w:right="${page.margin}" w:bottom="${page.margin}" w:left="${page.margin}" w:header="708" w:footer="708" w:gutter="0"/>` +
     '<w:cols w:space="708"/><w:docGrid w:linePitch="360"/></w:sectPr>';
-  const document = `${XML_DECL}<w:document ${DOC_NS}><w:body>${body.bodyXml}${sectPr}</w:body></w:document>`;
+  // The body is by far the largest part: encoded on its own, it is not copied into one more string first.
+  const document = Buffer.concat([
+    Buffer.from(`${XML_DECL}<w:document ${DOC_NS}><w:body>`, 'utf8'),
+    Buffer.from(body.bodyXml, 'utf8'),
+    Buffer.from(`${sectPr}</w:body></w:document>`, 'utf8'),
+  ]);
   const numbering =
     `${XML_DECL}<w:numbering xmlns:w="${NS_W}">${body.abstractNums.join('')}${body.nums.join('')}</w:numbering>`;
 
@@ -132,7 +137,7 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     xml('_rels/.rels', rootRels),
     xml('docProps/core.xml', core),
     xml('docProps/app.xml', app),
-    xml('word/document.xml', document),
+    { name: 'word/document.xml', data: document, deflate: true },
     xml('word/styles.xml', STYLES_XML),
     xml('word/numbering.xml', numbering),
     xml('word/settings.xml', SETTINGS_XML),
