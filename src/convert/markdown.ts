@@ -215,9 +215,11 @@ interface InlineState {
   tokens: LinkToken[];
 }
 
+// What every autolink GFM keeps contains: www., scheme:// or the @ of an e-mail address.
+const MAY_HOLD_GFM_LINK = /www\.|:\/\/|@/i;
+
 // GFM's extended e-mail autolink: local part of alphanumerics and .-_+, a domain of alphanumerics and -_
 // with at least one dot, not ending in - or _.
-const MAY_HOLD_GFM_LINK = /www\.|:\/\/|@/i;
 const GFM_EMAIL = /^[a-z0-9.\-_+]+@[a-z0-9\-_]+(?:\.[a-z0-9\-_]+)+$/i;
 
 interface LinkToken {
