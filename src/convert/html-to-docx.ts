@@ -387,7 +387,11 @@ class HtmlConverter {
   /** `depthBounded`: the HTML is known to nest shallowly (generated from Markdown without raw HTML). */
   convert(html: string, depthBounded = false): string {
     if (html.charCodeAt(0) === 0xfeff) html = html.slice(1);
-    const doc = parseDocument(depthBounded ? html : boundHtmlDepth(html), { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false });
+    return this.convertDom(parseDocument(depthBounded ? html : boundHtmlDepth(html), { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false }));
+  }
+
+  /** Converts a parsed document (from htmlparser2, or built from Markdown tokens by markdownToDom). */
+  convertDom(doc: Document): string {
     const sheets: string[] = [];
     const footnoteContainers: Element[] = [];
     // One iterative pass: collect <style> text, the <title>, footnote sections (so references can pull them).
@@ -1538,7 +1542,10 @@ export function htmlToWordFragment(html: string, opts: FragmentOptions = {}): Wo
 
 function fragment(html: string, opts: FragmentOptions, depthBounded: boolean): WordFragment {
   const conv = new HtmlConverter(fragmentDefaults(opts));
-  const bodyXml = conv.convert(html, depthBounded);
+  return collectFragment(conv, conv.convert(html, depthBounded));
+}
+
+function collectFragment(conv: HtmlConverter, bodyXml: string): WordFragment {
   return {
     bodyXml,
     relationships: conv.relationships,
@@ -1551,6 +1558,16 @@ function fragment(html: string, opts: FragmentOptions, depthBounded: boolean): W
   };
 }
 
+/** A DOM built from Markdown (markdownToDom) → body XML plus its parts, as convertHtml. */
+export function convertMarkdownDom(doc: Document, options: ConvertOptions): ConvertedBody {
+  const conv = new HtmlConverter(fragmentDefaults(bodyOptions(options)));
+  return collectFragment(conv, conv.convertDom(doc));
+}
+
+function bodyOptions(options: ConvertOptions): FragmentOptions {
+  return { textWidthTwips: pageGeometry(options.pageSize).textWidth, relIdPrefix: 'rId', firstNumId: 1 };
+}
+
 export function convertHtml(html: string, options: ConvertOptions, depthBounded = false): ConvertedBody {
-  return fragment(html, { textWidthTwips: pageGeometry(options.pageSize).textWidth, relIdPrefix: 'rId', firstNumId: 1 }, depthBounded);
+  return fragment(html, bodyOptions(options), depthBounded);
 }

@@ -5,9 +5,9 @@
 import { FolioError } from '../errors.js';
 import type { DocxToPdfOptions, OfficeEngine } from '../office/types.js';
 import { decodeText } from './text.js';
-import { renderMarkdown } from './markdown.js';
+import { markdownForDocx } from './markdown.js';
 import { buildDocxPackage } from './package.js';
-import { convertHtml, type ConvertOptions } from './html-to-docx.js';
+import { convertHtml, convertMarkdownDom, type ConvertOptions } from './html-to-docx.js';
 
 export type { ConvertOptions, WordFragment, FragmentOptions } from './html-to-docx.js';
 export { htmlToWordFragment } from './html-to-docx.js';
@@ -18,8 +18,10 @@ export type TargetFormat = 'pdf' | 'docx';
 
 /** Markdown (CommonMark + GFM) → DOCX bytes. */
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
-  const { html, rawHtml } = renderMarkdown(markdown, { extensions: options.markdownExtensions, compact: true });
-  return buildDocxPackage(convertHtml(html, options, !rawHtml), options);
+  // Without raw HTML the DOM is built straight from markdown-it's tokens; with it, through HTML.
+  const md = markdownForDocx(markdown, { extensions: options.markdownExtensions });
+  const body = 'dom' in md ? convertMarkdownDom(md.dom, options) : convertHtml(md.html, options, !md.rawHtml);
+  return buildDocxPackage(body, options);
 }
 
 /** HTML (with inline and <style> CSS) → DOCX bytes. Never fetches anything; scripts are ignored. */

@@ -6,6 +6,8 @@
 import MarkdownIt from 'markdown-it';
 import footnote from 'markdown-it-footnote';
 import taskLists from 'markdown-it-task-lists';
+import { DomHandler, parseDocument } from 'htmlparser2';
+import type { ChildNode, Document, Text } from 'domhandler';
 
 const MAX_QUOTE_DEPTH = 32;
 const DEEP_QUOTES = /^(?:[ \t]{0,3}>){33,}/gm;
@@ -283,6 +285,162 @@ export function renderMarkdown(markdown: string, options: RenderOptions = {}): R
 }
 
 /**
+ * Markdown for the DOCX path: a DOM without HTML in between when the tokens hold no raw HTML, the DOM the HTML parser would
+ * build from the compact rendering (see compactBlocks) is built straight from markdown-it's tokens, which
+ * saves writing a string several times the input's size and parsing it back. Tokens rendered by a rule
+ * (images, fences, footnote references) are rendered by it and parsed on their own; the footnote section's
+ * open/close tokens, whose HTML is unbalanced, are built from the same parts the plugin writes. With raw
+ * HTML, or a token type this does not know, the (compact) HTML instead.
+ */
+export function markdownForDocx(markdown: string, options: MarkdownOptions = {}): { dom: Document } | RenderedMarkdown {
+  if (markdown.charCodeAt(0) === 0xfeff) markdown = markdown.slice(1);
+  markdown = markdown.replace(DEEP_QUOTES, () => '>'.repeat(MAX_QUOTE_DEPTH) + ' ');
+  const env: RenderEnv = {};
+  const md = markdownRenderer(options.extensions ?? GFM_EXTENSIONS);
+  const tokens = md.parse(markdown, env);
+  const rawHtml = env.folioRawHtml !== false;
+  compactBlocks = !rawHtml;
+  try {
+    if (!rawHtml) {
+      const handler = new DomBuilder();
+      if (buildDom(md, tokens, env, handler)) {
+        handler.onend();
+        return { dom: handler.root };
+      }
+    }
+    return { html: md.renderer.render(tokens, md.options, env), rawHtml };
+  } finally {
+    compactBlocks = false;
+  }
+}
+
+type MdToken = ReturnType<MarkdownItInstance['parse']>[number];
+
+// Rule-rendered tokens whose HTML is a balanced fragment: rendered, parsed and grafted.
+const GRAFTED = new Set(['fence', 'image', 'footnote_ref', 'footnote_anchor', 'html_inline']);
+
+/** DomHandler, plus appending a node built elsewhere as the next child of the open element. */
+class DomBuilder extends DomHandler {
+  append(node: ChildNode): void {
+    this.addNode(node);
+  }
+}
+
+function buildDom(md: MarkdownItInstance, tokens: MdToken[], env: RenderEnv, h: DomBuilder): boolean {
+  const renderer = md.renderer;
+  const rules = renderer.rules;
+  const options = md.options;
+  const attrsOf = (t: MdToken): Record<string, string> => {
+    const out: Record<string, string> = {};
+    // The HTML parser keeps the first of repeated attributes.
+    if (t.attrs) for (const [name, value] of t.attrs) if (!Object.prototype.hasOwnProperty.call(out, name)) out[name] = String(value);
+    return out;
+  };
+  const element = (name: string, attribs: Record<string, string>, text?: string) => {
+    h.onopentag(name, attribs);
+    if (text) h.ontext(text);
+    h.onclosetag();
+  };
+  const graft = (html: string) => {
+    for (const node of parseDocument(html, PARSE_OPTIONS).children) {
+      if (node.type === 'text') h.ontext((node as Text).data);
+      else h.append(node as ChildNode);
+    }
+  };
+  const footnoteId = (list: MdToken[], idx: number) => {
+    let id = String(rules.footnote_anchor_name!(list, idx, options, env, renderer));
+    const subId = (list[idx]!.meta as { subId?: number } | null)?.subId ?? 0;
+    if (subId > 0) id += `:${subId}`;
+    return id;
+  };
+  const emit = (list: MdToken[]): boolean => {
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i]!;
+      switch (t.type) {
+        case 'inline':
+          if (t.children && !emit(t.children)) return false;
+          continue;
+        case 'text':
+          if (t.content) h.ontext(t.content);
+          continue;
+        case 'softbreak':
+          if (options.breaks) return false;
+          h.ontext('\n');
+          continue;
+        case 'hardbreak':
+          element('br', {});
+          h.ontext('\n');
+          continue;
+        case 'code_inline':
+          element('code', attrsOf(t), t.content);
+          continue;
+        case 'code_block':
+          h.onopentag('pre', attrsOf(t));
+          element('code', {}, t.content);
+          h.onclosetag();
+          continue;
+        case 'footnote_block_open':
+          element('hr', { class: 'footnotes-sep' });
+          h.ontext('\n');
+          h.onopentag('section', { class: 'footnotes' });
+          h.ontext('\n');
+          h.onopentag('ol', { class: 'footnotes-list' });
+          h.ontext('\n');
+          continue;
+        case 'footnote_block_close':
+          h.onclosetag();
+          h.ontext('\n');
+          h.onclosetag();
+          h.ontext('\n');
+          continue;
+        case 'footnote_open':
+          h.onopentag('li', { id: `fn${footnoteId(list, i)}`, class: 'footnote-item' });
+          continue;
+        case 'footnote_close':
+          h.onclosetag();
+          h.ontext('\n');
+          continue;
+        case 'footnote_ref': {
+          // <sup class="footnote-ref"><a href="#fn{id}" id="fnref{id[:sub]}">{caption}</a></sup>
+          const id = String(rules.footnote_anchor_name!(list, i, options, env, renderer));
+          h.onopentag('sup', { class: 'footnote-ref' });
+          element('a', { href: `#fn${id}`, id: `fnref${footnoteId(list, i)}` }, String(rules.footnote_caption!(list, i, options, env, renderer)));
+          h.onclosetag();
+          continue;
+        }
+        case 'footnote_anchor':
+          // " <a href="#fnref{id[:sub]}" class="footnote-backref">↩︎</a>"
+          h.ontext(' ');
+          element('a', { href: `#fnref${footnoteId(list, i)}`, class: 'footnote-backref' }, '\u21a9\uFE0E');
+          continue;
+        case 'html_inline': {
+          const checkbox = TASK_CHECKBOXES.get(t.content);
+          if (!checkbox) break; // grafted below, or refused
+          element('input', { ...checkbox });
+          continue;
+        }
+      }
+      if (GRAFTED.has(t.type)) {
+        if (t.type === 'html_inline' && !t.content.startsWith(TASK_CHECKBOX)) return false;
+        const rule = rules[t.type];
+        if (!rule) return false;
+        graft(rule(list, i, options, env, renderer));
+        continue;
+      }
+      if (rules[t.type]) return false; // rendered by a rule this does not know
+      if (t.hidden) continue;
+      if (t.nesting === 1) h.onopentag(t.tag, attrsOf(t));
+      else if (t.nesting === -1) h.onclosetag();
+      else element(t.tag, attrsOf(t));
+    }
+    return true;
+  };
+  return emit(tokens);
+}
+
+const PARSE_OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false };
+
+/**
  * While set (during one synchronous render), block tags are written without the newlines markdown-it puts
  * around them. Those newlines only become white-space text nodes between blocks, which the HTML → DOCX walk
  * ignores (or trims at the end of a paragraph, for the one before a nested list): without them the HTML
@@ -318,6 +476,11 @@ interface RenderEnv {
 
 // The task-list plugin writes its checkboxes as raw inline HTML: a void element, no nesting.
 const TASK_CHECKBOX = '<input class="task-list-item-checkbox"';
+// Its two checkboxes (disabled), and the attributes the HTML parser reads from them.
+const TASK_CHECKBOXES = new Map<string, Record<string, string>>([
+  ['<input class="task-list-item-checkbox" disabled="" type="checkbox">', { class: 'task-list-item-checkbox', disabled: '', type: 'checkbox' }],
+  ['<input class="task-list-item-checkbox" checked="" disabled="" type="checkbox">', { class: 'task-list-item-checkbox', checked: '', disabled: '', type: 'checkbox' }],
+]);
 
 /** The last core rule: notes in the render env whether any raw HTML token is left in the stream. */
 function noteRawHtml(md: MarkdownItInstance): void {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { htmlToDocx, markdownToDocx, htmlToWordFragment, inferSourceFormat } from '../../src/convert/index.js';
-import { markdownToHtml, renderMarkdown } from '../../src/convert/markdown.js';
+import { markdownForDocx, markdownToHtml, renderMarkdown } from '../../src/convert/markdown.js';
 import { count, paragraphs, PNG_1x1, textOf, unpack } from './helpers.js';
 import { CORPUS_DIR as CORPUS_MARKDOWN } from './conformance.js';
 
@@ -278,7 +278,10 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('a <b>bold</b>\n').html).toBe(markdownToHtml('a <b>bold</b>\n'));
   });
 
-  it('compact rendering (no newlines between blocks) gives the same DOCX as markdown-it\'s own HTML', () => {
+  it('the DOCX path (DOM from tokens, or compact HTML) gives the same DOCX as markdown-it\'s own HTML', () => {
+    // Without raw HTML the DOM is built from the tokens; with it, the HTML is compact only without raw HTML.
+    expect('dom' in markdownForDocx('# a\n\n- [x] t\n\nx[^1] ![i](data:x) `c`\n\n```js\nk\n```\n\n[^1]: n\n')).toBe(true);
+    expect('dom' in markdownForDocx('a <b>x</b>\n')).toBe(false);
     const compact = renderMarkdown('# h\n\n- a\n  - b\n\n```\nx\n```\n', { compact: true });
     expect(compact.html).toBe('<h1>h</h1><ul><li>a<ul><li>b</li></ul></li></ul><pre><code>x\n</code></pre>');
     // With raw HTML (white-space rules could apply) nothing is compacted.
