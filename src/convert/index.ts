@@ -3,6 +3,7 @@
  * through the office engine, and the (from, to) pair dispatch used by POST /v1/convert.
  */
 import { FolioError } from '../errors.js';
+import { isCompoundFile } from '../docx/package.js';
 import type { DocxToPdfOptions, OfficeEngine } from '../office/types.js';
 import { decodeText } from './text.js';
 import { markdownForDocx } from './markdown.js';
@@ -43,6 +44,8 @@ export function inferSourceFormat(filename: string, bytes: Uint8Array): SourceFo
   const dot = base.lastIndexOf('.');
   const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
   if (isZip(bytes)) return ext === 'docx' || ext === '' || ext === 'docm' || ext === 'dotx' ? 'docx' : ext === 'zip' ? undefined : 'docx';
+  // An encrypted OOXML file is a CFB container: it is a DOCX the office engine refuses with 422, not a mystery.
+  if (isCompoundFile(bytes)) return ext === 'docx' || ext === 'docm' || ext === 'dotx' ? 'docx' : undefined;
   if (ext === 'docx') return undefined; // named DOCX, but not a ZIP
   const head = bytes.subarray(0, 8192);
   if (head.includes(0)) return undefined; // binary
@@ -79,7 +82,8 @@ export async function convertDocument(
   }
   let docx: Uint8Array;
   if (from === 'docx') {
-    if (!isZip(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
+    // Encrypted OOXML (a CFB container) goes on to the office engine, which answers 422 saying so.
+    if (!isZip(bytes) && !isCompoundFile(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
     docx = bytes;
   } else {
     const text = decodeText(bytes);

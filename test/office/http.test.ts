@@ -93,6 +93,13 @@ describe('docx→pdf over HTTP (default queue)', () => {
     await expectEnvelope(res, status, code);
   });
 
+  it('answers 422 UNPROCESSABLE_DOCUMENT for an encrypted DOCX, with or without ?from', async () => {
+    const encrypted = new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/poi--bug53475-password-is-pass.docx`));
+    const named = await expectEnvelope(await convert(api, '?from=docx&to=pdf', 'secret.docx', encrypted), 422, 'UNPROCESSABLE_DOCUMENT');
+    expect(named.message).toMatch(/encrypt|password/i);
+    await expectEnvelope(await convert(api, '', 'secret.docx', encrypted), 422, 'UNPROCESSABLE_DOCUMENT');
+  });
+
   it('converts a .docm (macros inert) and stays healthy after all the bad input', async () => {
     const res = await convert(api, '?from=docx&to=pdf', 'macro.docm', new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/poi--SimpleMacro.docm`)));
     expect(res.status).toBe(200);
