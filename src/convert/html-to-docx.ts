@@ -261,6 +261,11 @@ type Piece =
   | { kind: 'text'; text: string; rPr: string; link?: string }
   | { kind: 'raw'; xml: string; rPr: string; link?: string }; // br, tab, drawing, footnote reference
 
+/** The `<w:r>` of text merged from consecutive text pieces with the same run properties as `last`. */
+function textRunXml(last: Piece | undefined, runText: string): string {
+  return last && last.kind === 'text' && runText ? `<w:r>${last.rPr}<w:t xml:space="preserve">${xmlText(runText)}</w:t></w:r>` : '';
+}
+
 interface Para {
   props: ParaProps;
   pieces: Piece[];
@@ -473,13 +478,12 @@ class HtmlConverter {
     let openLink: string | undefined;
     let last: Piece | undefined;
     let runText = '';
-    const closeRun = () => {
-      if (last && last.kind === 'text' && runText) body += `<w:r>${last.rPr}<w:t xml:space="preserve">${xmlText(runText)}</w:t></w:r>`;
-      runText = '';
-    };
+    // No closure for "close the run": flush runs once per paragraph, and a closure per call is an allocation
+    // (plus a keepNames wrapper under tsx) on the hottest output path.
     for (const piece of pieces) {
       if (piece.link !== openLink) {
-        closeRun();
+        body += textRunXml(last, runText);
+        runText = '';
         last = undefined;
         if (openLink) body += '</w:hyperlink>';
         if (piece.link) body += `<w:hyperlink ${piece.link}>`;
@@ -488,17 +492,18 @@ class HtmlConverter {
       if (piece.kind === 'text') {
         if (last && last.kind === 'text' && last.rPr === piece.rPr) runText += piece.text;
         else {
-          closeRun();
+          body += textRunXml(last, runText);
           runText = piece.text;
         }
         last = piece;
       } else {
-        closeRun();
+        body += textRunXml(last, runText);
+        runText = '';
         body += `<w:r>${piece.rPr}${piece.xml}</w:r>`;
         last = piece;
       }
     }
-    closeRun();
+    body += textRunXml(last, runText);
     if (openLink) body += '</w:hyperlink>';
     let bm = '';
     let bmEnd = '';
