@@ -319,6 +319,8 @@ type MdToken = ReturnType<MarkdownItInstance['parse']>[number];
 // Rule-rendered tokens whose HTML is a balanced fragment: rendered, parsed and grafted.
 const GRAFTED = new Set(['fence', 'image', 'footnote_ref', 'footnote_anchor', 'html_inline']);
 
+const NO_ATTRIBS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** DomHandler, plus appending a node built elsewhere as the next child of the open element. */
 class DomBuilder extends DomHandler {
   append(node: ChildNode): void {
@@ -331,9 +333,12 @@ function buildDom(md: MarkdownItInstance, tokens: MdToken[], env: RenderEnv, h: 
   const rules = renderer.rules;
   const options = md.options;
   const attrsOf = (t: MdToken): Record<string, string> => {
+    // Most tokens have no attributes: their elements share one frozen empty object (one allocation less per
+    // DOM element, and the DOM lives through the whole conversion). The converter never writes to these.
+    if (!t.attrs) return NO_ATTRIBS;
     const out: Record<string, string> = {};
     // The HTML parser keeps the first of repeated attributes.
-    if (t.attrs) for (const [name, value] of t.attrs) if (!Object.prototype.hasOwnProperty.call(out, name)) out[name] = String(value);
+    for (const [name, value] of t.attrs) if (!Object.prototype.hasOwnProperty.call(out, name)) out[name] = String(value);
     return out;
   };
   const element = (name: string, attribs: Record<string, string>, text?: string) => {
@@ -368,15 +373,35 @@ function buildDom(md: MarkdownItInstance, tokens: MdToken[], env: RenderEnv, h: 
           h.ontext('\n');
           continue;
         case 'hardbreak':
-          element('br', {});
+          element('br', NO_ATTRIBS);
           h.ontext('\n');
           continue;
         case 'code_inline':
           element('code', attrsOf(t), t.content);
           continue;
+        case 'fence': {
+          // markdown-it's stock fence rule, as the DOM its (compact) HTML parses to: <pre><code class="{langPrefix}{lang}">
+          // — built here rather than rendered and parsed per fence. With a highlighter, rendered and grafted below.
+          if (options.highlight) break;
+          const info = t.info ? md.utils.unescapeAll(t.info).trim() : '';
+          let attribs = attrsOf(t);
+          if (info) {
+            const langClass = options.langPrefix + info.split(/(\s+)/g)[0];
+            const attrs = t.attrs ? t.attrs.map(([name, value]) => [name, value] as [string, string]) : [];
+            const at = t.attrIndex('class');
+            if (at < 0) attrs.push(['class', langClass]);
+            else attrs[at]![1] += ' ' + langClass;
+            attribs = {};
+            for (const [name, value] of attrs) if (!Object.prototype.hasOwnProperty.call(attribs, name)) attribs[name] = String(value);
+          }
+          h.onopentag('pre', NO_ATTRIBS);
+          element('code', attribs, t.content);
+          h.onclosetag();
+          continue;
+        }
         case 'code_block':
           h.onopentag('pre', attrsOf(t));
-          element('code', {}, t.content);
+          element('code', NO_ATTRIBS, t.content);
           h.onclosetag();
           continue;
         case 'footnote_block_open':
