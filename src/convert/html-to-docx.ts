@@ -410,9 +410,9 @@ class HtmlConverter {
         continue;
       }
       if (el.name === 'title' && this.title === undefined) this.title = textOf(el).trim().slice(0, 500);
-      const cls = ` ${el.attribs.class ?? ''} `;
-      if ((el.name === 'section' || el.name === 'div' || el.name === 'aside') && (cls.includes(' footnotes ') || el.attribs.role === 'doc-endnotes' || el.attribs.id === 'footnotes')) {
-        footnoteContainers.push(el);
+      if (el.name === 'section' || el.name === 'div' || el.name === 'aside') {
+        const cls = ` ${el.attribs.class ?? ''} `; // only for these three: a string per element adds up
+        if (cls.includes(' footnotes ') || el.attribs.role === 'doc-endnotes' || el.attribs.id === 'footnotes') footnoteContainers.push(el);
       }
       for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]!);
     }
