@@ -1321,7 +1321,8 @@ class HtmlConverter {
           continue;
         }
         const span = Math.min(cell.cs, ncols - c);
-        const width = grid.slice(c, c + span).reduce((s, w) => s + w, 0);
+        let width = 0;
+        for (let k = c; k < c + span; k++) width += grid[k]!;
         let tcPr = `<w:tcW w:w="${width}" w:type="dxa"/>`;
         if (span > 1) tcPr += `<w:gridSpan w:val="${span}"/>`;
         if (cell.row !== r) {
