@@ -8,7 +8,7 @@
  */
 import zlib from 'node:zlib';
 import { FolioError } from '../errors.js';
-import { checkZipBounds, isCompoundFile, isZip } from '../docx/package.js';
+import { checkZipBounds, isCompoundFile, isZip, mainDocumentPartName } from '../docx/package.js';
 
 interface Entry {
   name: string;
@@ -163,13 +163,7 @@ export class ZipPackage {
 
   /** The main document part named by the package relationships (usually word/document.xml). */
   mainDocumentPart(): string | undefined {
-    const rels = this.text('_rels/.rels');
-    if (rels) {
-      const m = /<Relationship\b[^>]*Type="[^"]*\/officeDocument"[^>]*>/.exec(rels);
-      const target = m && /Target="([^"]+)"/.exec(m[0]);
-      if (target?.[1]) return target[1].replace(/^\//, '');
-    }
-    return this.has('word/document.xml') ? 'word/document.xml' : undefined;
+    return mainDocumentPartName(this.text('_rels/.rels'), (name) => this.has(name));
   }
 
   /** Writes the package: unchanged entries copied compressed, changed and new ones deflated. */

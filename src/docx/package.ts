@@ -115,6 +115,16 @@ export function checkZipBounds(zip: Uint8Array, limits: PackageLimits = DEFAULT_
 }
 
 /** An unpacked OOXML package: part name (no leading slash) → bytes. */
+/** The main document part named by the package relationships (`_rels/.rels`), else word/document.xml if present. */
+export function mainDocumentPartName(packageRels: string | undefined, has: (name: string) => boolean): string | undefined {
+  if (packageRels) {
+    const m = /<Relationship\b[^>]*Type="[^"]*\/officeDocument"[^>]*>/.exec(packageRels);
+    const target = m && /Target="([^"]+)"/.exec(m[0]);
+    if (target?.[1]) return target[1].replace(/^\//, '');
+  }
+  return has('word/document.xml') ? 'word/document.xml' : undefined;
+}
+
 export class OoxmlPackage {
   constructor(readonly parts: Map<string, Uint8Array>) {}
 
@@ -160,13 +170,7 @@ export class OoxmlPackage {
 
   /** The main document part named by the package relationships (usually word/document.xml). */
   mainDocumentPart(): string | undefined {
-    const rels = this.text('_rels/.rels');
-    if (rels) {
-      const m = /<Relationship\b[^>]*Type="[^"]*\/officeDocument"[^>]*>/.exec(rels);
-      const target = m && /Target="([^"]+)"/.exec(m[0]);
-      if (target?.[1]) return target[1].replace(/^\//, '');
-    }
-    return this.has('word/document.xml') ? 'word/document.xml' : undefined;
+    return mainDocumentPartName(this.text('_rels/.rels'), (name) => this.has(name));
   }
 
   toBytes(): Uint8Array {
