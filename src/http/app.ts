@@ -17,6 +17,7 @@ import type { InFlightLimiter } from './in-flight.js';
 import type { HttpMetrics } from './metrics.js';
 import type { KeyAuthenticator } from '../auth/index.js';
 import './types.js';
+import { requestIdFor } from './request-id.js';
 
 export const API_VERSION = '0.9.0';
 /** Largest document (CONTRACT §0). */
@@ -25,7 +26,6 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 export const MAX_JSON_BODY_BYTES = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 2 * 1024 * 1024;
 export const MAX_IN_FLIGHT_PER_KEY = 10;
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,64}$/;
 
 export interface ApiAppOptions {
   logger: Logger;
@@ -43,10 +43,7 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     logController: new LogController({ disableRequestLogging: true }),
     // No per-request child logger: the request id is written explicitly in the lines that need it.
     childLoggerFactory: (logger) => logger,
-    genReqId: (req) => {
-      const sent = req.headers['x-request-id'];
-      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
-    },
+    genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: MAX_JSON_BODY_BYTES,
     routerOptions: { maxParamLength: 200 },

@@ -3,7 +3,7 @@
  * `OPTIONS /v1/collect` (preflight), `GET /v1/usage` (admin token; JSON or `?format=csv`). Errors use the
  * API's envelope. The handler knows nothing of storage beyond `submit`, which resolves after the commit.
  */
-import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import { timingSafeEqual, createHash } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
@@ -15,8 +15,8 @@ import {
 } from './payload.js';
 import type { TelemetryStore } from './store.js';
 import { usageCsv } from './usage.js';
+import { requestIdFor } from '../http/request-id.js';
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,64}$/;
 /** Chromium caps preflight caching at 2 h, Firefox at 24 h; ask for a day and let each clamp. */
 const PREFLIGHT_MAX_AGE = '86400';
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
@@ -61,10 +61,7 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
     // No line per request: at thousands of events per second the log would be the bottleneck; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger) => logger,
-    genReqId: (req) => {
-      const sent = req.headers['x-request-id'];
-      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
-    },
+    genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: MAX_BODY_BYTES,
     // Bodies are ≤ 64 KB: a request still arriving after 15 s is a slow-loris, not a client.
