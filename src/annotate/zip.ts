@@ -8,19 +8,9 @@
  */
 import zlib from 'node:zlib';
 import { FolioError } from '../errors.js';
-import { checkZipBounds, isCompoundFile, isZip, mainDocumentPartName } from '../docx/package.js';
+import { checkZipBounds, isCompoundFile, isZip, mainDocumentPartName, type CentralEntry } from '../docx/package.js';
 
-interface Entry {
-  name: string;
-  method: number;
-  flags: number;
-  time: number;
-  date: number;
-  crc: number;
-  compressedSize: number;
-  uncompressedSize: number;
-  localOffset: number;
-}
+type Entry = CentralEntry;
 
 const corrupt = (why: string) => new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package is corrupt (${why})`);
 
@@ -39,70 +29,21 @@ export class ZipPackage {
       throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The document is encrypted (password-protected OOXML) or a legacy binary file');
     }
     if (!isZip(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
-    const declared = checkZipBounds(bytes);
     const pkg = new ZipPackage(bytes);
-    pkg.readCentralDirectory(declared.length);
+    pkg.index(checkZipBounds(bytes));
     return pkg;
   }
 
-  private readCentralDirectory(expected: number): void {
-    const z = this.zip;
-    const dv = new DataView(z.buffer, z.byteOffset, z.byteLength);
-    let eocd = -1;
-    for (let i = z.length - 22; i >= Math.max(0, z.length - 22 - 65535); i--) {
-      if (dv.getUint32(i, true) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) throw corrupt('no central directory');
-    let count = dv.getUint16(eocd + 10, true);
-    let p = dv.getUint32(eocd + 16, true);
-    if (p === 0xffffffff || count === 0xffff) {
-      const loc = eocd - 20;
-      if (loc < 0 || dv.getUint32(loc, true) !== 0x07064b50) throw corrupt('ZIP64 locator missing');
-      const z64 = Number(dv.getBigUint64(loc + 8, true));
-      if (z64 + 56 > z.length || dv.getUint32(z64, true) !== 0x06064b50) throw corrupt('ZIP64 directory missing');
-      count = Number(dv.getBigUint64(z64 + 32, true));
-      p = Number(dv.getBigUint64(z64 + 48, true));
-    }
-    if (count !== expected) throw corrupt('entry count');
-    for (let i = 0; i < count; i++) {
-      if (p + 46 > z.length || dv.getUint32(p, true) !== 0x02014b50) throw corrupt('bad central directory');
-      const flags = dv.getUint16(p + 8, true);
-      const method = dv.getUint16(p + 10, true);
-      const time = dv.getUint16(p + 12, true);
-      const date = dv.getUint16(p + 14, true);
-      const crc = dv.getUint32(p + 16, true);
-      let compressedSize = dv.getUint32(p + 20, true);
-      let uncompressedSize = dv.getUint32(p + 24, true);
-      const nameLen = dv.getUint16(p + 28, true);
-      const extraLen = dv.getUint16(p + 30, true);
-      const commentLen = dv.getUint16(p + 32, true);
-      let localOffset = dv.getUint32(p + 42, true);
-      const rawName = Buffer.from(z.subarray(p + 46, p + 46 + nameLen)).toString('utf8');
-      if (uncompressedSize === 0xffffffff || compressedSize === 0xffffffff || localOffset === 0xffffffff) {
-        let e = p + 46 + nameLen;
-        const end = e + extraLen;
-        while (e + 4 <= end) {
-          const id = dv.getUint16(e, true);
-          const len = dv.getUint16(e + 2, true);
-          if (id === 1) {
-            let q = e + 4;
-            if (uncompressedSize === 0xffffffff) { uncompressedSize = Number(dv.getBigUint64(q, true)); q += 8; }
-            if (compressedSize === 0xffffffff) { compressedSize = Number(dv.getBigUint64(q, true)); q += 8; }
-            if (localOffset === 0xffffffff) localOffset = Number(dv.getBigUint64(q, true));
-          }
-          e += 4 + len;
-        }
-      }
-      p += 46 + nameLen + extraLen + commentLen;
+  /** Indexes the central directory read (and bounded) by src/docx/package.ts. */
+  private index(entries: CentralEntry[]): void {
+    for (const entry of entries) {
+      const { flags, method, name: rawName } = entry;
       if (flags & 1) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The DOCX package has encrypted entries');
       if (method !== 0 && method !== 8) throw corrupt(`unsupported compression method ${method}`);
       if (rawName.endsWith('/')) continue; // directory entry
       const name = rawName.replace(/^\//, '');
       if (!this.entries.has(name)) this.order.push(name);
-      this.entries.set(name, { name, method, flags, time, date, crc, compressedSize, uncompressedSize, localOffset });
+      this.entries.set(name, { ...entry, name });
     }
   }
 

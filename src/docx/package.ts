@@ -31,10 +31,21 @@ export const isPdf = (b: Uint8Array) => {
 /** OLE compound file: encrypted OOXML (and legacy .doc) look like this. */
 export const isCompoundFile = (b: Uint8Array) => b.length >= 8 && CFB_MAGIC.every((v, i) => b[i] === v);
 
-interface CentralEntry {
+/** One central-directory record: enough to bound, locate and copy or inflate the entry. */
+export interface CentralEntry {
   name: string;
+  /** General-purpose flags (bit 0: encrypted). */
+  flags: number;
+  /** 0 stored, 8 deflated. */
+  method: number;
+  /** DOS time and date, kept so an unchanged entry can be copied as it was. */
+  time: number;
+  date: number;
+  crc: number;
   compressedSize: number;
   uncompressedSize: number;
+  /** Offset of the entry's local header. */
+  localOffset: number;
 }
 
 /** Reads the central directory without inflating anything. */
@@ -68,28 +79,40 @@ export function listZipEntries(zip: Uint8Array): CentralEntry[] {
     if (p + 46 > zip.length || dv.getUint32(p, true) !== 0x02014b50) {
       throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The ZIP package is corrupt (bad central directory)');
     }
+    const flags = dv.getUint16(p + 8, true);
+    const method = dv.getUint16(p + 10, true);
+    const time = dv.getUint16(p + 12, true);
+    const date = dv.getUint16(p + 14, true);
+    const crc = dv.getUint32(p + 16, true);
     let compressedSize = dv.getUint32(p + 20, true);
     let uncompressedSize = dv.getUint32(p + 24, true);
     const nameLen = dv.getUint16(p + 28, true);
     const extraLen = dv.getUint16(p + 30, true);
     const commentLen = dv.getUint16(p + 32, true);
+    let localOffset = dv.getUint32(p + 42, true);
     const name = Buffer.from(zip.subarray(p + 46, p + 46 + nameLen)).toString('utf8');
-    if (uncompressedSize === 0xffffffff || compressedSize === 0xffffffff) {
-      // ZIP64 extra field (id 1): sizes as 64-bit values.
+    if (uncompressedSize === 0xffffffff || compressedSize === 0xffffffff || localOffset === 0xffffffff) {
+      // ZIP64 extra field (id 1): the saturated values, in this order, as 64-bit values.
       let e = p + 46 + nameLen;
-      const end = e + extraLen;
+      const end = Math.min(e + extraLen, zip.length);
       while (e + 4 <= end) {
         const id = dv.getUint16(e, true);
         const len = dv.getUint16(e + 2, true);
-        if (id === 1) {
+        if (id === 1 && e + 4 + len <= end) {
           let q = e + 4;
-          if (uncompressedSize === 0xffffffff) { uncompressedSize = Number(dv.getBigUint64(q, true)); q += 8; }
-          if (compressedSize === 0xffffffff) { compressedSize = Number(dv.getBigUint64(q, true)); }
+          const next = () => {
+            const v = q + 8 <= e + 4 + len ? Number(dv.getBigUint64(q, true)) : 0xffffffff;
+            q += 8;
+            return v;
+          };
+          if (uncompressedSize === 0xffffffff) uncompressedSize = next();
+          if (compressedSize === 0xffffffff) compressedSize = next();
+          if (localOffset === 0xffffffff) localOffset = next();
         }
         e += 4 + len;
       }
     }
-    entries.push({ name, compressedSize, uncompressedSize });
+    entries.push({ name, flags, method, time, date, crc, compressedSize, uncompressedSize, localOffset });
     p += 46 + nameLen + extraLen + commentLen;
   }
   return entries;

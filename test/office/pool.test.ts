@@ -194,8 +194,11 @@ describe('office pool: supervision', () => {
     }
   });
 
-  it('LibreOffice crashing mid-conversion (SIGSEGV) fails that request with 422 and the pool recovers', async () => {
-    const pool = new OfficePool({ workers: 1, queueSize: 8, timeoutMs: 120_000 });
+  it('LibreOffice crashing mid-conversion (SIGSEGV) fails that request (422, or 504 when its crash handler hangs) and the pool recovers', async () => {
+    // LibreOffice installs its own SIGSEGV handler, which now and then hangs instead of exiting (seen here in
+    // about one run of three on a loaded machine). The time budget then reaps the worker: the request gets 504,
+    // never a hang, and the pool recovers all the same.
+    const pool = new OfficePool({ workers: 1, queueSize: 8, timeoutMs: 15_000 });
     try {
       await pool.start();
       const [pid] = pool.workerPids();
@@ -204,8 +207,9 @@ describe('office pool: supervision', () => {
       expect(pool.status().busy).toBe(1);
       process.kill(pid!, 'SIGSEGV');
       const e = await inFlight;
-      expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
-      expect(e.status).toBe(422);
+      expect(['UNPROCESSABLE_DOCUMENT', 'CONVERSION_TIMEOUT']).toContain(e.code);
+      expect(e.status).toBe(e.code === 'UNPROCESSABLE_DOCUMENT' ? 422 : 504);
+      await pool.whenReady();
       expect(pdfText(await pool.docxToPdf(minimalDocx('after the crash')))).toContain('after the crash');
       expect(pool.status()).toMatchObject({ status: 'healthy', workers: 1 });
     } finally {
