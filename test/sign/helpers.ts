@@ -117,7 +117,9 @@ export function lastSignature(pdf: Uint8Array): SignatureParts {
   const byteRange = m.slice(1, 5).map(Number);
   const [a, b, c, d] = byteRange as [number, number, number, number];
   const hex = text.slice(b + 1, c - 1);
-  const cms = Buffer.from(hex.replace(/(00)+$/, ''), 'hex');
+  // The placeholder is zero-padded; cut at the DER length (stripping trailing zeros would also eat a signature
+  // whose last byte is 0x00, about one in 256).
+  const cms = derPrefix(Buffer.from(hex, 'hex'));
   const signedBytes = Buffer.concat([Buffer.from(pdf.subarray(a, a + b)), Buffer.from(pdf.subarray(c, c + d))]);
   return { byteRange, cms, signedBytes };
 }
@@ -134,4 +136,14 @@ export function opensslCmsVerify(dir: string, parts: SignatureParts, rootPem: st
 export function opensslCmsPrint(dir: string, cms: Buffer): string {
   const file = writeTemp(dir, `print-${crypto.randomBytes(4).toString('hex')}.der`, cms);
   return execFileSync('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', file], { encoding: 'utf8' });
+}
+
+/** The DER element at the start of `padded` (a SEQUENCE with a definite length), without the padding after it. */
+function derPrefix(padded: Buffer): Buffer {
+  const first = padded[1]!;
+  if (first < 0x80) return padded.subarray(0, 2 + first);
+  const lengthBytes = first & 0x7f;
+  let length = 0;
+  for (let i = 0; i < lengthBytes; i++) length = length * 256 + padded[2 + i]!;
+  return padded.subarray(0, 2 + lengthBytes + length);
 }
