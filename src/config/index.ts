@@ -29,6 +29,16 @@ export interface Config {
   officeQueueSize: number;
   /** Time budget of one conversion, in milliseconds. */
   officeTimeoutMs: number;
+  /** Resident-memory ceiling of one LibreOffice worker during a conversion (bytes); above it: 422. */
+  officeMemoryBytes: number;
+  /** Worker threads that run the in-process engines (md/html→docx, annotate, sign, verify). */
+  engineWorkers: number;
+  /** Engine jobs that may wait for a worker thread; beyond: 503. */
+  engineQueueSize: number;
+  /** Time budget of one engine job, in milliseconds; beyond: 504 and the worker is replaced. */
+  engineTimeoutMs: number;
+  /** V8 heap ceiling of one engine worker thread, in MB; beyond: 422 and the worker is replaced. */
+  engineMemoryMb: number;
   logLevel: string;
   metricsPort?: number;
   /** Secret for keyed hashes of verification codes; generated into DATA_DIR when absent. */
@@ -139,6 +149,11 @@ export function loadConfig(env: Env = process.env): Config {
     officeWorkers: int(env, 'OFFICE_WORKERS', Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 1, 64),
     officeQueueSize: int(env, 'OFFICE_QUEUE_SIZE', 64, 1, 10_000),
     officeTimeoutMs: int(env, 'OFFICE_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    officeMemoryBytes: int(env, 'OFFICE_MEMORY_MB', 1536, 256, 65_536) * 1024 * 1024,
+    engineWorkers: int(env, 'ENGINE_WORKERS', Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 1, 64),
+    engineQueueSize: int(env, 'ENGINE_QUEUE_SIZE', 64, 1, 10_000),
+    engineTimeoutMs: int(env, 'ENGINE_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    engineMemoryMb: int(env, 'ENGINE_MEMORY_MB', 1024, 64, 65_536),
     logLevel,
     metricsPort,
     codeHashSecret: str(env, 'CODE_HASH_SECRET'),
