@@ -18,6 +18,7 @@ import { loadSigningIdentity } from './sign/index.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
 import { createOfficePool } from './office/index.js';
+import { createEnginePool } from './engines/index.js';
 import type { Services } from './services.js';
 import { MAX_IN_FLIGHT_PER_KEY } from './http/app.js';
 
@@ -37,16 +38,28 @@ export interface RunningApi {
 
 export async function createServices(opts: ApiOptions): Promise<Services> {
   const { config, logger } = opts;
+  const auth = await createAuthService(config, logger);
+  const signing = await loadSigningIdentity(config, logger);
+  const enginePool = createEnginePool(config, logger, signing);
   const services: Services = {
     config,
     logger,
     fetcher: new SafeFetcher({ allowlist: config.urlFetchAllowlist }),
-    auth: await createAuthService(config, logger),
+    auth,
+    enginePool,
+    signing,
     engines: [],
     closers: [],
   };
-  services.closers.push(() => services.fetcher.close(), () => services.auth.close());
-  services.signing = await loadSigningIdentity(config, logger);
+  services.closers.push(() => services.fetcher.close(), () => services.auth.close(), () => enginePool.close());
+  services.engines.push({
+    name: 'enginePool',
+    required: true,
+    status: () => {
+      const { status, workers, busy, queued } = enginePool.status();
+      return { status, workers, busy, queued };
+    },
+  });
   if (!opts.withoutOffice) {
     // Warm start: the workers boot LibreOffice now, so the first conversion is as fast as the next.
     const office = createOfficePool(config, logger);

@@ -8,6 +8,7 @@ import type { SafeFetcher } from './fetch/safe-fetch.js';
 import type { AuthService } from './auth/index.js';
 import type { OfficeEngine } from './office/types.js';
 import type { KeyObject } from 'node:crypto';
+import type { EnginePool } from './engines/index.js';
 
 /** The service's signing key and certificates (CONTRACT §5): from SIGNING_P12 or generated into DATA_DIR. */
 export interface SigningIdentity {
@@ -34,6 +35,8 @@ export interface Services {
   fetcher: SafeFetcher;
   auth: AuthService;
   office?: OfficeEngine;
+  /** Worker threads running every CPU-bound engine call (convert to DOCX, annotate, sign, verify). */
+  enginePool: EnginePool;
   signing?: SigningIdentity;
   /** Engines reported by /v1/health. */
   engines: EngineHealth[];

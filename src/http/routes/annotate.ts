@@ -8,7 +8,8 @@ import { FolioError } from '../../errors.js';
 import { errorResponses } from '../envelope.js';
 import type { Services } from '../../services.js';
 import { documentSourceSchema, resolveDocumentSource, type DocumentSource } from '../../fetch/document-source.js';
-import { annotateDocx, listTemplateFields, FIELD_TYPES, type AnnotateField } from '../../annotate/index.js';
+import { FIELD_TYPES, type AnnotateField } from '../../annotate/index.js';
+import { abandonSignal } from '../abandon.js';
 
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -118,13 +119,18 @@ export function annotateRoutes(services: Services) {
           throw new FolioError('SERVICE_UNAVAILABLE', 'PDF output is not available on this instance', { retryAfter: 30 });
         }
         const template = await resolveDocumentSource(request.body.document, services.fetcher);
-        const result = await annotateDocx(template, request.body.fields, {
-          strict: q.strict === 'true',
-          // A PDF has no content controls; flattening first also spares LibreOffice's handling of block
-          // controls (it prints a hyperlink inside one as its field code).
-          flatten: q.flatten === 'true' || to === 'pdf',
-          fetcher: services.fetcher,
-        });
+        const result = await services.enginePool.run(
+          'annotate.fill',
+          {
+            template,
+            fields: request.body.fields,
+            strict: q.strict === 'true',
+            // A PDF has no content controls; flattening first also spares LibreOffice's handling of block
+            // controls (it prints a hyperlink inside one as its field code).
+            flatten: q.flatten === 'true' || to === 'pdf',
+          },
+          { signal: abandonSignal(reply) },
+        );
         const out = to === 'pdf' ? await services.office!.docxToPdf(result.docx) : result.docx;
         reply.header('Cache-Control', 'no-store');
         return {
@@ -180,7 +186,7 @@ export function annotateRoutes(services: Services) {
       handler: async (request, reply) => {
         const template = await resolveDocumentSource(request.body.document, services.fetcher);
         reply.header('Cache-Control', 'no-store');
-        return { fields: listTemplateFields(template) };
+        return { fields: await services.enginePool.run('annotate.fields', { template }, { signal: abandonSignal(reply) }) };
       },
     });
   };

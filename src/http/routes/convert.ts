@@ -8,6 +8,7 @@ import { errorResponses } from '../envelope.js';
 import { readSingleFile } from '../multipart-file.js';
 import type { Services } from '../../services.js';
 import { convertDocument, inferSourceFormat, type SourceFormat, type TargetFormat } from '../../convert/index.js';
+import { abandonSignal } from '../abandon.js';
 
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -82,15 +83,26 @@ export function convertRoutes(services: Services) {
             details: [{ field: 'from', issue: 'not inferable' }],
           });
         }
-        const out = await convertDocument(upload.bytes, from, to, {
-          office: services.office,
-          pageSize: q.pageSize ?? 'A4',
-          pdf: {
-            trackedChanges: q.trackedChanges ?? 'markup',
-            pdfa: q.pdfa,
-            tagged: q.tagged === undefined ? undefined : q.tagged === 'true',
-          },
-        });
+        const pdfOptions = {
+          trackedChanges: q.trackedChanges ?? 'markup',
+          pdfa: q.pdfa,
+          tagged: q.tagged === undefined ? undefined : q.tagged === 'true',
+        } as const;
+        let out: Uint8Array;
+        if (from === 'docx') {
+          // DOCX in: nothing to parse here; the office engine validates it in its own supervised process.
+          out = await convertDocument(upload.bytes, from, to, { office: services.office, pdf: pdfOptions });
+        } else {
+          if (to === 'pdf' && !services.office) {
+            throw new FolioError('SERVICE_UNAVAILABLE', 'PDF conversion is not available on this instance', { retryAfter: 30 });
+          }
+          const docx = await services.enginePool.run(
+            'convert.toDocx',
+            { from, bytes: upload.bytes, pageSize: q.pageSize ?? 'A4' },
+            { signal: abandonSignal(reply) },
+          );
+          out = to === 'pdf' ? await services.office!.docxToPdf(docx, pdfOptions) : docx;
+        }
         reply
           .code(200)
           .header('Content-Type', to === 'pdf' ? 'application/pdf' : DOCX_MIME)

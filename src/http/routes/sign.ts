@@ -8,7 +8,9 @@ import { FolioError, type ErrorDetail } from '../../errors.js';
 import { errorResponses } from '../envelope.js';
 import type { Services } from '../../services.js';
 import { documentSourceSchema, resolveDocumentSource, type DocumentSource } from '../../fetch/document-source.js';
-import { describeIdentity, signDocument, warmUpAuditFonts, type AuditEvent } from '../../sign/index.js';
+import { describeIdentity, type AuditEvent } from '../../sign/index.js';
+import { isZip } from '../../docx/package.js';
+import { abandonSignal } from '../abandon.js';
 
 interface SignBody {
   document: DocumentSource;
@@ -45,8 +47,9 @@ export function parseIsoTimestamp(value: string): string | undefined {
 /** The checks JSON Schema cannot express well, with one detail per offending field. */
 function semanticDetails(body: SignBody): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  const name = body.signer.name.trim();
-  if (name.length < 2 || name.length > 255) details.push({ field: 'signer.name', issue: 'must be 2 to 255 characters' });
+  // Characters, not UTF-16 units: 255 emoji are 255 characters (JSON Schema's maxLength counts the same way).
+  const nameLength = [...body.signer.name.trim()].length;
+  if (nameLength < 2 || nameLength > 255) details.push({ field: 'signer.name', issue: 'must be 2 to 255 characters' });
   if (body.signer.email.length > 254 || !EMAIL.test(body.signer.email)) details.push({ field: 'signer.email', issue: 'must be an e-mail address' });
   if (body.signer.ip !== undefined && net.isIP(body.signer.ip) === 0) details.push({ field: 'signer.ip', issue: 'must be an IPv4 or IPv6 address' });
   if (typeof body.metadata?.ip === 'string' && net.isIP(body.metadata.ip) === 0) details.push({ field: 'metadata.ip', issue: 'must be an IPv4 or IPv6 address' });
@@ -121,10 +124,6 @@ const publicKeySchema = {
 
 export function signRoutes(services: Services) {
   return async (app: FastifyInstance) => {
-    // Load the audit-page fonts once the server is up, without delaying start-up itself.
-    app.addHook('onReady', async () => {
-      setTimeout(warmUpAuditFonts, 0).unref();
-    });
     app.route<{ Body: SignBody }>({
       method: 'POST',
       url: '/v1/sign',
@@ -151,7 +150,7 @@ export function signRoutes(services: Services) {
           ...errorResponses(400, 401, 413, 422, 429, 500, 503, 504),
         },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const body = request.body;
         const details = semanticDetails(body);
         if (details.length > 0) {
@@ -164,23 +163,24 @@ export function signRoutes(services: Services) {
           timestamp: parseIsoTimestamp(e.timestamp)!,
           ...(e.data !== undefined ? { data: e.data } : {}),
         }));
-        const result = await signDocument(
+        // A DOCX becomes a PDF in the office engine's supervised processes before the signing job.
+        const pdfOfDocx = isZip(bytes) && services.office ? await services.office.docxToPdf(bytes) : undefined;
+        const result = await services.enginePool.run(
+          'sign.seal',
           {
             document: bytes,
+            pdfOfDocx,
             signer: { ...body.signer, name: body.signer.name.trim() },
             auditTrail,
             eventId: body.eventId,
             metadata: body.metadata,
             auditPages: body.certificate?.enabled ?? true,
           },
-          {
-            identity: services.signing,
-            office: services.office,
-            tsaUrl: services.config.tsaUrl,
-            tsaOptional: services.config.tsaOptional,
-            onTimestampSkipped: (reason) => request.log.warn({ reason }, 'TSA failed; signed without a timestamp (TSA_OPTIONAL)'),
-          },
+          { signal: abandonSignal(reply) },
         );
+        if (result.timestampSkipped !== undefined) {
+          request.log.warn({ reason: result.timestampSkipped }, 'TSA failed; signed without a timestamp (TSA_OPTIONAL)');
+        }
         return { document: { base64: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength).toString('base64'), contentType: 'application/pdf' } };
       },
     });

@@ -8,7 +8,8 @@ import { errorResponses } from '../envelope.js';
 import { readSingleFile } from '../multipart-file.js';
 import { documentSourceSchema, resolveDocumentSource, type DocumentSource } from '../../fetch/document-source.js';
 import type { Services } from '../../services.js';
-import { loadTrustStore, verifyPdf, type TrustStore } from '../../verify/index.js';
+import { loadTrustStore } from '../../verify/index.js';
+import { abandonSignal } from '../abandon.js';
 import { FolioError } from '../../errors.js';
 
 const signerSchema = {
@@ -119,11 +120,10 @@ const verifyResponseSchema = {
 } as const;
 
 export function verifyRoutes(services: Services) {
-  // Built once at start-up: a TRUST_ANCHORS file that cannot be read stops the server with a clear error
-  // instead of failing every request.
-  let trust: TrustStore;
+  // Read once at start-up: a TRUST_ANCHORS file that cannot be read stops the server with a clear error
+  // instead of failing every request (the engine workers rebuild the same store from the same sources).
   try {
-    trust = loadTrustStore({
+    loadTrustStore({
       rootCertificatePem: services.signing?.rootCertificatePem,
       certificatePem: services.signing?.certificatePem,
       trustAnchorsPath: services.config.trustAnchors,
@@ -131,7 +131,6 @@ export function verifyRoutes(services: Services) {
   } catch (e) {
     throw new Error(`TRUST_ANCHORS (${services.config.trustAnchors}) could not be read as PEM certificates: ${(e as Error).message}`);
   }
-  const trustStore = () => trust;
   return async (app: FastifyInstance) => {
     app.route<{ Body: { document?: DocumentSource } }>({
       method: 'POST',
@@ -159,12 +158,12 @@ export function verifyRoutes(services: Services) {
         },
         response: { 200: verifyResponseSchema, ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503) },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         let bytes: Uint8Array;
         if (request.isMultipart()) bytes = (await readSingleFile(request)).bytes;
         else if (request.body && typeof request.body === 'object') bytes = await resolveDocumentSource(request.body.document, services.fetcher);
         else throw new FolioError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON {"document": {...}} or multipart/form-data with a "file" field');
-        return verifyPdf(bytes, { trust: trustStore() });
+        return services.enginePool.run('verify.pdf', { bytes }, { signal: abandonSignal(reply) });
       },
     });
   };

@@ -1,0 +1,36 @@
+/** The engine pool: CPU-bound engine calls off the event loop, each bounded in time and memory. */
+import type { Config } from '../config/index.js';
+import type { Logger } from 'pino';
+import type { SigningIdentity } from '../services.js';
+import { EnginePool } from './pool.js';
+
+export { EnginePool, type EnginePoolOptions, type EnginePoolStatus, type RunOptions } from './pool.js';
+export type { EngineTasks, TaskName } from './tasks.js';
+
+/** The pool as configured by ENGINE_*, with what the workers need to rebuild signing, trust and fetching. */
+export function createEnginePool(config: Config, logger: Logger, signing?: SigningIdentity): EnginePool {
+  return new EnginePool({
+    workers: config.engineWorkers,
+    queueSize: config.engineQueueSize,
+    timeoutMs: config.engineTimeoutMs,
+    memoryMb: config.engineMemoryMb,
+    logger,
+    workerData: {
+      signing: signing && {
+        privateKeyPem: signing.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+        keyAlgorithm: signing.keyAlgorithm,
+        chainDer: signing.chainDer,
+        certificatePem: signing.certificatePem,
+        rootCertificatePem: signing.rootCertificatePem,
+      },
+      trust: {
+        rootCertificatePem: signing?.rootCertificatePem,
+        certificatePem: signing?.certificatePem,
+        trustAnchorsPath: config.trustAnchors,
+      },
+      urlFetchAllowlist: config.urlFetchAllowlist,
+      tsaUrl: config.tsaUrl,
+      tsaOptional: config.tsaOptional,
+    },
+  });
+}

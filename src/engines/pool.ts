@@ -1,0 +1,163 @@
+/**
+ * The engine pool: every CPU-bound engine call (md/html→docx, annotate and field discovery, sign, verify)
+ * runs on a piscina worker thread, never on the event loop that parses requests and answers health checks.
+ *
+ * Each job has a time budget: past it the job's thread is terminated (piscina aborts a running task by
+ * terminating its worker), the caller gets 504 CONVERSION_TIMEOUT and piscina starts a replacement. Each
+ * thread has a V8 heap ceiling (resourceLimits): a document that needs more kills only its thread, and the
+ * caller gets 422 UNPROCESSABLE_DOCUMENT. A job whose client went away is aborted too, so abandoned work
+ * frees its thread. Beyond the queue bound the answer is 503 with a Retry-After estimate.
+ *
+ * Memory outside the V8 heap (ArrayBuffers: ZIP and PDF inflation) is not covered by resourceLimits; the
+ * parsers bound it themselves (src/docx, src/verify/pdf).
+ */
+import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
+import { FolioError } from '../errors.js';
+import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
+
+export interface EnginePoolOptions {
+  /** Worker threads, all started up front (ENGINE_WORKERS). */
+  workers: number;
+  /** Jobs that may wait for a thread (ENGINE_QUEUE_SIZE); beyond: 503. */
+  queueSize: number;
+  /** Time budget of one job once queued, in milliseconds (ENGINE_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** V8 old-generation ceiling of one thread, in MB (ENGINE_MEMORY_MB). */
+  memoryMb: number;
+  workerData: EngineWorkerData;
+  logger?: Logger;
+}
+
+export interface EnginePoolStatus {
+  status: 'healthy' | 'degraded' | 'unhealthy';
+  workers: number;
+  busy: number;
+  queued: number;
+  completed: number;
+  timeouts: number;
+  memoryExceeded: number;
+}
+
+export interface RunOptions {
+  /** Aborts the job (and terminates its thread if it is running), e.g. when the client disconnected. */
+  signal?: AbortSignal;
+}
+
+/** The worker entry next to this module: worker.js when compiled; from source a tsx bootstrap. */
+function workerFilename(): string {
+  const fromSource = import.meta.url.endsWith('.ts');
+  return new URL(fromSource ? './worker-from-source.mjs' : './worker.js', import.meta.url).href;
+}
+
+export class EnginePool {
+  private readonly pool: Piscina;
+  private running = 0;
+  private closed = false;
+  private timeouts = 0;
+  private memoryExceeded = 0;
+  /** Mean job time, for Retry-After estimates. */
+  private meanMillis = 200;
+
+  constructor(private readonly opts: EnginePoolOptions) {
+    this.pool = new Piscina({
+      filename: workerFilename(),
+      minThreads: opts.workers,
+      maxThreads: opts.workers,
+      maxQueue: opts.queueSize,
+      // Threads stay warm: start-up (module loading) costs more than most jobs.
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      concurrentTasksPerWorker: 1,
+      resourceLimits: {
+        maxOldGenerationSizeMb: opts.memoryMb,
+        maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(opts.memoryMb / 16))),
+        stackSizeMb: 8,
+      },
+      workerData: opts.workerData,
+      // The API's own flags (e.g. --max-old-space-size) must not apply to the workers: resourceLimits does.
+      execArgv: process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
+      env: process.env,
+    });
+    // A thread that dies outside a job (it cannot with our handler, but piscina reports it here) is logged;
+    // piscina replaces it to keep minThreads.
+    this.pool.on('error', (e: Error) => opts.logger?.error({ err: e }, 'engine worker failed outside a job'));
+  }
+
+  /** Runs one engine job on a worker thread. Rejects with the engine's FolioError, or the pool's own. */
+  async run<N extends TaskName>(task: N, input: EngineTasks[N]['input'], options: RunOptions = {}): Promise<EngineTasks[N]['output']> {
+    if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 });
+    if (this.pool.queueSize >= this.opts.queueSize) {
+      throw new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', { retryAfter: this.retryAfterSeconds() });
+    }
+    const budget = AbortSignal.timeout(this.opts.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([budget, options.signal]) : budget;
+    const started = performance.now();
+    this.running++;
+    let outcome: JobOutcome<N>;
+    try {
+      outcome = (await this.pool.run({ task, input } satisfies EngineJob<N>, { signal })) as JobOutcome<N>;
+    } catch (e) {
+      throw this.poolError(e, budget, task);
+    } finally {
+      this.running--;
+    }
+    this.meanMillis = this.meanMillis * 0.9 + (performance.now() - started) * 0.1;
+    if (outcome.ok) return outcome.value;
+    if (outcome.internal) this.opts.logger?.error({ task, err: outcome.internal }, 'engine job failed');
+    const { code, message, status, details, retryAfter } = outcome.error;
+    throw new FolioError(code, message, { status, details, retryAfter });
+  }
+
+  status(): EnginePoolStatus {
+    const workers = this.pool.threads.length;
+    const queued = this.pool.queueSize;
+    const busy = Math.max(0, Math.min(workers, this.running - queued));
+    let status: EnginePoolStatus['status'] = 'healthy';
+    if (this.closed || workers === 0) status = 'unhealthy';
+    else if (workers < this.opts.workers) status = 'degraded';
+    return { status, workers, busy, queued, completed: this.pool.completed, timeouts: this.timeouts, memoryExceeded: this.memoryExceeded };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.destroy();
+  }
+
+  private retryAfterSeconds(): number {
+    const waiting = this.pool.queueSize + this.opts.workers;
+    return Math.max(1, Math.ceil((waiting * this.meanMillis) / this.opts.workers / 1000));
+  }
+
+  private poolError(e: unknown, budget: AbortSignal, task: TaskName): FolioError {
+    const err = e as NodeJS.ErrnoException;
+    if (err?.name === 'AbortError') {
+      if (budget.aborted) {
+        this.timeouts++;
+        this.opts.logger?.warn({ task, budgetMs: this.opts.timeoutMs }, 'engine job exceeded its time budget; its worker was replaced');
+        return new FolioError('CONVERSION_TIMEOUT', `Processing the document did not finish within ${formatSeconds(this.opts.timeoutMs)}`);
+      }
+      if (this.closed) return new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 });
+      // The client went away; nobody reads this answer, but it must still be an error.
+      return new FolioError('SERVICE_UNAVAILABLE', 'The request was abandoned by the client', { retryAfter: 1 });
+    }
+    if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      this.memoryExceeded++;
+      this.opts.logger?.warn({ task, memoryMb: this.opts.memoryMb }, 'engine job exceeded its memory ceiling; its worker was replaced');
+      return new FolioError(
+        'UNPROCESSABLE_DOCUMENT',
+        `The document is too large to process: it needs more than the ${this.opts.memoryMb} MB of memory one document may use`,
+      );
+    }
+    if (/queue is at limit/i.test(err?.message ?? '')) {
+      return new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', { retryAfter: this.retryAfterSeconds() });
+    }
+    this.opts.logger?.error({ task, err: e }, 'engine worker failed');
+    return new FolioError('INTERNAL_ERROR', 'The document engine failed; retry the request', { cause: e });
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+

@@ -1,0 +1,82 @@
+/**
+ * The jobs the engine pool runs off the event loop, and what each answers. One discriminated union, so the
+ * pool, the worker and the routes agree on shapes at compile time. Everything here crosses a thread
+ * boundary by structured clone: plain data and Uint8Arrays only (no classes, no functions).
+ */
+import type { AnnotateField, AnnotateReport, FieldDescription } from '../annotate/index.js';
+import type { AuditEvent } from '../sign/index.js';
+import type { VerifyResult } from '../verify/index.js';
+import type { ErrorCode, ErrorDetail } from '../errors.js';
+
+export type PageSize = 'A4' | 'Letter';
+
+export interface EngineTasks {
+  /** Markdown or HTML (bytes as uploaded) → DOCX. */
+  'convert.toDocx': {
+    input: { from: 'md' | 'html'; bytes: Uint8Array; pageSize: PageSize };
+    output: Uint8Array;
+  };
+  'annotate.fill': {
+    input: { template: Uint8Array; fields: AnnotateField[]; strict: boolean; flatten: boolean };
+    output: { docx: Uint8Array; report: AnnotateReport };
+  };
+  'annotate.fields': {
+    input: { template: Uint8Array };
+    output: Array<FieldDescription & { occurrences: number }>;
+  };
+  /**
+   * Seals a PDF. A DOCX is converted by the office engine on the way in (its supervised processes), so the
+   * worker receives the original bytes for the audit record and the PDF made from them.
+   */
+  'sign.seal': {
+    input: {
+      document: Uint8Array;
+      pdfOfDocx?: Uint8Array;
+      signer: { name: string; email: string; ip?: string; userAgent?: string };
+      auditTrail: AuditEvent[];
+      eventId?: string;
+      metadata?: Record<string, unknown>;
+      auditPages: boolean;
+    };
+    output: { pdf: Uint8Array; timestampSkipped?: string };
+  };
+  'verify.pdf': {
+    input: { bytes: Uint8Array };
+    output: VerifyResult;
+  };
+}
+
+export type TaskName = keyof EngineTasks;
+
+export interface EngineJob<N extends TaskName = TaskName> {
+  task: N;
+  input: EngineTasks[N]['input'];
+}
+
+/** A FolioError flattened for the trip back to the main thread (classes do not survive structured clone). */
+export interface SerializedError {
+  code: ErrorCode;
+  message: string;
+  status?: number;
+  details?: ErrorDetail[];
+  retryAfter?: number;
+}
+
+export type JobOutcome<N extends TaskName = TaskName> =
+  | { ok: true; value: EngineTasks[N]['output'] }
+  | { ok: false; error: SerializedError; internal?: { name: string; stack?: string } };
+
+/** What every worker is given once at start: enough to rebuild the engines' dependencies locally. */
+export interface EngineWorkerData {
+  signing?: {
+    privateKeyPem: string;
+    keyAlgorithm: 'RSA' | 'ECDSA';
+    chainDer: Uint8Array[];
+    certificatePem: string;
+    rootCertificatePem?: string;
+  };
+  trust: { rootCertificatePem?: string; certificatePem?: string; trustAnchorsPath?: string };
+  urlFetchAllowlist: string[];
+  tsaUrl?: string;
+  tsaOptional: boolean;
+}

@@ -1,0 +1,121 @@
+/**
+ * Entry of one engine worker thread (run by piscina from pool.ts). Each job runs one engine call on its own
+ * thread, so a slow or hostile document never holds the event loop that answers health checks; the pool
+ * owns the time budget and the heap ceiling and replaces this thread when either is crossed.
+ *
+ * The engines' dependencies that cannot cross threads (the signing key, the trust store, the URL fetcher)
+ * are rebuilt here once, lazily, from the plain data in workerData.
+ */
+import { createPrivateKey } from 'node:crypto';
+import { workerData } from 'node:worker_threads';
+import { isFolioError } from '../errors.js';
+import { SafeFetcher } from '../fetch/safe-fetch.js';
+import { markdownToDocx, htmlToDocx } from '../convert/index.js';
+import { decodeText } from '../convert/text.js';
+import { annotateDocx, listTemplateFields } from '../annotate/index.js';
+import { signDocument, warmUpAuditFonts } from '../sign/index.js';
+import { loadTrustStore, verifyPdf, type TrustStore } from '../verify/index.js';
+import type { OfficeEngine } from '../office/types.js';
+import type { SigningIdentity } from '../services.js';
+import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
+
+const data = workerData as EngineWorkerData;
+
+// The audit-page fonts load once per thread, before the first signing job needs them.
+setTimeout(warmUpAuditFonts, 0);
+
+let fetcher: SafeFetcher | undefined;
+let identity: SigningIdentity | undefined;
+let trust: TrustStore | undefined;
+
+const getFetcher = () => (fetcher ??= new SafeFetcher({ allowlist: data.urlFetchAllowlist }));
+
+function getIdentity(): SigningIdentity | undefined {
+  if (!identity && data.signing) {
+    const s = data.signing;
+    identity = {
+      privateKey: createPrivateKey(s.privateKeyPem),
+      keyAlgorithm: s.keyAlgorithm,
+      chainDer: s.chainDer,
+      certificatePem: s.certificatePem,
+      rootCertificatePem: s.rootCertificatePem,
+    };
+  }
+  return identity;
+}
+
+const getTrust = () => (trust ??= loadTrustStore(data.trust));
+
+type Handlers = { [N in TaskName]: (input: EngineTasks[N]['input']) => Promise<EngineTasks[N]['output']> | EngineTasks[N]['output'] };
+
+const handlers: Handlers = {
+  'convert.toDocx': ({ from, bytes, pageSize }) => {
+    const text = decodeText(bytes);
+    return from === 'md' ? markdownToDocx(text, { pageSize }) : htmlToDocx(text, { pageSize });
+  },
+  'annotate.fill': async ({ template, fields, strict, flatten }) => {
+    const result = await annotateDocx(template, fields, { strict, flatten, fetcher: getFetcher() });
+    return { docx: result.docx, report: result.report };
+  },
+  'annotate.fields': ({ template }) => listTemplateFields(template),
+  'sign.seal': async (input) => {
+    const signing = getIdentity();
+    if (!signing) throw new Error('the engine worker has no signing identity');
+    // The DOCX was converted by the office engine before this job (its own supervised processes); the sign
+    // engine asks for that conversion through this adapter and receives the PDF already made.
+    const converted: OfficeEngine | undefined = input.pdfOfDocx
+      ? {
+          docxToPdf: async () => input.pdfOfDocx!,
+          status: () => ({ status: 'healthy', workers: 0, busy: 0, queued: 0 }),
+          close: async () => undefined,
+        }
+      : undefined;
+    let timestampSkipped: string | undefined;
+    const result = await signDocument(
+      {
+        document: input.document,
+        signer: input.signer,
+        auditTrail: input.auditTrail,
+        eventId: input.eventId,
+        metadata: input.metadata,
+        auditPages: input.auditPages,
+      },
+      {
+        identity: signing,
+        office: converted,
+        tsaUrl: data.tsaUrl,
+        tsaOptional: data.tsaOptional,
+        onTimestampSkipped: (reason) => {
+          timestampSkipped = reason;
+        },
+      },
+    );
+    return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
+  },
+  'verify.pdf': ({ bytes }) => verifyPdf(bytes, { trust: getTrust() }),
+};
+
+export default async function runJob(job: EngineJob): Promise<JobOutcome> {
+  const handler = handlers[job.task] as (input: unknown) => unknown;
+  if (!handler) return { ok: false, error: { code: 'INTERNAL_ERROR', message: `Unknown engine task ${String(job.task)}` } };
+  try {
+    const value = await handler(job.input);
+    // Copied back by structured clone (piscina moves only a bare top-level value); at the 25 MB upload
+    // limit the copy costs milliseconds.
+    return { ok: true, value: value as never };
+  } catch (e) {
+    if (isFolioError(e)) {
+      return {
+        ok: false,
+        error: { code: e.code, message: e.message, status: e.status, details: e.details, retryAfter: e.retryAfter },
+      };
+    }
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      // Recursion deeper than the thread's stack: the document nests too deeply, not a fault of ours.
+      return { ok: false, error: { code: 'UNPROCESSABLE_DOCUMENT', message: 'The document is too deeply nested to process' } };
+    }
+    // A stack trace names code, never document content; the main thread logs it with the request id.
+    const err = e as Error;
+    return { ok: false, error: { code: 'INTERNAL_ERROR', message: 'Internal error' }, internal: { name: err?.name ?? 'Error', stack: err?.stack } };
+  }
+}
