@@ -3,17 +3,18 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { OfficePool } from './pool.js';
 
-export { OfficePool, type OfficePoolOptions, type OfficePoolStatus, type ConversionEvent } from './pool.js';
+export { OfficePool, type OfficePoolOptions, type OfficePoolStatus, type ConversionEvent, type MemoryExceededEvent } from './pool.js';
 export { validateDocx, OFFICE_PACKAGE_LIMITS } from './validate.js';
 export { minimalDocx } from './minimal-docx.js';
 export type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
 
-/** The pool as configured by OFFICE_WORKERS, OFFICE_QUEUE_SIZE and OFFICE_TIMEOUT_MS (not yet started). */
+/** The pool as configured by OFFICE_WORKERS, OFFICE_QUEUE_SIZE, OFFICE_TIMEOUT_MS and OFFICE_MEMORY_MB (not yet started). */
 export function createOfficePool(config: Config, logger?: Logger): OfficePool {
   return new OfficePool({
     workers: config.officeWorkers,
     queueSize: config.officeQueueSize,
     timeoutMs: config.officeTimeoutMs,
+    maxJobRssBytes: config.officeMemoryBytes,
     logger,
   });
 }

@@ -3,9 +3,11 @@
  *
  * LOK is not thread-safe, can be booted once per process, and may crash or hang on hostile input, so the
  * pool gives each worker one conversion at a time and owns its whole life: warm start, a time budget per
- * conversion (then SIGKILL and 504), crash detection (the request fails, never hangs), respawn with
- * back-off, recycling after N conversions or above an RSS ceiling, and a bounded FIFO queue (503 with
- * Retry-After beyond it). Each worker's private directory (profile and document I/O) is removed when the
+ * conversion (then SIGKILL and 504), a resident-memory ceiling per conversion (sampled from /proc while
+ * the worker is busy; above it SIGKILL and 422), crash detection (the request fails, never hangs), respawn
+ * with back-off, recycling after N conversions or above an RSS ceiling, and a bounded FIFO queue (503 with
+ * Retry-After beyond it). Workers receive the caller's bytes as they are and validate and prepare them
+ * themselves, so no package reading runs on the API's event loop. Each worker's private directory (profile and document I/O) is removed when the
  * process exits, whatever the cause.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -16,9 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
-import { validateDocx } from './validate.js';
 import { declarePdfa1b } from './pdf-options.js';
-import { prepareDocx } from './prepare.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
 import type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
 
@@ -31,8 +31,15 @@ export interface OfficePoolOptions {
   timeoutMs: number;
   /** A worker is replaced after this many conversions (default 200). */
   maxConversionsPerWorker?: number;
-  /** A worker is replaced once its resident memory exceeds this (default 450 MB). */
+  /** A worker is replaced once its resident memory exceeds this after a conversion (default 450 MB). */
   maxRssBytes?: number;
+  /**
+   * Resident-memory ceiling of a worker during one conversion (OFFICE_MEMORY_MB; default 1536 MB). Above it
+   * the worker is killed, the conversion answers 422 UNPROCESSABLE_DOCUMENT and the worker is replaced.
+   */
+  maxJobRssBytes?: number;
+  /** How often a busy worker's resident memory is sampled (default 200 ms). */
+  memoryPollMs?: number;
   /** LibreOffice's program directory (default /usr/lib/libreoffice/program). */
   installPath?: string;
   /** Parent of the workers' private directories (default /dev/shm when writable, else the OS temp dir). */
@@ -67,14 +74,16 @@ interface Worker {
   state: WorkerState;
   conversions: number;
   rss: number;
-  job?: Job & { id: number; timer: NodeJS.Timeout; settled: boolean };
+  job?: Job & { id: number; timer: NodeJS.Timeout; memoryTimer?: NodeJS.Timeout; settled: boolean; startedAt: number; peakRss: number };
   /** Why the pool is stopping this worker, when it is. */
-  stopReason?: 'timeout' | 'recycle' | 'close' | 'start-timeout';
+  stopReason?: 'timeout' | 'memory' | 'recycle' | 'close' | 'start-timeout';
   startTimer?: NodeJS.Timeout;
 }
 
 const DEFAULT_MAX_CONVERSIONS = 200;
 const DEFAULT_MAX_RSS = 450 * 1024 * 1024;
+const DEFAULT_MAX_JOB_RSS = 1536 * 1024 * 1024;
+const DEFAULT_MEMORY_POLL_MS = 200;
 /** After this many consecutive failed starts, requests are refused at once instead of queued. */
 const BROKEN_AFTER_START_FAILURES = 3;
 
@@ -123,6 +132,31 @@ function defaultTempRoot(): string {
 export interface ConversionEvent {
   millis: number;
   rss: number;
+  /** Highest resident memory sampled while the worker had this job (0 where /proc is unavailable). */
+  peakRss: number;
+}
+
+/** Emitted as 'memory-exceeded' when a conversion is stopped at the memory ceiling. */
+export interface MemoryExceededEvent {
+  rss: number;
+  limit: number;
+  millis: number;
+}
+
+/**
+ * Resident memory of a process in bytes, from /proc/<pid>/status (VmRSS, in kB: no page-size guess), or
+ * undefined when it cannot be read (not Linux, process gone). LibreOffice allocates natively, so only the
+ * kernel's view of the child counts; the child's own reports arrive only between conversions.
+ */
+export function readRss(pid: number): number | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(text);
+  return m ? Number(m[1]) * 1024 : undefined;
 }
 
 export class OfficePool extends EventEmitter implements OfficeEngine {
@@ -130,6 +164,8 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
   private readonly queue: Job[] = [];
   private readonly maxConversions: number;
   private readonly maxRss: number;
+  private readonly maxJobRss: number;
+  private readonly memoryPollMs: number;
   private readonly tempRoot: string;
   private readonly entry = workerEntry();
   private nextJobId = 1;
@@ -148,6 +184,8 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     super();
     this.maxConversions = opts.maxConversionsPerWorker ?? DEFAULT_MAX_CONVERSIONS;
     this.maxRss = opts.maxRssBytes ?? DEFAULT_MAX_RSS;
+    this.maxJobRss = opts.maxJobRssBytes ?? DEFAULT_MAX_JOB_RSS;
+    this.memoryPollMs = opts.memoryPollMs ?? DEFAULT_MEMORY_POLL_MS;
     this.tempRoot = opts.tempRoot ?? defaultTempRoot();
   }
 
@@ -162,7 +200,6 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
   }
 
   async docxToPdf(docx: Uint8Array, options: DocxToPdfOptions = {}): Promise<Uint8Array> {
-    const entryNames = validateDocx(docx);
     if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 });
     if (this.isBroken()) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion engine is unavailable', { retryAfter: 30 });
@@ -170,10 +207,9 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     if (this.queue.length >= this.opts.queueSize) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'Too many conversions are waiting; retry later', { retryAfter: this.retryAfterSeconds() });
     }
-    // Markup is LibreOffice's own rendering of tracked changes; accept/reject rewrite the revision marks.
-    const input = prepareDocx(docx, entryNames, options);
+    // Validation and preparation (accept/reject of tracked changes, comments) happen in the worker.
     return new Promise<Uint8Array>((resolve, reject) => {
-      this.queue.push({ docx: input, options, resolve, reject });
+      this.queue.push({ docx, options, resolve, reject });
       this.dispatch();
     });
   }
@@ -291,7 +327,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
           this.dispatch();
         } else if (m.type === 'init-failed') {
           this.opts.logger?.error({ worker: worker.seq, reason: m.message }, 'office worker failed to start');
-        } else if (m.type === 'result' || m.type === 'failed') {
+        } else if (m.type === 'result' || m.type === 'failed' || m.type === 'rejected') {
           this.onJobMessage(worker, m);
         }
       });
@@ -324,7 +360,8 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       );
       void this.stop(worker, 'timeout');
     }, this.opts.timeoutMs);
-    worker.job = { ...job, id, timer, settled: false };
+    worker.job = { ...job, id, timer, settled: false, startedAt: performance.now(), peakRss: 0 };
+    this.superviseMemory(worker, id);
     const message: ConvertRequest = { type: 'convert', id, docx: job.docx, options: job.options };
     worker.child.send(message, (err) => {
       if (err) {
@@ -334,24 +371,67 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     });
   }
 
+  /**
+   * Samples the busy worker's resident memory until its job settles; above the ceiling the job fails with
+   * 422 and the worker is killed (replaced by onExit). A hostile document grows LibreOffice's native heap
+   * to gigabytes within seconds, long before the time budget ends, and starves the other workers.
+   */
+  private superviseMemory(worker: Worker, id: number): void {
+    const pid = worker.child.pid;
+    if (pid === undefined) return;
+    const sample = () => {
+      const job = worker.job;
+      if (!job || job.id !== id || job.settled) return;
+      const rss = readRss(pid);
+      if (rss === undefined) return; // No /proc (or the process is gone: its exit settles the job).
+      if (rss > job.peakRss) job.peakRss = rss;
+      if (rss > this.maxJobRss) {
+        const millis = performance.now() - job.startedAt;
+        const limitMb = Math.round(this.maxJobRss / 1048576);
+        this.opts.logger?.warn(
+          { worker: worker.seq, rssMb: Math.round(rss / 1048576), limitMb, ms: Math.round(millis) },
+          'office conversion exceeded its memory ceiling; killing the worker',
+        );
+        this.emit('memory-exceeded', { rss, limit: this.maxJobRss, millis } satisfies MemoryExceededEvent);
+        this.settle(worker, (j) =>
+          j.reject(
+            new FolioError(
+              'UNPROCESSABLE_DOCUMENT',
+              `The document is too large to process: the conversion exceeded its memory ceiling of ${limitMb} MB`,
+            ),
+          ),
+        );
+        void this.stop(worker, 'memory');
+        return;
+      }
+      job.memoryTimer = setTimeout(sample, this.memoryPollMs);
+    };
+    worker.job!.memoryTimer = setTimeout(sample, this.memoryPollMs);
+  }
+
   /** Settles the worker's current job once (a late message after a timeout is ignored). */
   private settle(worker: Worker, fn: (job: Job) => void): void {
     const job = worker.job;
     if (!job || job.settled) return;
     job.settled = true;
     clearTimeout(job.timer);
+    clearTimeout(job.memoryTimer);
     fn(job);
   }
 
-  private onJobMessage(worker: Worker, m: Extract<WorkerMessage, { type: 'result' | 'failed' }>): void {
+  private onJobMessage(worker: Worker, m: Extract<WorkerMessage, { type: 'result' | 'failed' | 'rejected' }>): void {
     if (!worker.job || worker.job.id !== m.id || worker.job.settled) return;
     worker.rss = m.rss;
     worker.conversions++;
     this.conversions++;
     if (m.type === 'result') {
       this.meanMillis = this.meanMillis * 0.8 + m.millis * 0.2;
-      this.emit('conversion', { millis: m.millis, rss: m.rss } satisfies ConversionEvent);
+      const peakRss = Math.max(worker.job.peakRss, m.rss);
+      this.emit('conversion', { millis: m.millis, rss: m.rss, peakRss } satisfies ConversionEvent);
       this.settle(worker, (j) => j.resolve(j.options.pdfa === '1b' ? declarePdfa1b(m.pdf) : m.pdf));
+    } else if (m.type === 'rejected') {
+      // The worker's validation refused the document: the same error the caller would have had in-process.
+      this.settle(worker, (j) => j.reject(new FolioError(m.code, m.message, { status: m.status, details: m.details })));
     } else if (m.stage === 'internal') {
       this.settle(worker, (j) => j.reject(new FolioError('INTERNAL_ERROR', 'The conversion worker failed; retry the request')));
     } else {

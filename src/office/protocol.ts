@@ -1,6 +1,12 @@
 /** Messages between the pool (parent) and an office worker process, over the fork IPC channel. */
+import type { ErrorCode, ErrorDetail } from '../errors.js';
 import type { DocxToPdfOptions } from './types.js';
 
+/**
+ * One conversion. `docx` is the caller's bytes as received: the worker validates and prepares them itself
+ * (validate.ts, prepare.ts), so that ZIP reading and revision rewriting run under the job's time budget and
+ * memory ceiling instead of on the API's event loop.
+ */
 export interface ConvertRequest {
   type: 'convert';
   id: number;
@@ -17,6 +23,16 @@ export type WorkerMessage =
       id: number;
       /** 'load': LibreOffice could not read the document; 'save': it could not export it; 'internal': the worker's own I/O failed. */
       stage: 'load' | 'save' | 'internal';
+      rss: number;
+    }
+  | {
+      /** The document was refused before LibreOffice saw it (validation or preparation): a FolioError's fields. */
+      type: 'rejected';
+      id: number;
+      code: ErrorCode;
+      message: string;
+      status: number;
+      details?: ErrorDetail[];
       rss: number;
     };
 

@@ -10,6 +10,9 @@ import { LibreOfficeKit, DEFAULT_INSTALL_PATH } from './lok.js';
 import { fileUrl, writeProfile } from './profile.js';
 import { pdfFilterOptions } from './pdf-options.js';
 import { minimalDocx } from './minimal-docx.js';
+import { validateDocx } from './validate.js';
+import { prepareDocx } from './prepare.js';
+import { FolioError } from '../errors.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
 import type { DocxToPdfOptions } from './types.js';
 
@@ -89,9 +92,24 @@ function main(): void {
     const m = raw as ConvertRequest;
     if (m?.type !== 'convert') return;
     const started = performance.now();
+    const options = m.options ?? {};
+    let input: Uint8Array;
+    try {
+      // Here rather than in the pool: unpacking and rewriting a hostile package can take seconds and
+      // gigabytes, which the pool's time budget and memory ceiling bound in this process.
+      input = prepareDocx(m.docx, validateDocx(m.docx), options);
+    } catch (e) {
+      if (e instanceof FolioError) {
+        send({ type: 'rejected', id: m.id, code: e.code, message: e.message, status: e.status, details: e.details, rss: rss() });
+      } else {
+        // Not a FolioError: a defect of ours, not a verdict on the document.
+        send({ type: 'failed', id: m.id, stage: 'internal', rss: rss() });
+      }
+      return;
+    }
     let out: ReturnType<typeof convert> | 'internal';
     try {
-      out = convert(kit, ioDir, m.docx, m.options ?? {});
+      out = convert(kit, ioDir, input, options);
     } catch {
       // Our own file I/O (e.g. the temp directory full): not the document's fault, and not a crash.
       out = 'internal';
