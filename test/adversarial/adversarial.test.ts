@@ -1,0 +1,176 @@
+/**
+ * Issue 12, from the outside: hostile and oversized inputs for every engine against the real server process.
+ * For each input: the answer is one the contract allows (status and envelope code; 200 only with valid
+ * output), it came within its budget, /v1/health (polled every 25 ms from another thread) answered every
+ * time and quickly, and the server is the same live process. At the end: a normal request of each kind still
+ * succeeds and the server's RSS came back under a bound.
+ *
+ * A frozen server makes the case fail at its deadline (not hang the run); it is then killed and a fresh one
+ * started so that the remaining cases still say something, and the final "same process" test fails.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOSTILE, envelope, judge, validCases, validTemplate, type Budget, type HostileCase } from './generators.js';
+import { FolioProcess, HealthPoller, MB, descendants, percentile, type SendResult } from './server.js';
+
+const ENGINE_TIMEOUT_MS = 8_000;
+const OFFICE_TIMEOUT_MS = 20_000;
+/** Upload, base64 decoding, queueing behind the previous victim's replacement worker, a loaded 2-core box. */
+const MARGIN_MS = 6_000;
+const HEALTH_MAX_MS = 500;
+const RSS_BOUND = 600 * MB;
+
+const ENV = {
+  OFFICE_WORKERS: '1',
+  OFFICE_TIMEOUT_MS: String(OFFICE_TIMEOUT_MS),
+  OFFICE_MEMORY_MB: '1024',
+  ENGINE_WORKERS: '2',
+  ENGINE_TIMEOUT_MS: String(ENGINE_TIMEOUT_MS),
+  ENGINE_MEMORY_MB: '512',
+};
+
+function budgetMs(b: Budget): number {
+  const t = { engine: ENGINE_TIMEOUT_MS, office: OFFICE_TIMEOUT_MS, 'engine+office': ENGINE_TIMEOUT_MS + OFFICE_TIMEOUT_MS, none: 2_000 }[b];
+  return t + MARGIN_MS;
+}
+
+const CORPUS_DOCX = '/work/shared/corpus/docx/mammoth--simple-list.docx';
+
+interface Row {
+  id: string;
+  klass: string;
+  status: number;
+  code: string;
+  ms: number;
+  healthP99: number;
+  healthMax: number;
+  healthMissed: number;
+  verdict: string;
+}
+
+describe.sequential('adversarial inputs against the running server', () => {
+  let srv: FolioProcess | undefined;
+  let poller: HealthPoller;
+  let apiKey = '';
+  let firstPid = 0;
+  const restarts: string[] = [];
+  const rows: Row[] = [];
+  const allHealth: number[] = [];
+
+  async function startServer() {
+    srv = await FolioProcess.start(ENV);
+    apiKey = await srv.newKey();
+    poller?.setUrl(srv.url);
+  }
+
+  /** A dead or frozen server (from a previous case) is replaced, so the next case is judged on its own. */
+  async function ensureServer(why: string) {
+    const responsive = srv?.alive() && (await fetch(`${srv.url}/v1/health`, { signal: AbortSignal.timeout(3000) }).then(() => true, () => false));
+    if (responsive) return;
+    restarts.push(`${why}: ${srv?.alive() ? 'frozen' : `dead ${JSON.stringify(srv?.exitInfo())}`}`);
+    srv?.kill();
+    await srv?.stop(0);
+    await startServer();
+  }
+
+  beforeAll(async () => {
+    await startServer();
+    firstPid = srv!.pid;
+    poller = new HealthPoller(srv!.url);
+  }, 180_000);
+
+  afterAll(async () => {
+    const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
+    console.log('\nadversarial results (ms; health p99/max over the case):');
+    for (const r of rows) {
+      console.log(
+        `${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${r.id.padEnd(42)} ${String(r.status).padStart(3)} ${r.code.padEnd(24)} ${fmt(r.ms).padStart(6)} ms  health p99 ${fmt(r.healthP99)} max ${fmt(r.healthMax)} missed ${r.healthMissed}${r.verdict === 'ok' ? '' : `  — ${r.verdict}`}`,
+      );
+    }
+    console.log(`health over the whole run: ${allHealth.length} probes, p99 ${fmt(percentile(allHealth, 99))} ms, max ${fmt(Math.max(...allHealth))} ms`);
+    if (restarts.length) console.log(`server restarts: ${restarts.join('; ')}`);
+    await poller?.stop();
+    await srv?.stop();
+  }, 60_000);
+
+  for (const c of HOSTILE) {
+    const budget = budgetMs(c.budget);
+    it(c.id, async () => {
+      await ensureServer(`before ${c.id}`);
+      const server = srv!;
+      const pid = server.pid;
+      const spec = c.build();
+      const t0 = Date.now();
+      let res: SendResult = await server.send(spec, apiKey, budget + 2_000);
+      if (res.status === 429 && envelope(res).code === 'RATE_LIMIT_ERROR') {
+        // Slots held by earlier abandoned requests are another issue's bug; report it, then go on with a new key.
+        restarts.push(`${c.id}: 429 on a sequential client (leaked in-flight slots); new key`);
+        apiKey = await server.newKey();
+        res = await server.send(spec, apiKey, budget + 2_000);
+      }
+      const t1 = Date.now();
+      const health = await poller.window(t0, t1);
+      const lat = health.filter((s) => s.status !== 0).map((s) => s.ms);
+      allHealth.push(...lat);
+      const problems: string[] = [];
+      if (res.status === 0) problems.push(`no answer within ${budget + 2_000} ms (${res.error})`);
+      else {
+        const why = judge(c, res);
+        if (why) problems.push(why);
+        if (res.ms > budget) problems.push(`answered after ${res.ms.toFixed(0)} ms, budget ${budget} ms`);
+      }
+      const missed = health.filter((s) => s.status === 0).length;
+      if (missed) problems.push(`/v1/health did not answer ${missed} of ${health.length} probes`);
+      const hMax = lat.length ? Math.max(...lat) : NaN;
+      if (hMax > HEALTH_MAX_MS) problems.push(`/v1/health took up to ${hMax.toFixed(0)} ms`);
+      if (!server.alive()) problems.push(`server died: ${JSON.stringify(server.exitInfo())} ${server.logTail().slice(-600)}`);
+      if (server.pid !== pid) problems.push('server pid changed');
+      const e = res.status && res.status !== 200 ? envelope(res) : {};
+      rows.push({
+        id: c.id,
+        klass: c.klass,
+        status: res.status,
+        code: e.code ?? (res.status === 200 ? 'OK' : (res.error ?? '')).slice(0, 24),
+        ms: res.ms,
+        healthP99: percentile(lat, 99),
+        healthMax: hMax,
+        healthMissed: missed,
+        verdict: problems.length ? problems.join('; ') : 'ok',
+      });
+      expect(problems, `${c.klass} → ${res.status} ${e.code ?? ''} ${e.message ?? ''}`).toEqual([]);
+    }, budget + 150_000);
+  }
+
+  it('still answers a normal request of each kind after the hostile run', async () => {
+    await ensureServer('before the normal requests');
+    const server = srv!;
+    const docx = fs.existsSync(CORPUS_DOCX) ? fs.readFileSync(CORPUS_DOCX) : validTemplate();
+    let signed: Uint8Array | undefined;
+    const failures: string[] = [];
+    for (const v of validCases(() => docx, () => signed!)) {
+      const res = await server.send(v.build(), apiKey, budgetMs(v.endpoint === 'convert docx→pdf' ? 'engine+office' : 'engine'));
+      const why = res.status === 200 ? v.ok(res) : `status ${res.status} ${res.body.toString('utf8').slice(0, 200)}`;
+      if (why) failures.push(`${v.endpoint}: ${why}`);
+      if (v.endpoint === 'sign' && res.status === 200) signed = Buffer.from(JSON.parse(res.body.toString('utf8')).document.base64, 'base64');
+      if (v.endpoint === 'verify' && res.status === 200 && JSON.parse(res.body.toString('utf8')).signatureCount < 1) failures.push('verify: found no signature in the signed PDF');
+    }
+    expect(failures).toEqual([]);
+  }, 180_000);
+
+  it('is the same live process as at the start, and its memory came back under the bound', async () => {
+    const server = srv!;
+    // Give V8 and the pool a moment to shrink after the last victim.
+    let rss = server.rss() ?? Infinity;
+    const deadline = Date.now() + 20_000;
+    while (rss > RSS_BOUND && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      rss = server.rss() ?? Infinity;
+    }
+    const kids = descendants(server.pid);
+    console.log(`server pid ${server.pid} RSS ${(rss / MB).toFixed(0)} MB; children: ${kids.map((k) => `${k.name}(${k.pid}) ${(k.rss / MB).toFixed(0)} MB`).join(', ') || 'none'}`);
+    expect(restarts, 'the server had to be replaced or a key was locked out').toEqual([]);
+    expect(server.pid).toBe(firstPid);
+    expect(server.alive()).toBe(true);
+    expect(rss).toBeLessThan(RSS_BOUND);
+  }, 60_000);
+});

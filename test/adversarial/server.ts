@@ -1,0 +1,295 @@
+/**
+ * The real Folio API as a separate child process (so a frozen or crashed server cannot take the test runner
+ * with it, and so its pid and RSS can be read from /proc), an API key obtained the way a client gets one
+ * (register → code from the .eml outbox → verify), and a /v1/health poller on its own worker thread (so the
+ * latency it measures is the server's, not the test thread's while it builds a 20 MB input).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Answer, RequestSpec } from './generators.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** VmRSS of a pid in bytes, or undefined when it is gone. */
+export function rssOf(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every descendant process of `pid` (LibreOffice workers and their helpers), with name and RSS. */
+export function descendants(pid: number): Array<{ pid: number; name: string; rss: number }> {
+  const children = new Map<number, number[]>();
+  const names = new Map<number, string>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      names.set(Number(d), stat.slice(stat.indexOf('(') + 1, close));
+      (children.get(ppid) ?? children.set(ppid, []).get(ppid)!).push(Number(d));
+    } catch {
+      /* the process ended while we looked */
+    }
+  }
+  const out: Array<{ pid: number; name: string; rss: number }> = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push({ pid: c, name: names.get(c) ?? '?', rss: rssOf(c) ?? 0 });
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+export const MB = 1024 * 1024;
+
+export interface SendResult extends Answer {
+  ms: number;
+  /** Set when there was no HTTP answer (aborted at the deadline, connection reset, …). */
+  error?: string;
+}
+
+export class FolioProcess {
+  private log = '';
+  private exited: { code: number | null; signal: string | null } | undefined;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly url: string,
+    readonly dataDir: string,
+  ) {
+    const keep = (d: Buffer) => {
+      this.log = (this.log + d.toString()).slice(-8000);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.on('exit', (code, signal) => (this.exited = { code, signal }));
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Starts `node --import tsx src/main.ts api` and waits until /v1/health answers 200. */
+  static async start(env: Record<string, string>, startTimeoutMs = 120_000): Promise<FolioProcess> {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-adv-'));
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'api'], {
+      cwd: ROOT,
+      // Its own process group, so the LibreOffice workers die with it when we kill the group.
+      detached: true,
+      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const p = new FolioProcess(child, `http://127.0.0.1:${port}`, dataDir);
+    const deadline = Date.now() + startTimeoutMs;
+    for (;;) {
+      if (p.exited) throw new Error(`Folio exited during start-up (${JSON.stringify(p.exited)}): ${p.log}`);
+      if (Date.now() > deadline) {
+        p.kill();
+        throw new Error(`Folio did not answer /v1/health within ${startTimeoutMs} ms: ${p.log}`);
+      }
+      const r = await fetch(`${p.url}/v1/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+      if (r?.status === 200) {
+        const h = (await r.json()) as { status: string };
+        // Wait for the office pool too (degraded while its worker starts), up to a point.
+        if (h.status === 'healthy' || Date.now() > deadline - startTimeoutMs / 2) return p;
+      }
+      await sleep(250);
+    }
+  }
+
+  alive(): boolean {
+    if (this.exited) return false;
+    try {
+      process.kill(this.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  exitInfo() {
+    return this.exited;
+  }
+
+  logTail(): string {
+    return this.log;
+  }
+
+  rss(): number | undefined {
+    return rssOf(this.pid);
+  }
+
+  /** SIGKILL to the whole process group (the server and its LibreOffice workers). */
+  kill(): void {
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+
+  /** SIGTERM (drain), then SIGKILL to the group after `graceMs`; removes the data folder. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.alive()) {
+      try {
+        process.kill(this.pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+      const deadline = Date.now() + graceMs;
+      while (this.alive() && Date.now() < deadline) await sleep(100);
+    }
+    this.kill();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** A fresh API key through the public flow: register, read the code from the outbox, verify. */
+  async newKey(): Promise<string> {
+    const email = `adv-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const reg = await fetch(`${this.url}/v1/auth/register?email=${encodeURIComponent(email)}`);
+    if (reg.status !== 200) throw new Error(`register answered ${reg.status}: ${await reg.text()}`);
+    const outbox = path.join(this.dataDir, 'outbox');
+    const deadline = Date.now() + 10_000;
+    let code: string | undefined;
+    while (!code) {
+      if (Date.now() > deadline) throw new Error(`no verification mail for ${email} in ${outbox}`);
+      for (const f of fs.existsSync(outbox) ? fs.readdirSync(outbox) : []) {
+        const text = fs.readFileSync(path.join(outbox, f), 'utf8');
+        if (text.includes(email)) code = /verification code is (\d{6})/.exec(text.replace(/=\r?\n/g, ''))?.[1];
+      }
+      if (!code) await sleep(100);
+    }
+    const ver = await fetch(`${this.url}/v1/auth/verify?email=${encodeURIComponent(email)}&code=${code}`);
+    if (ver.status !== 200) throw new Error(`verify answered ${ver.status}: ${await ver.text()}`);
+    return ((await ver.json()) as { apiKey: string }).apiKey;
+  }
+
+  /** Sends one request; never throws: no answer within `deadlineMs` is `{ status: 0, error }`. */
+  async send(spec: RequestSpec, apiKey: string, deadlineMs: number): Promise<SendResult> {
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    let body: BodyInit | undefined;
+    if (spec.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = spec.json;
+    } else if (spec.file) {
+      const fd = new FormData();
+      fd.append('file', new Blob([spec.file.bytes]), spec.file.name);
+      body = fd;
+    }
+    const t0 = performance.now();
+    try {
+      const r = await fetch(this.url + spec.path, { method: spec.method, headers, body, signal: AbortSignal.timeout(deadlineMs) });
+      const buf = Buffer.from(await r.arrayBuffer());
+      return { status: r.status, body: buf, contentType: r.headers.get('content-type') ?? '', ms: performance.now() - t0 };
+    } catch (e) {
+      const err = e as Error & { cause?: Error };
+      return { status: 0, body: Buffer.alloc(0), contentType: '', ms: performance.now() - t0, error: `${err.name}: ${err.cause?.message ?? err.message}` };
+    }
+  }
+}
+
+export interface HealthSample {
+  /** Epoch ms when the probe was sent. */
+  at: number;
+  ms: number;
+  status: number;
+}
+
+/**
+ * GET /v1/health every `everyMs` from a worker thread, each probe with a 2 s deadline (status 0 = no answer).
+ * Samples are streamed to this thread every 100 ms.
+ */
+export class HealthPoller {
+  private readonly worker: Worker;
+  readonly samples: HealthSample[] = [];
+
+  constructor(url: string, everyMs = 25) {
+    const code = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const http = require('node:http');
+      let url = new URL(workerData.url);
+      let stopped = false;
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const buf = [];
+      parentPort.on('message', (m) => { if (m.stop) stopped = true; if (m.url) url = new URL(m.url); });
+      const timer = setInterval(() => { if (buf.length) parentPort.postMessage(buf.splice(0)); }, 100);
+      function probe() {
+        return new Promise((resolve) => {
+          const at = Date.now(); const t0 = performance.now();
+          let done = false;
+          const finish = (status) => { if (!done) { done = true; resolve({ at, ms: performance.now() - t0, status }); } };
+          const req = http.get({ host: url.hostname, port: url.port, path: '/v1/health', agent }, (res) => {
+            res.resume(); res.on('end', () => finish(res.statusCode)); res.on('error', () => finish(0));
+          });
+          req.setTimeout(2000, () => { req.destroy(); finish(0); });
+          req.on('error', () => finish(0));
+        });
+      }
+      (async () => {
+        while (!stopped) {
+          const s = await probe();
+          buf.push(s);
+          const wait = workerData.everyMs - s.ms;
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
+        clearInterval(timer);
+        parentPort.postMessage(buf.splice(0));
+        agent.destroy();
+      })();
+    `;
+    this.worker = new Worker(code, { eval: true, workerData: { url, everyMs } });
+    this.worker.on('message', (batch: HealthSample[]) => {
+      for (const s of batch) this.samples.push(s);
+    });
+    this.worker.unref();
+  }
+
+  setUrl(url: string): void {
+    this.worker.postMessage({ url });
+  }
+
+  /** Samples sent in [from, to] (epoch ms), after letting the worker flush. */
+  async window(from: number, to: number): Promise<HealthSample[]> {
+    await sleep(250);
+    return this.samples.filter((s) => s.at >= from && s.at <= to);
+  }
+
+  async stop(): Promise<void> {
+    this.worker.postMessage({ stop: true });
+    await sleep(300);
+    await this.worker.terminate();
+  }
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+export function median(values: number[]): number {
+  return percentile(values, 50);
+}
