@@ -422,8 +422,11 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
   private onJobMessage(worker: Worker, m: Extract<WorkerMessage, { type: 'result' | 'failed' | 'rejected' }>): void {
     if (!worker.job || worker.job.id !== m.id || worker.job.settled) return;
     worker.rss = m.rss;
-    worker.conversions++;
-    this.conversions++;
+    // A refused document never reached LibreOffice: it is not a conversion (for recycling or the status).
+    if (m.type !== 'rejected') {
+      worker.conversions++;
+      this.conversions++;
+    }
     if (m.type === 'result') {
       this.meanMillis = this.meanMillis * 0.8 + m.millis * 0.2;
       const peakRss = Math.max(worker.job.peakRss, m.rss);
