@@ -117,7 +117,22 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     for (const m of methods) entry.methods.add(m.toUpperCase());
   });
 
-  const admit = async (request: FastifyRequest) => {
+  /**
+   * Gives the request's slot back, once: the first of the answer finishing (onResponse), the response
+   * closing (reply.raw 'close': sent, or the connection dropped at any stage, also while the engine still
+   * works) and Fastify's onRequestAbort wins; the flag is cleared synchronously, so the others do nothing.
+   */
+  const releaseSlot = (request: FastifyRequest): Promise<void> => {
+    if (!request.holdsDocumentSlot || !request.apiKey) return Promise.resolve();
+    request.holdsDocumentSlot = false;
+    opts.metrics?.inFlight.dec({ endpoint: request.routeOptions.config?.endpoint ?? request.routeOptions.url ?? '' });
+    return opts.limiter.release(request.apiKey.keyId).catch((err: unknown) => {
+      // A shared limiter that fails (Redis down) must not become an unhandled rejection; its counter expires.
+      request.log.error({ reqId: request.id, err }, 'could not release an in-flight slot');
+    });
+  };
+
+  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
     const config = request.routeOptions.config;
     request.apiKey = await authenticate(opts.authenticator, request);
     if (config.documentEndpoint) {
@@ -130,6 +145,15 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       }
       request.holdsDocumentSlot = true;
       opts.metrics?.inFlight.inc({ endpoint: config.endpoint ?? request.routeOptions.url ?? '' });
+      // Node's ServerResponse emits 'close' once, when the answer is sent or the connection is gone, whichever
+      // comes first. 'finish' (and so onResponse) never comes for a client that left: without this its slot
+      // would be held for ever. request.raw's 'close' is no such signal: it fires when the body has been read.
+      if (reply.raw.closed) {
+        // The client left while authentication or the limiter were awaited: the event has passed already.
+        await releaseSlot(request);
+        throw new FolioError('VALIDATION_ERROR', 'The client closed the connection');
+      }
+      reply.raw.once('close', () => void releaseSlot(request));
     }
   };
 
@@ -142,16 +166,9 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       return done(new FolioError('SERVICE_UNAVAILABLE', 'The server is shutting down', { retryAfter: 5 }));
     }
     if (!request.routeOptions.config?.auth) return done();
-    admit(request).then(() => done(), done);
+    admit(request, reply).then(() => done(), done);
   });
 
-  const releaseSlot = async (request: FastifyRequest) => {
-    if (request.holdsDocumentSlot && request.apiKey) {
-      request.holdsDocumentSlot = false;
-      opts.metrics?.inFlight.dec({ endpoint: request.routeOptions.config?.endpoint ?? request.routeOptions.url ?? '' });
-      await opts.limiter.release(request.apiKey.keyId);
-    }
-  };
   app.addHook('onRequestAbort', releaseSlot);
   // A response finished while draining closes its connection: otherwise a kept-alive socket would hold
   // server.close() for the whole keep-alive timeout (72 s) after the last in-flight request ended.
