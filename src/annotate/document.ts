@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { FolioError } from '../errors.js';
 import { assertNoDoctype } from '../docx/package.js';
 import { openDocx, type ZipPackage } from './zip.js';
-import { escapeAttr, parseXml, serializeXml, walk, attr, setAttr, type XDocument, type XElement } from './xml.js';
+import { escapeAttr, parseXml, serializeXml, walk, attr, setAttr, MAX_DOCUMENT_ELEMENTS, type ParseBudget, type XDocument, type XElement } from './xml.js';
 
 export type PartLocation = 'body' | 'header' | 'footer' | 'footnote' | 'endnote';
 
@@ -56,6 +56,22 @@ function resolveTarget(base: string, target: string): string {
   return out.join('/');
 }
 
+/**
+ * A part parsed into a tree costs about 25–30 times its size in memory (one object per element, attribute
+ * and text run): 16 MB of WordprocessingML — several hundred dense pages — stays within a few hundred MB,
+ * well inside an engine worker's heap. Larger parts, and bodies, headers and notes beyond 32 MB together,
+ * are refused by name instead of being ground through.
+ */
+export const MAX_PARSED_PART = 16 * 1024 * 1024;
+export const MAX_PARSED_TOTAL = 32 * 1024 * 1024;
+const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
+
+function checkParseable(name: string, size: number): void {
+  if (size > MAX_PARSED_PART) {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The part ${name} is too large to fill: ${mb(size)} of XML, at most ${mb(MAX_PARSED_PART)} per part`);
+  }
+}
+
 export class TemplateDocument {
   readonly mainPart: string;
   /** Parts that can hold fields, in a stable order: body first, then headers, footers, notes. */
@@ -70,6 +86,9 @@ export class TemplateDocument {
   private readonly usedSdtIds = new Set<string>();
   private mediaCounter = 0;
   private relCounter = 0;
+  /** XML bytes parsed into trees so far (see MAX_PARSED_TOTAL). */
+  private parsedBytes = 0;
+  private readonly elementBudget: ParseBudget = { elements: MAX_DOCUMENT_ELEMENTS };
 
   /** wp:docPr ids per part, read once (unchanged parts are not parsed). */
   private readonly docPrIds = new Map<string, string[]>();
@@ -82,6 +101,8 @@ export class TemplateDocument {
   /** Reads and checks the package: a DOCX, no DOCTYPE/ENTITY in any XML part, field parts parsed. */
   static read(bytes: Uint8Array): TemplateDocument {
     const pkg = openDocx(bytes);
+    // The main part's size is known before anything is inflated: refuse an oversized one with its own limit.
+    checkParseable(pkg.mainDocumentPart()!, pkg.declaredSize(pkg.mainDocumentPart()!) ?? 0);
     for (const name of pkg.names()) {
       if (!/\.(xml|rels|vml)$/i.test(name)) continue;
       const data = pkg.get(name)!;
@@ -132,9 +153,15 @@ export class TemplateDocument {
   parse(name: string): XDocument {
     let d = this.parsed.get(name);
     if (!d) {
+      const size = this.pkg.declaredSize(name) ?? 0;
+      checkParseable(name, size);
+      this.parsedBytes += size;
+      if (this.parsedBytes > MAX_PARSED_TOTAL) {
+        throw new FolioError('UNPROCESSABLE_DOCUMENT', `The document is too large to fill: the parts that can hold fields exceed ${mb(MAX_PARSED_TOTAL)} together (at ${name})`);
+      }
       const text = this.pkg.text(name);
       if (text === undefined) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The package has no part ${name}`);
-      d = parseXml(text, name);
+      d = parseXml(text, name, this.elementBudget);
       this.parsed.set(name, d);
     }
     return d;

@@ -42,6 +42,21 @@ export interface XDocument {
 
 /** Deeper element nesting than this is refused: real documents stay far below it. */
 export const MAX_XML_DEPTH = 512;
+/**
+ * Elements per parse: each costs a few hundred bytes of heap, so this bounds a tree near 400 MB. A dense
+ * 16 MB body (the largest part annotate parses) holds well under a million.
+ */
+export const MAX_XML_ELEMENTS = 1_500_000;
+/** Attributes on one element: WordprocessingML roots carry a few dozen namespace declarations at most. */
+export const MAX_XML_ATTRIBUTES = 1_000;
+
+/** Elements of all the parts of one document parsed together. */
+export const MAX_DOCUMENT_ELEMENTS = 2_500_000;
+
+/** Elements left for a whole document (shared by the parses of its parts); see MAX_DOCUMENT_ELEMENTS. */
+export interface ParseBudget {
+  elements: number;
+}
 
 const ATTR_RE = /([^\s=/>]+)\s*=\s*("([^"]*)"|'([^']*)')/g;
 
@@ -51,6 +66,7 @@ function parseAttrs(src: string, part: string): Array<[string, string]> {
   ATTR_RE.lastIndex = 0;
   let m: RegExpExecArray | null;
   while ((m = ATTR_RE.exec(src))) {
+    if (out.length >= MAX_XML_ATTRIBUTES) throw malformed(part, `has an element with more than ${MAX_XML_ATTRIBUTES} attributes`);
     // Single-quoted values are normalised to double quotes, so a literal " inside must be escaped.
     const value = m[3] ?? (m[4] ?? '').replace(/"/g, '&quot;');
     out.push([m[1]!, value]);
@@ -70,10 +86,10 @@ export function el(name: string, attrs: Array<[string, string]> = [], children: 
 }
 
 /** Parses a whole part. Throws UNPROCESSABLE_DOCUMENT for DOCTYPE/ENTITY, malformed markup or excessive depth. */
-export function parseXml(xml: string, part: string): XDocument {
+export function parseXml(xml: string, part: string, budget?: ParseBudget): XDocument {
   assertNoDoctype(xml, part);
   const holder = el('#document');
-  parseInto(holder, xml, part);
+  parseInto(holder, xml, part, budget);
   let root: XElement | undefined;
   let prolog = '';
   let epilog = '';
@@ -97,7 +113,9 @@ export function parseFragment(xml: string): XNode[] {
   return holder.children;
 }
 
-function parseInto(holder: XElement, xml: string, part: string): void {
+function parseInto(holder: XElement, xml: string, part: string, budget?: ParseBudget): void {
+  // Without a document budget, one parse may create at most MAX_XML_ELEMENTS elements.
+  let left = Math.min(MAX_XML_ELEMENTS, budget?.elements ?? MAX_XML_ELEMENTS);
   const stack: XElement[] = [holder];
   let cur = holder;
   let i = 0;
@@ -153,6 +171,9 @@ function parseInto(holder: XElement, xml: string, part: string): void {
     const sp = inner.search(/[\s]/);
     const name = sp < 0 ? inner : inner.slice(0, sp);
     if (!name) throw malformed(part);
+    if (--left < 0) {
+      throw malformed(part, budget && budget.elements < MAX_XML_ELEMENTS ? `brings the document's parts beyond ${MAX_DOCUMENT_ELEMENTS} elements together` : `has more than ${MAX_XML_ELEMENTS} elements`);
+    }
     const node: XElement = { type: 'el', name, attrs: sp < 0 ? [] : parseAttrs(inner.slice(sp), part), children: [], parent: cur === holder ? undefined : cur };
     cur.children.push(node);
     if (!selfClosing) {
@@ -163,6 +184,7 @@ function parseInto(holder: XElement, xml: string, part: string): void {
     i = j + 1;
   }
   if (stack.length !== 1) throw malformed(part, 'ends before all its elements are closed');
+  if (budget) budget.elements = Math.max(0, budget.elements - (Math.min(MAX_XML_ELEMENTS, budget.elements) - left));
   // Children of the holder get the real parent links; the holder itself is dropped by the callers.
   for (const c of holder.children) if (c.type === 'el') c.parent = holder;
 }

@@ -3,23 +3,33 @@
  * rest (fonts, media, glossary, themes) as they were, so unchanged entries are copied compressed, byte for
  * byte, and only changed or new parts are deflated (native zlib). Entries are inflated on first use.
  *
- * The bounds of src/docx/package.ts apply first (checkZipBounds: entry count, declared sizes, ratio), and
- * every inflate is capped at the entry's declared size, so a lying header cannot expand beyond it.
+ * Bounds: src/docx/package.ts's readZipDirectory applies first (entry count, declared sizes, ratio, names,
+ * local headers, overlapping entries); then every inflate stops at the smallest of the entry's declared size,
+ * MAX_INFLATED_PART and what is left of the request's MAX_INFLATED_TOTAL, so neither a lying header nor a
+ * package of many honest big parts can expand beyond them. Media are never inflated (copied as they are), so
+ * they only count against the declared-size bounds.
  */
 import zlib from 'node:zlib';
 import { FolioError } from '../errors.js';
-import { checkZipBounds, isCompoundFile, isZip, mainDocumentPartName, type CentralEntry } from '../docx/package.js';
+import { InflateBudget, inflateEntry, isCompoundFile, isZip, mainDocumentPartName, readZipDirectory, type ZipEntry } from '../docx/package.js';
 
-type Entry = CentralEntry;
+type Entry = ZipEntry;
+
+/** Largest part annotate inflates (only XML parts are ever inflated: content types, rels, parts it reads). */
+export const MAX_INFLATED_PART = 64 * 1024 * 1024;
+/** Everything annotate inflates for one request: it holds these bytes (and their text) while it works. */
+export const MAX_INFLATED_TOTAL = 160 * 1024 * 1024;
 
 const corrupt = (why: string) => new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package is corrupt (${why})`);
 
 export class ZipPackage {
   private readonly entries = new Map<string, Entry>();
   private readonly order: string[] = [];
+  private readonly orderSet = new Set<string>();
   private readonly data = new Map<string, Uint8Array>();
   private readonly changed = new Set<string>();
   private readonly decoder = new TextDecoder('utf-8');
+  private readonly budget = new InflateBudget(MAX_INFLATED_TOTAL);
 
   private constructor(private readonly zip: Uint8Array) {}
 
@@ -30,59 +40,48 @@ export class ZipPackage {
     }
     if (!isZip(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
     const pkg = new ZipPackage(bytes);
-    pkg.index(checkZipBounds(bytes));
+    pkg.index(readZipDirectory(bytes));
     return pkg;
   }
 
-  /** Indexes the central directory read (and bounded) by src/docx/package.ts. */
-  private index(entries: CentralEntry[]): void {
+  /** Indexes the central directory read (and checked) by src/docx/package.ts. */
+  private index(entries: ZipEntry[]): void {
     for (const entry of entries) {
-      const { flags, method, name: rawName } = entry;
+      const { flags, method, name } = entry;
       if (flags & 1) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The DOCX package has encrypted entries');
       if (method !== 0 && method !== 8) throw corrupt(`unsupported compression method ${method}`);
-      if (rawName.endsWith('/')) continue; // directory entry
-      const name = rawName.replace(/^\//, '');
-      if (!this.entries.has(name)) this.order.push(name);
-      this.entries.set(name, { ...entry, name });
+      if (name.endsWith('/')) continue; // directory entry
+      this.order.push(name);
+      this.orderSet.add(name);
+      this.entries.set(name, entry);
     }
   }
 
   private compressedData(e: Entry): Uint8Array {
-    const z = this.zip;
-    const dv = new DataView(z.buffer, z.byteOffset, z.byteLength);
-    const o = e.localOffset;
-    if (o + 30 > z.length || dv.getUint32(o, true) !== 0x04034b50) throw corrupt(`bad local header for ${e.name.slice(0, 80)}`);
-    const start = o + 30 + dv.getUint16(o + 26, true) + dv.getUint16(o + 28, true);
-    const end = start + e.compressedSize;
-    if (end > z.length) throw corrupt(`truncated entry ${e.name.slice(0, 80)}`);
-    return z.subarray(start, end);
+    return this.zip.subarray(e.dataStart, e.dataStart + e.compressedSize);
   }
 
   has(name: string): boolean {
     return this.data.has(name) || this.entries.has(name);
   }
 
+  /** Every entry name, in package order (new parts last: set() appends them). */
   names(): string[] {
-    return [...this.order, ...[...this.data.keys()].filter((n) => !this.entries.has(n))];
+    return [...this.order];
   }
 
-  /** Entry bytes (inflated on first use, never beyond the declared size). */
+  /** Declared (central directory) size of an unchanged entry, without inflating it. */
+  declaredSize(name: string): number | undefined {
+    return this.data.get(name)?.length ?? this.entries.get(name)?.uncompressedSize;
+  }
+
+  /** Entry bytes, inflated on first use within the part and request bounds (see the header). */
   get(name: string): Uint8Array | undefined {
     const cached = this.data.get(name);
     if (cached) return cached;
     const e = this.entries.get(name);
     if (!e) return undefined;
-    const raw = this.compressedData(e);
-    let out: Uint8Array;
-    if (e.method === 0) out = raw;
-    else {
-      try {
-        out = zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, e.uncompressedSize) });
-      } catch {
-        throw corrupt(`entry ${e.name.slice(0, 80)} does not inflate to its declared size`);
-      }
-    }
-    if (out.length !== e.uncompressedSize) throw corrupt(`entry ${e.name.slice(0, 80)} has the wrong size`);
+    const out = inflateEntry(this.zip, e, { maxBytes: MAX_INFLATED_PART, budget: this.budget, what: 'a part annotate reads' });
     this.data.set(name, out);
     return out;
   }
@@ -95,7 +94,10 @@ export class ZipPackage {
   set(name: string, bytes: Uint8Array): void {
     this.data.set(name, bytes);
     this.changed.add(name);
-    if (!this.entries.has(name) && !this.order.includes(name)) this.order.push(name);
+    if (!this.orderSet.has(name)) {
+      this.order.push(name);
+      this.orderSet.add(name);
+    }
   }
 
   setText(name: string, text: string): void {

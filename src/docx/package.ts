@@ -1,9 +1,12 @@
 /**
  * Reading and writing OOXML packages (ZIP) in memory with bounds: entry count, per-entry and total
- * uncompressed size are capped before inflating, so zip bombs are refused without expanding them.
+ * uncompressed size are capped before inflating, so zip bombs are refused without expanding them; and every
+ * inflate is capped again while it runs (the central directory can lie about sizes), against the entry's
+ * declared size, a per-entry ceiling and a budget for the whole request.
  * Shared by office (input validation), annotate, convert's reader and tests.
  */
-import { unzipSync, zipSync, strFromU8, strToU8, type Unzipped, type Zippable } from 'fflate';
+import zlib from 'node:zlib';
+import { zipSync, strFromU8, strToU8, type Zippable } from 'fflate';
 import { FolioError } from '../errors.js';
 
 export interface PackageLimits {
@@ -137,6 +140,130 @@ export function checkZipBounds(zip: Uint8Array, limits: PackageLimits = DEFAULT_
   return entries;
 }
 
+const tooLarge = (message: string) => new FolioError('UNPROCESSABLE_DOCUMENT', message);
+const corruptZip = (why: string) => new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package is corrupt (${why})`);
+/** Entry names go into messages: cut and stripped of control characters. */
+export const shownName = (name: string) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+
+/**
+ * Why an entry name cannot be a part name, or undefined. OPC part names are relative, '/'-separated paths of
+ * non-empty segments; anything else (`../x`, `/etc/x`, `C:x`, `a\\b`, `a//b`, NUL) is how a package smuggles a
+ * path into whatever unpacks our output, so it is refused rather than rewritten.
+ */
+export function badEntryName(name: string): string | undefined {
+  if (name.length === 0) return 'is empty';
+  if (name.length > 1024) return 'is longer than 1024 characters';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'contains control characters';
+  if (name.includes('\\')) return 'contains a backslash';
+  if (name.startsWith('/')) return 'is an absolute path';
+  if (/^[A-Za-z]:/.test(name)) return 'starts with a drive letter';
+  const segments = name.split('/');
+  // A trailing '/' marks a directory entry: its last, empty segment is allowed.
+  const inner = name.endsWith('/') ? segments.slice(0, -1) : segments;
+  if (inner.some((seg) => seg === '..' || seg === '.')) return 'contains a relative path segment (. or ..)';
+  if (inner.some((seg) => seg === '')) return 'contains an empty path segment';
+  return undefined;
+}
+
+/** A central-directory entry checked against its local header, with where its compressed data starts. */
+export interface ZipEntry extends CentralEntry {
+  dataStart: number;
+}
+
+/**
+ * The central directory, bounded (checkZipBounds) and checked so that every entry is what it claims:
+ * a valid part name, unique (part names compare case-insensitively), a local header that agrees with the
+ * central record (name, method, sizes unless a data descriptor follows), and data that no other entry
+ * shares — two records pointing at the same bytes are the classic way to multiply a bomb.
+ */
+export function readZipDirectory(zip: Uint8Array, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): ZipEntry[] {
+  const central = checkZipBounds(zip, limits);
+  const dv = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const seen = new Set<string>();
+  const entries: ZipEntry[] = [];
+  for (const e of central) {
+    const why = badEntryName(e.name);
+    if (why) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has an entry whose name ${why}: ${shownName(e.name)}`);
+    const key = e.name.toLowerCase();
+    if (seen.has(key)) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has two entries named ${shownName(e.name)}`);
+    seen.add(key);
+    const o = e.localOffset;
+    if (o + 30 > zip.length || dv.getUint32(o, true) !== 0x04034b50) throw corruptZip(`bad local header for ${shownName(e.name)}`);
+    const nameLen = dv.getUint16(o + 26, true);
+    const dataStart = o + 30 + nameLen + dv.getUint16(o + 28, true);
+    if (dataStart > zip.length) throw corruptZip(`truncated entry ${shownName(e.name)}`);
+    const localName = Buffer.from(zip.subarray(o + 30, o + 30 + nameLen)).toString('utf8');
+    const localMethod = dv.getUint16(o + 8, true);
+    if (localName !== e.name || localMethod !== e.method) {
+      throw corruptZip(`the local header of ${shownName(e.name)} disagrees with the central directory`);
+    }
+    // Without a data descriptor (flag bit 3) the local sizes are the real ones; saturated values mean ZIP64.
+    if (!(dv.getUint16(o + 6, true) & 8)) {
+      const lc = dv.getUint32(o + 18, true);
+      const lu = dv.getUint32(o + 22, true);
+      if ((lc !== 0xffffffff && lc !== e.compressedSize) || (lu !== 0xffffffff && lu !== e.uncompressedSize)) {
+        throw corruptZip(`the local header of ${shownName(e.name)} declares other sizes than the central directory`);
+      }
+    }
+    if (dataStart + e.compressedSize > zip.length) throw corruptZip(`truncated entry ${shownName(e.name)}`);
+    entries.push({ ...e, dataStart });
+  }
+  // Overlap: sorted by position, each entry's bytes must end before the next local header begins.
+  const byOffset = [...entries].sort((a, b) => a.localOffset - b.localOffset);
+  for (let i = 1; i < byOffset.length; i++) {
+    const prev = byOffset[i - 1]!;
+    if (prev.dataStart + prev.compressedSize > byOffset[i]!.localOffset) {
+      throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has overlapping entries (${shownName(prev.name)} and ${shownName(byOffset[i]!.name)} share bytes)`);
+    }
+  }
+  return entries;
+}
+
+/** Bytes inflated so far against a ceiling for the whole request: shared by every inflate of one package. */
+export class InflateBudget {
+  used = 0;
+  constructor(readonly limit: number) {}
+  get remaining(): number {
+    return Math.max(0, this.limit - this.used);
+  }
+}
+
+/**
+ * Inflates one entry, never producing more than the smallest of its declared size, `maxBytes` and what the
+ * budget has left: zlib stops at the cap (maxOutputLength) instead of expanding the whole stream, so a
+ * lying size or a bomb costs at most the cap. The result must have exactly the declared size and CRC.
+ * `what` names the limit in the message when maxBytes is what stopped it.
+ */
+export function inflateEntry(
+  zip: Uint8Array,
+  e: ZipEntry,
+  opts: { maxBytes: number; budget?: InflateBudget; what?: string },
+): Uint8Array {
+  if (e.flags & 1) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has an encrypted entry ${shownName(e.name)}`);
+  const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
+  const overPart = () => tooLarge(`The part ${shownName(e.name)} is too large: ${opts.what ?? 'a part'} may expand to at most ${mb(opts.maxBytes)}`);
+  const overBudget = () => tooLarge(`The package expands to more than ${mb(opts.budget!.limit)} in total (at ${shownName(e.name)}); it is too large to process`);
+  if (e.uncompressedSize > opts.maxBytes) throw overPart();
+  if (opts.budget && e.uncompressedSize > opts.budget.remaining) throw overBudget();
+  const raw = zip.subarray(e.dataStart, e.dataStart + e.compressedSize);
+  let out: Uint8Array;
+  if (e.method === 0) out = raw;
+  else if (e.method === 8) {
+    try {
+      // One byte beyond the declared size is enough to tell a lying header: zlib throws at the cap.
+      out = zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, e.uncompressedSize + 1) });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw corruptZip(`entry ${shownName(e.name)} inflates beyond its declared size`);
+      throw corruptZip(`entry ${shownName(e.name)} cannot be inflated`);
+    }
+  } else throw corruptZip(`unsupported compression method ${e.method} for ${shownName(e.name)}`);
+  if (out.length !== e.uncompressedSize) throw corruptZip(`entry ${shownName(e.name)} has the wrong size`);
+  if ((zlib.crc32(out) >>> 0) !== e.crc >>> 0) throw corruptZip(`entry ${shownName(e.name)} fails its CRC check`);
+  if (opts.budget) opts.budget.used += out.length;
+  return out;
+}
+
 /** An unpacked OOXML package: part name (no leading slash) → bytes. */
 /** The main document part named by the package relationships (`_rels/.rels`), else word/document.xml if present. */
 export function mainDocumentPartName(packageRels: string | undefined, has: (name: string) => boolean): string | undefined {
@@ -156,24 +283,13 @@ export class OoxmlPackage {
       throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The document is encrypted (password-protected OOXML) or a legacy binary file');
     }
     if (!isZip(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
-    const entries = checkZipBounds(bytes, limits);
-    const declared = new Map(entries.map((e) => [e.name, e.uncompressedSize]));
-    let unzipped: Unzipped;
-    try {
-      unzipped = unzipSync(bytes, {
-        filter: (f) => (declared.get(f.name) ?? f.originalSize) <= limits.maxEntryUncompressed,
-      });
-    } catch (e) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The DOCX package is corrupt and cannot be unpacked', { cause: e });
-    }
-    let total = 0;
+    const entries = readZipDirectory(bytes, limits);
+    // The declared total was checked above; the budget holds the real one to it while inflating.
+    const budget = new InflateBudget(limits.maxTotalUncompressed);
     const parts = new Map<string, Uint8Array>();
-    for (const [name, data] of Object.entries(unzipped)) {
-      total += data.length;
-      if (total > limits.maxTotalUncompressed) {
-        throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The package expands beyond the size limit (zip bomb?)');
-      }
-      parts.set(name.replace(/^\//, ''), data);
+    for (const e of entries) {
+      if (e.name.endsWith('/')) continue; // directory entry
+      parts.set(e.name, inflateEntry(bytes, e, { maxBytes: limits.maxEntryUncompressed, budget }));
     }
     return new OoxmlPackage(parts);
   }
