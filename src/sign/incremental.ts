@@ -37,7 +37,10 @@ export function readLastXref(bytes: Uint8Array): LastXref | undefined {
   if (offset <= 0 || offset >= bytes.length) return undefined;
   const head = latin1(bytes, offset, Math.min(bytes.length, offset + 512));
   if (/^xref[\r\n ]/.test(head)) {
-    const section = readXrefTable(bytes, offset);
+    // Every entry line costs at least 18 bytes, so a chain of honest tables reads at most this many lines;
+    // tables that overlap through /Prev would otherwise re-read the same bytes once per hop.
+    const budget = { lines: Math.ceil(bytes.length / 18) + 1024 };
+    const section = readXrefTable(bytes, offset, budget);
     if (!section || section.size === undefined || !section.hasRoot) return undefined;
     // Follow the chain of classic tables and check that every in-use entry points at its object: a
     // shifted or truncated table must be repaired before anything is appended to it.
@@ -56,7 +59,7 @@ export function readLastXref(bytes: Uint8Array): LastXref | undefined {
       seen.add(current.prev);
       const prevHead = latin1(bytes, current.prev, Math.min(bytes.length, current.prev + 8));
       if (!/^xref/.test(prevHead)) break; // an xref stream further back (hybrid history): not validated here
-      current = readXrefTable(bytes, current.prev);
+      current = readXrefTable(bytes, current.prev, budget);
       if (!current) return undefined;
     }
     return { offset, kind: 'table', size: section.size, entriesValid };
@@ -65,7 +68,7 @@ export function readLastXref(bytes: Uint8Array): LastXref | undefined {
   if (obj) {
     const dictEnd = head.indexOf('stream');
     const dict = dictEnd > 0 ? head.slice(0, dictEnd) : head;
-    const size = /\/Size\s+(\d{1,9})/.exec(dict);
+    const size = /\/Size\s+(\d{1,12})/.exec(dict);
     if (!/\/Type\s*\/XRef\b/.test(dict) || !size) return undefined;
     return { offset, kind: 'stream', size: Number(size[1]), entriesValid: true };
   }
@@ -86,7 +89,9 @@ export function scanObjects(bytes: Uint8Array): LastXref | undefined {
     scanned.set(Number(m[2]), { generation: Number(m[3]), offset: m.index + m[1]!.length });
   }
   if (scanned.size === 0) return undefined;
-  const size = Math.max(...scanned.keys()) + 1;
+  // A loop, not Math.max(...keys): spreading a million arguments overflows the stack.
+  let size = 0;
+  for (const n of scanned.keys()) if (n + 1 > size) size = n + 1;
   return { offset: 0, kind: 'rebuilt', size, entriesValid: true, scanned };
 }
 
@@ -98,23 +103,24 @@ interface XrefTable {
 }
 
 /** Parses one classic `xref` table and its trailer (size, prev, root) starting at `offset`. */
-function readXrefTable(bytes: Uint8Array, offset: number): XrefTable | undefined {
+function readXrefTable(bytes: Uint8Array, offset: number, budget: { lines: number }): XrefTable | undefined {
   const entries: Array<[number, number, number]> = [];
   let pos = offset + 4;
   const readLine = (): string | undefined => {
+    if (--budget.lines < 0) return undefined;
     while (pos < bytes.length && (bytes[pos] === 0x0a || bytes[pos] === 0x0d || bytes[pos] === 0x20)) pos++;
     const start = pos;
     while (pos < bytes.length && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d && pos - start < 64) pos++;
     return pos > start ? latin1(bytes, start, pos) : undefined;
   };
-  for (let guard = 0; guard < 10_000_000; guard++) {
+  for (;;) {
     const line = readLine();
     if (line === undefined) return undefined;
     if (line.startsWith('trailer')) {
       const trailer = latin1(bytes, pos - line.length, Math.min(bytes.length, pos - line.length + 4096));
       const end = trailer.indexOf('startxref');
       const dict = end > 0 ? trailer.slice(0, end) : trailer;
-      const size = /\/Size\s+(\d{1,9})/.exec(dict);
+      const size = /\/Size\s+(\d{1,12})/.exec(dict);
       const prev = /\/Prev\s+(\d{1,12})/.exec(dict);
       return {
         entries,
@@ -134,7 +140,6 @@ function readXrefTable(bytes: Uint8Array, offset: number): XrefTable | undefined
       if (m[3] === 'n') entries.push([first + i, Number(m[2]), Number(m[1])]);
     }
   }
-  return undefined;
 }
 
 function objectHeaderAt(bytes: Uint8Array, at: number, num: number, gen: number): boolean {

@@ -19,6 +19,7 @@ import { AUDIT_TRAIL_FILE_NAME, type AuditRecord } from './audit-trail.js';
 import { buildSignedData, estimateCmsSize, signDigest } from './cms.js';
 import { appendIncrementalUpdate, readLastXref, scanObjects, type LastXref, type UpdateObject } from './incremental.js';
 import { requestSignatureTimestamp, TimestampError } from './tsa.js';
+import { cleanImage, MAX_OBJECT_NUMBER, readForSigning } from './pdf-view.js';
 
 export interface SealOptions {
   identity: SigningIdentity;
@@ -75,7 +76,9 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
       details: [{ field: 'document', issue: 'not a PDF or DOCX file' }],
     });
   }
-  let doc = await load(bytes);
+  // The bounded reader reads the document; pdf-lib gets the clean image of what it found (see pdf-view.ts).
+  const reader = readForSigning(bytes);
+  let doc = await load(cleanImage(reader));
   if (doc.context.trailerInfo.Encrypt || doc.isEncrypted) {
     throw unprocessable('The PDF is encrypted; remove the encryption (or password) before signing');
   }
@@ -93,6 +96,12 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
 
   let base = bytes;
   let last = readLastXref(bytes);
+  // The reader has parsed the section startxref points at: one it found broken (a /W, /Index or stream it
+  // could not read) is not a section to chain an update to.
+  if (last && reader.revisions.some((r) => r.startxref === last!.offset && r.xref === 'broken')) last = undefined;
+  if (last && last.size > MAX_OBJECT_NUMBER + 1) {
+    throw unprocessable(`The PDF's trailer declares /Size ${last.size}, beyond the PDF limit of ${MAX_OBJECT_NUMBER + 1} objects`);
+  }
   let repaired = false;
   // A readable chain whose entries point at the wrong bytes is repaired too, unless the document is
   // already signed: a rewrite would break those signatures, while an appended update keeps them valid

@@ -6,9 +6,11 @@
  * appended update cannot hide from the diff by breaking its xref (isa-3). Every oddity met on the way is
  * recorded as an anomaly with its revision, for the modification analysis to weigh.
  *
- * Bounds: object nesting (MAX_NESTING), xref entries per document, object-stream size and count, total
- * decoded bytes, reference-chain length, /Prev and object-stream recursion (none is followed: revisions are
- * found from the bytes, and an object stream must itself sit at a byte offset).
+ * Bounds: object nesting (MAX_NESTING), revisions per document, xref entries per document (and /W widths),
+ * object-stream size and count, total decoded bytes (every inflate is capped while it runs), reference-chain
+ * length, /Prev and object-stream recursion (none is followed: revisions are found from the bytes, and an
+ * object stream must itself sit at a byte offset). Every pass over the file is linear: per-revision and
+ * per-object lookups go through indexes, never a fresh scan of the bytes or of every body.
  */
 import { FolioError } from '../../errors.js';
 import {
@@ -71,10 +73,14 @@ export interface ResolvedObject {
   end?: number;
 }
 
-export const MAX_XREF_ENTRIES = 3_000_000;
+/** Cross-reference entries read per document, all sections together (each costs a map entry). */
+export const MAX_XREF_ENTRIES = 1_000_000;
+/** Incremental updates per document: real documents, even signed many times, stay far below. */
+export const MAX_REVISIONS = 1_000;
 const FREE: XrefEntry = Object.freeze({ type: 0, offset: 0, gen: 0, stream: 0, index: 0 });
-const MAX_DECODED_BYTES = 256 * 1024 * 1024;
-const MAX_OBJSTM_BYTES = 64 * 1024 * 1024;
+/** Decoded bytes per document, all streams together (each inflate stops at what is left of it). */
+export const MAX_DECODED_BYTES = 128 * 1024 * 1024;
+export const MAX_OBJSTM_BYTES = 32 * 1024 * 1024;
 const MAX_OBJSTM_COUNT = 100_000;
 const MAX_REF_HOPS = 32;
 
@@ -144,8 +150,15 @@ export class PdfDocument {
     let start = 0;
     for (let p = t.indexOf('%%EOF'); p >= 0; p = t.indexOf('%%EOF', p + 5)) {
       // Only an %%EOF that closes a `startxref n` ends a revision; others live inside streams.
-      const sx = t.lastIndexOf('startxref', p);
-      if (sx < start || sx < p - 64) continue;
+      // Only the 64 bytes before %%EOF can hold its startxref: a search further back would make a file of
+      // many bare %%EOF markers quadratic.
+      const windowStart = Math.max(start, p - 64 - 9);
+      const rel = t.slice(windowStart, p).lastIndexOf('startxref');
+      if (rel < 0) continue;
+      const sx = windowStart + rel;
+      if (this.revisions.length >= MAX_REVISIONS) {
+        throw new FolioError('UNPROCESSABLE_DOCUMENT', `The PDF has more than ${MAX_REVISIONS} revisions (incremental updates); it is too large to process`);
+      }
       let end = p + 5;
       if (t.charCodeAt(end) === 0x0d) end++;
       if (t.charCodeAt(end) === 0x0a) end++;
@@ -231,8 +244,10 @@ export class PdfDocument {
     }
     if (rev.xref === 'broken' || rev.xref === 'empty' || rev.xref === 'none') {
       rev.repaired = true;
-      for (const b of this.bodies) {
-        if (b.offset >= rev.start && b.offset < rev.end) rev.entries.set(b.num, { type: 1, offset: b.offset, gen: b.gen, stream: 0, index: 0 });
+      // Bodies are in offset order: only this revision's slice is visited.
+      for (let i = this.firstBodyAtOrAfter(rev.start); i < this.bodies.length && this.bodies[i]!.offset < rev.end; i++) {
+        const b = this.bodies[i]!;
+        rev.entries.set(b.num, { type: 1, offset: b.offset, gen: b.gen, stream: 0, index: 0 });
       }
       if (rev.entries.size > 0 || rev.xref !== 'none' || this.revisions.length === 1) {
         this.anomaly('XREF_REPAIRED', `revision ${rev.index + 1} has ${rev.xref === 'none' ? 'no' : `a ${rev.xref}`} xref section; ${rev.entries.size} object(s) found by scanning its bytes`, rev.index);
@@ -244,6 +259,35 @@ export class PdfDocument {
         this.anomaly('XREF_OFFSET_OUT_OF_REVISION', `object ${num}'s xref offset ${e.offset} lies outside revision ${rev.index + 1}`, rev.index, num);
       }
     }
+  }
+
+  private firstBodyAtOrAfter(offset: number): number {
+    let lo = 0;
+    let hi = this.bodies.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.bodies[mid]!.offset < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private bodiesByNumber?: Map<number, number[]>;
+
+  /** The offset of the last body of object `num` before `end` (an index instead of a scan per object). */
+  private lastBodyBefore(num: number, end: number): number | undefined {
+    if (!this.bodiesByNumber) {
+      this.bodiesByNumber = new Map();
+      for (const b of this.bodies) {
+        const list = this.bodiesByNumber.get(b.num);
+        if (list) list.push(b.offset);
+        else this.bodiesByNumber.set(b.num, [b.offset]);
+      }
+    }
+    const list = this.bodiesByNumber.get(num);
+    if (!list) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) if (list[i]! < end) return list[i];
+    return undefined;
   }
 
   private countEntry(): void {
@@ -399,16 +443,17 @@ export class PdfDocument {
     const { entry } = found;
     if (entry.type === 1) {
       let offset = entry.offset;
-      // Tolerate offsets that land on the whitespace before the header.
-      while (offset < this.buf.length && /[\s]/.test(this.text[offset]!)) offset++;
+      // Tolerate offsets that land on the whitespace before the header (a few bytes, not a run of megabytes
+      // that every entry could point into).
+      for (let k = 0; k < 256 && offset < this.buf.length && /[\s]/.test(this.text[offset]!); k++) offset++;
       let obj = offset < this.revisions[found.revision]!.end ? this.objectAt(offset, rev) : null;
       if (!obj) {
         // Broken offset: viewers fall back to the last body of that number in the bytes of the revision.
         const end = this.revisions[rev]!.end;
-        const body = this.bodies.filter((b) => b.num === num && b.offset < end).pop();
+        const body = this.lastBodyBefore(num, end);
         this.anomaly('XREF_OFFSET_WRONG', `object ${num}'s xref offset ${entry.offset} holds no object`, found.revision, num);
-        if (!body) return undefined;
-        obj = this.objectAt(body.offset, rev);
+        if (body === undefined) return undefined;
+        obj = this.objectAt(body, rev);
         if (!obj) return undefined;
       } else if (obj.num !== num) {
         this.anomaly('XREF_NUMBER_MISMATCH', `xref maps object ${num} to a body that declares itself ${obj.num} ${obj.gen} obj`, found.revision, num);
@@ -487,10 +532,15 @@ export class PdfDocument {
     return undefined;
   }
 
+  private readonly scannedCatalogs = new Map<number, PdfDict | undefined>();
+
   catalogAt(rev: number): PdfDict | undefined {
     const root = this.trailerAt(rev)?.map.get('Root');
     let cat = this.dictAt(root, rev);
     if (!cat) {
+      // The scan below parses bodies one by one: once per revision, not once per question.
+      const key = this.revisions[rev]?.end ?? this.buf.length;
+      if (this.scannedCatalogs.has(key)) return this.scannedCatalogs.get(key);
       // No usable trailer (repaired file): the last /Type /Catalog body in the revision's bytes.
       const end = this.revisions[rev]?.end ?? this.buf.length;
       for (let i = this.bodies.length - 1; i >= 0; i--) {
@@ -502,6 +552,7 @@ export class PdfDocument {
           break;
         }
       }
+      this.scannedCatalogs.set(key, cat);
     }
     return cat;
   }
