@@ -52,7 +52,9 @@ function workerFilename(): string {
 
 export class EnginePool {
   private readonly pool: Piscina;
+  /** Jobs on a thread (at most `workers`), and jobs waiting for one (at most `queueSize`). */
   private running = 0;
+  private readonly waiting: Array<{ start(): void; fail(e: FolioError): void }> = [];
   private closed = false;
   private timeouts = 0;
   private memoryExceeded = 0;
@@ -64,7 +66,8 @@ export class EnginePool {
       filename: workerFilename(),
       minThreads: opts.workers,
       maxThreads: opts.workers,
-      maxQueue: opts.queueSize,
+      // Admission is ours (see admit); piscina only ever holds the jobs of free threads.
+      maxQueue: opts.workers,
       // Threads stay warm: start-up (module loading) costs more than most jobs.
       idleTimeout: Number.MAX_SAFE_INTEGER,
       concurrentTasksPerWorker: 1,
@@ -86,20 +89,18 @@ export class EnginePool {
   /** Runs one engine job on a worker thread. Rejects with the engine's FolioError, or the pool's own. */
   async run<N extends TaskName>(task: N, input: EngineTasks[N]['input'], options: RunOptions = {}): Promise<EngineTasks[N]['output']> {
     if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 });
-    if (this.pool.queueSize >= this.opts.queueSize) {
-      throw new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', { retryAfter: this.retryAfterSeconds() });
-    }
+    await this.admit(options.signal);
+    // The budget starts when a thread is free for this job, not while it waits behind others.
     const budget = AbortSignal.timeout(this.opts.timeoutMs);
     const signal = options.signal ? AbortSignal.any([budget, options.signal]) : budget;
     const started = performance.now();
-    this.running++;
     let outcome: JobOutcome<N>;
     try {
       outcome = (await this.pool.run({ task, input } satisfies EngineJob<N>, { signal })) as JobOutcome<N>;
     } catch (e) {
       throw this.poolError(e, budget, task);
     } finally {
-      this.running--;
+      this.release();
     }
     this.meanMillis = this.meanMillis * 0.9 + (performance.now() - started) * 0.1;
     if (outcome.ok) return outcome.value;
@@ -108,10 +109,52 @@ export class EnginePool {
     throw new FolioError(code, message, { status, details, retryAfter });
   }
 
+  /**
+   * Waits for a free thread (FIFO, at most queueSize waiting). The pool keeps its own queue rather than
+   * piscina's so that each job's time budget covers its own work only.
+   */
+  private admit(signal?: AbortSignal): Promise<void> {
+    if (this.running < this.opts.workers) {
+      this.running++;
+      return Promise.resolve();
+    }
+    if (this.waiting.length >= this.opts.queueSize) {
+      return Promise.reject(
+        new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', { retryAfter: this.retryAfterSeconds() }),
+      );
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        start: () => {
+          signal?.removeEventListener('abort', onAbort);
+          this.running++;
+          resolve();
+        },
+        fail: (e: FolioError) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(waiter);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(new FolioError('SERVICE_UNAVAILABLE', 'The request was abandoned by the client', { retryAfter: 1 }));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  private release(): void {
+    this.running--;
+    const next = this.waiting.shift();
+    if (next) next.start();
+  }
+
   status(): EnginePoolStatus {
     const workers = this.pool.threads.length;
-    const queued = this.pool.queueSize;
-    const busy = Math.max(0, Math.min(workers, this.running - queued));
+    const queued = this.waiting.length;
+    const busy = this.running;
     let status: EnginePoolStatus['status'] = 'healthy';
     if (this.closed || workers === 0) status = 'unhealthy';
     else if (workers < this.opts.workers) status = 'degraded';
@@ -121,11 +164,12 @@ export class EnginePool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const w of this.waiting.splice(0)) w.fail(new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 }));
     await this.pool.destroy();
   }
 
   private retryAfterSeconds(): number {
-    const waiting = this.pool.queueSize + this.opts.workers;
+    const waiting = this.waiting.length + this.opts.workers;
     return Math.max(1, Math.ceil((waiting * this.meanMillis) / this.opts.workers / 1000));
   }
 
