@@ -18,7 +18,7 @@ import { loadSigningIdentity } from './sign/index.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
 import { createOfficePool } from './office/index.js';
-import { createEnginePool } from './engines/index.js';
+import { createEnginePool, registerEnginePoolMetrics } from './engines/index.js';
 import type { Services } from './services.js';
 import { MAX_IN_FLIGHT_PER_KEY } from './http/app.js';
 
@@ -85,6 +85,7 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
 
 export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
   const services = await createServices(opts);
+  if (opts.metrics) registerEnginePoolMetrics(opts.metrics.registry, services.enginePool);
   const limiter = opts.config.redisUrl
     ? new RedisInFlightLimiter(opts.config.redisUrl, MAX_IN_FLIGHT_PER_KEY)
     : new LocalInFlightLimiter(MAX_IN_FLIGHT_PER_KEY);

@@ -6,6 +6,7 @@ import { EnginePool } from './pool.js';
 
 export { EnginePool, type EnginePoolOptions, type EnginePoolStatus, type RunOptions } from './pool.js';
 export type { EngineTasks, TaskName } from './tasks.js';
+export { registerEnginePoolMetrics } from './metrics.js';
 
 /** The pool as configured by ENGINE_*, with what the workers need to rebuild signing, trust and fetching. */
 export function createEnginePool(config: Config, logger: Logger, signing?: SigningIdentity): EnginePool {

@@ -5,7 +5,9 @@
  * The documents are honest but large Markdown files (generated here), so nothing depends on a parser bug.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
 import { authed, startTestApi, type TestApi } from '../helpers/api.js';
+import { registerEnginePoolMetrics } from '../../src/engines/index.js';
 
 /** Honest Markdown whose conversion takes seconds: many short paragraphs with inline formatting. */
 function bigMarkdown(paragraphs: number): string {
@@ -76,6 +78,11 @@ describe('engine pool: time budget', () => {
     expect(small.status).toBe(200);
     expect(t.services.enginePool.status().timeouts).toBe(1);
     expect(t.services.enginePool.status().workers).toBe(1);
+    const registry = new Registry();
+    registerEnginePoolMetrics(registry, t.services.enginePool);
+    const scraped = await registry.metrics();
+    expect(scraped).toMatch(/^folio_engine_timeouts 1$/m);
+    expect(scraped).toMatch(/^folio_engine_workers 1$/m);
   }, 60_000);
 
   it('beyond the queue bound the answer is 503 with Retry-After, and the admitted jobs still finish', async () => {

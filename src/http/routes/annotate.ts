@@ -180,7 +180,7 @@ export function annotateRoutes(services: Services) {
               },
             },
           },
-          ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503),
+          ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503, 504),
         },
       },
       handler: async (request, reply) => {

@@ -156,7 +156,7 @@ export function verifyRoutes(services: Services) {
             },
           },
         },
-        response: { 200: verifyResponseSchema, ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503) },
+        response: { 200: verifyResponseSchema, ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503, 504) },
       },
       handler: async (request, reply) => {
         let bytes: Uint8Array;
