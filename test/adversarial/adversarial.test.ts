@@ -45,6 +45,8 @@ interface Row {
   healthP99: number;
   healthMax: number;
   healthMissed: number;
+  /** Longest event-loop delay inside the server during the case (its own metrics). */
+  loopMax: number;
   verdict: string;
 }
 
@@ -81,10 +83,10 @@ describe.sequential('adversarial inputs against the running server', () => {
 
   afterAll(async () => {
     const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
-    console.log('\nadversarial results (ms; health p99/max over the case):');
+    console.log(`\nadversarial results against ${srv?.entry} (ms; health p99/max over the case; longest event-loop delay in the server):`);
     for (const r of rows) {
       console.log(
-        `${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${r.id.padEnd(42)} ${String(r.status).padStart(3)} ${r.code.padEnd(24)} ${fmt(r.ms).padStart(6)} ms  health p99 ${fmt(r.healthP99)} max ${fmt(r.healthMax)} missed ${r.healthMissed}${r.verdict === 'ok' ? '' : `  — ${r.verdict}`}`,
+        `${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${r.id.padEnd(42)} ${String(r.status).padStart(3)} ${r.code.padEnd(24)} ${fmt(r.ms).padStart(6)} ms  health p99 ${fmt(r.healthP99)} max ${fmt(r.healthMax)} missed ${r.healthMissed} loop ${fmt(r.loopMax)}${r.verdict === 'ok' ? '' : `  — ${r.verdict}`}`,
       );
     }
     console.log(`health over the whole run: ${allHealth.length} probes, p99 ${fmt(percentile(allHealth, 99))} ms, max ${fmt(Math.max(...allHealth))} ms`);
@@ -100,6 +102,7 @@ describe.sequential('adversarial inputs against the running server', () => {
       const server = srv!;
       const pid = server.pid;
       const spec = c.build();
+      await server.loopDelayMax(); // resets the server's event-loop delay histogram
       const t0 = Date.now();
       let res: SendResult = await server.send(spec, apiKey, budget + 2_000);
       if (res.status === 429 && envelope(res).code === 'RATE_LIMIT_ERROR') {
@@ -110,6 +113,7 @@ describe.sequential('adversarial inputs against the running server', () => {
       }
       const t1 = Date.now();
       const health = await poller.window(t0, t1);
+      const loopMax = await server.loopDelayMax();
       const lat = health.filter((s) => s.status !== 0).map((s) => s.ms);
       allHealth.push(...lat);
       const problems: string[] = [];
@@ -135,8 +139,12 @@ describe.sequential('adversarial inputs against the running server', () => {
         healthP99: percentile(lat, 99),
         healthMax: hMax,
         healthMissed: missed,
+        loopMax,
         verdict: problems.length ? problems.join('; ') : 'ok',
       });
+      const r = rows[rows.length - 1]!;
+      // One line per case as it happens (the table in afterAll repeats them), so a long run shows progress.
+      console.log(`${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${c.id} → ${r.status} ${r.code} in ${r.ms.toFixed(0)} ms; health p99 ${r.healthP99.toFixed(0)} max ${r.healthMax.toFixed(0)} ms, event loop max ${r.loopMax.toFixed(0)} ms${r.verdict === 'ok' ? '' : ` — ${r.verdict}`}`);
       expect(problems, `${c.klass} → ${res.status} ${e.code ?? ''} ${e.message ?? ''}`).toEqual([]);
     }, budget + 150_000);
   }

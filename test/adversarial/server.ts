@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import type { Answer, RequestSpec } from './generators.js';
 
@@ -64,6 +65,40 @@ export function descendants(pid: number): Array<{ pid: number; name: string; rss
 
 export const MB = 1024 * 1024;
 
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * What to run: the compiled build, as `npm start` does. From source (tsx) every engine worker thread
+ * registers its own TypeScript loader and esbuild child, so a replaced worker costs seconds of CPU and leaves
+ * an esbuild zombie behind; that would be measured as the server's cost. dist/ is used when it is newer than
+ * every source file (`npm test` builds it first); otherwise the sources are compiled into a private folder
+ * (dist/ may belong to someone else's build); FOLIO_ADV_FROM=source forces tsx.
+ */
+export function serverEntry(): { args: string[]; label: string } {
+  const source = { args: ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], label: 'source (tsx)' };
+  if (process.env.FOLIO_ADV_FROM === 'source') return source;
+  const srcNewest = newestMtime(path.join(ROOT, 'src'));
+  const dist = path.join(ROOT, 'dist/src/main.js');
+  if (fs.existsSync(dist) && fs.existsSync(path.join(ROOT, 'dist/src/engines/worker.js')) && newestMtime(path.join(ROOT, 'dist/src')) >= srcNewest) {
+    return { args: [dist], label: 'dist/ (fresh build)' };
+  }
+  const out = path.join(ROOT, 'node_modules/.cache/folio-adversarial');
+  const main = path.join(out, 'src/main.js');
+  if (!(fs.existsSync(main) && newestMtime(path.join(out, 'src')) >= srcNewest)) {
+    fs.rmSync(out, { recursive: true, force: true });
+    // Type errors in someone's half-finished file still emit JavaScript; only a missing entry falls back.
+    spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json'), '--outDir', out], { cwd: ROOT, stdio: 'ignore' });
+  }
+  return fs.existsSync(main) ? { args: [main], label: 'compiled sources (tsc)' } : source;
+}
+
 export interface SendResult extends Answer {
   ms: number;
   /** Set when there was no HTTP answer (aborted at the deadline, connection reset, …). */
@@ -78,6 +113,9 @@ export class FolioProcess {
     readonly child: ChildProcess,
     readonly url: string,
     readonly dataDir: string,
+    readonly metricsUrl: string,
+    /** What runs: the compiled build or the sources. */
+    readonly entry: string,
   ) {
     const keep = (d: Buffer) => {
       this.log = (this.log + d.toString()).slice(-8000);
@@ -95,14 +133,16 @@ export class FolioProcess {
   static async start(env: Record<string, string>, startTimeoutMs = 120_000): Promise<FolioProcess> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-adv-'));
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'api'], {
+    const entry = serverEntry();
+    const metricsPort = await freePort();
+    const child = spawn(process.execPath, [...entry.args, 'api'], {
       cwd: ROOT,
       // Its own process group, so the LibreOffice workers die with it when we kill the group.
       detached: true,
-      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const p = new FolioProcess(child, `http://127.0.0.1:${port}`, dataDir);
+    const p = new FolioProcess(child, `http://127.0.0.1:${port}`, dataDir, `http://127.0.0.1:${metricsPort}/metrics`, entry.label);
     const deadline = Date.now() + startTimeoutMs;
     for (;;) {
       if (p.exited) throw new Error(`Folio exited during start-up (${JSON.stringify(p.exited)}): ${p.log}`);
@@ -140,6 +180,17 @@ export class FolioProcess {
 
   rss(): number | undefined {
     return rssOf(this.pid);
+  }
+
+  /**
+   * The longest event-loop delay (ms) since the previous call, from the server's own Prometheus metrics
+   * (prom-client's monitorEventLoopDelay histogram, reset at every scrape). It tells a blocked event loop
+   * apart from a main thread that was merely waiting for a CPU on a busy machine.
+   */
+  async loopDelayMax(): Promise<number> {
+    const text = await fetch(this.metricsUrl, { signal: AbortSignal.timeout(3000) }).then((r) => r.text(), () => '');
+    const m = /^nodejs_eventloop_lag_max_seconds (\S+)/m.exec(text);
+    return m ? Number(m[1]) * 1000 : NaN;
   }
 
   /** SIGKILL to the whole process group (the server and its LibreOffice workers). */
