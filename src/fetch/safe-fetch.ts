@@ -33,20 +33,56 @@ export function isInternalAddress(ip: string): boolean {
       (a === 198 && (b === 18 || b === 19)) || a >= 224
     );
   }
-  if (net.isIPv6(ip)) {
-    const lower = ip.toLowerCase();
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped) return isInternalAddress(mapped[1]!);
-    if (lower === '::' || lower === '::1') return true;
-    const first = parseInt(lower.split(':')[0] || '0', 16);
-    return (
-      (first & 0xfe00) === 0xfc00 || // unique local fc00::/7
-      (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
-      (first & 0xff00) === 0xff00 || // multicast
-      lower.startsWith('64:ff9b:') || lower.startsWith('2001:db8:') || lower.startsWith('::ffff:')
-    );
+  const groups = ipv6Groups(ip);
+  if (!groups) return true; // Neither v4 nor v6: refuse rather than guess.
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  const zeroTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
+  // Addresses that carry an IPv4 address, in every spelling (the groups are parsed, not the text): the
+  // embedded address decides, since that is where a translator or the kernel delivers the packets.
+  if (zeroTo(5) && g5 === 0xffff) return isInternalAddress(v4(g6, g7)); // ::ffff:0:0/96, IPv4-mapped
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return isInternalAddress(v4(g6, g7)); // ::ffff:0:0:0/96, SIIT
+  // ::/96, IPv4-compatible (deprecated; Linux may route it to the embedded address) — also :: and ::1.
+  if (zeroTo(6)) return true;
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return isInternalAddress(v4(g6, g7)); // NAT64 64:ff9b::/96
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return true; // 64:ff9b:1::/48, local-use NAT64
+  if (g0 === 0x2002) return isInternalAddress(v4(g1, g2)); // 6to4 2002::/16
+  if (g0 === 0x2001 && g1 === 0) return true; // Teredo 2001::/32: tunnels to a v4 address we cannot vet
+  return (
+    (g0 & 0xfe00) === 0xfc00 || // unique local fc00::/7
+    (g0 & 0xffc0) === 0xfe80 || // link-local fe80::/10
+    (g0 & 0xffc0) === 0xfec0 || // site-local fec0::/10 (deprecated)
+    (g0 & 0xff00) === 0xff00 || // multicast
+    (g0 === 0x2001 && g1 === 0xdb8) || // documentation
+    (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) // discard-only 100::/64
+  );
+}
+
+/** The eight 16-bit groups of an IPv6 address (any spelling: `::`, embedded dotted quad, zone id), or undefined. */
+export function ipv6Groups(ip: string): number[] | undefined {
+  const text = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!net.isIPv6(text)) return undefined;
+  let head = text;
+  const tail: number[] = [];
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(head);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    head = head.slice(0, dotted.index);
+    // "::1.2.3.4" leaves "::", "::ffff:1.2.3.4" leaves "::ffff:": drop the separator before the quad.
+    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
   }
-  return true;
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
+  let groups: number[];
+  const gap = head.indexOf('::');
+  if (gap >= 0) {
+    const left = parse(head.slice(0, gap));
+    const right = [...parse(head.slice(gap + 2)), ...tail];
+    groups = [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  } else {
+    groups = [...parse(head), ...tail];
+  }
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
 }
 
 export class SafeFetcher {
@@ -133,6 +169,7 @@ export class SafeFetcher {
         if (hasCode(e, 'FOLIO_URL_NOT_ALLOWED')) {
           throw new FolioError('URL_NOT_ALLOWED', `${field} resolves to an internal address`, { details: [{ field, issue: 'internal address' }] });
         }
+        if (isTimeout(e)) throw this.timedOut(field);
         throw new FolioError('URL_FETCH_FAILED', `${field} could not be fetched: ${describe(e)}`, { details: [{ field, issue: 'fetch failed' }] });
       }
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
@@ -165,11 +202,19 @@ export class SafeFetcher {
         }
       } catch (e) {
         if (e instanceof FolioError) throw e;
+        if (isTimeout(e)) throw this.timedOut(field);
         throw new FolioError('URL_FETCH_FAILED', `${field} could not be read: ${describe(e)}`, { details: [{ field, issue: 'read failed' }] });
       }
       const ct = res.headers['content-type'];
       return { bytes: new Uint8Array(Buffer.concat(chunks)), contentType: typeof ct === 'string' ? ct : undefined, finalUrl: url.toString() };
     }
+  }
+
+  private timedOut(field: string): FolioError {
+    const seconds = Math.round(this.timeoutMs / 100) / 10;
+    return new FolioError('URL_FETCH_FAILED', `${field} could not be fetched: timed out after ${seconds} s`, {
+      details: [{ field, issue: 'timed out' }],
+    });
   }
 
   async close(): Promise<void> {
@@ -184,7 +229,19 @@ function hasCode(e: unknown, code: string): boolean {
   return false;
 }
 
+/** The deadline's AbortSignal (a DOMException whose legacy numeric code is 23) or one of undici's own timers. */
+function isTimeout(e: unknown): boolean {
+  for (let cur = e as { name?: string; code?: unknown; cause?: unknown } | undefined, i = 0; cur && i < 5; cur = cur.cause as typeof cur, i++) {
+    if (cur.name === 'TimeoutError') return true;
+    if (cur.code === 'UND_ERR_HEADERS_TIMEOUT' || cur.code === 'UND_ERR_BODY_TIMEOUT' || cur.code === 'UND_ERR_CONNECT_TIMEOUT' || cur.code === 'ETIMEDOUT') return true;
+  }
+  return false;
+}
+
+/** A short reason: a system or undici error code (ECONNREFUSED, UND_ERR_SOCKET), else the message. */
 function describe(e: unknown): string {
-  const err = e as { code?: string; message?: string; cause?: { code?: string } };
-  return err.cause?.code ?? err.code ?? err.message ?? 'error';
+  const err = e as { code?: unknown; message?: string; cause?: { code?: unknown } };
+  // DOMException codes are numbers (e.g. 20 for an abort): meaningless to a client.
+  const code = [err.cause?.code, err.code].find((c): c is string => typeof c === 'string');
+  return code ?? err.message ?? 'error';
 }

@@ -3,7 +3,6 @@
  * in-flight limit, the error envelope for every failure, OpenAPI, and graceful closing. Capabilities add
  * their routes as plugins (src/http/routes/*) and know nothing of each other.
  */
-import { randomUUID } from 'node:crypto';
 import Fastify, {
   LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -11,7 +10,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
-import { errorEnvelopeSchema, sendError, toFolioError } from './envelope.js';
+import { clientErrorHandler, errorEnvelopeSchema, sendError, toFolioError } from './envelope.js';
 import { parseJsonBody } from './json-body.js';
 import type { InFlightLimiter } from './in-flight.js';
 import type { HttpMetrics } from './metrics.js';
@@ -51,22 +50,7 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     forceCloseConnections: 'idle',
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
     // Malformed requests rejected by Node's parser (e.g. a 10 MB query string) still get the envelope.
-    clientErrorHandler: (err, socket) => {
-      if (!socket.writable) return socket.destroy();
-      const tooLarge = (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
-      const status = tooLarge ? 431 : 400;
-      const body = JSON.stringify({
-        code: 'VALIDATION_ERROR',
-        error: tooLarge ? 'Request Header Fields Too Large' : 'Bad Request',
-        message: tooLarge ? 'The request line or headers are too large' : 'Malformed HTTP request',
-        requestId: randomUUID(),
-      });
-      socket.end(
-        `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Connection: close\r\n\r\n${body}`,
-      );
-    },
+    clientErrorHandler,
   });
 
   let closing = false;

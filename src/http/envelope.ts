@@ -2,7 +2,9 @@
  * The contract's error envelope (CONTRACT §0), used for every error on every path, and the mapping from
  * whatever was thrown (FolioError, Fastify's own errors, anything else) to it.
  */
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FolioError, type ErrorCode, type ErrorDetail } from '../errors.js';
 
@@ -82,9 +84,11 @@ export function toFolioError(thrown: unknown): FolioError {
     return new FolioError('VALIDATION_ERROR', `Request ${where} is invalid`, { details });
   }
   switch (e.code) {
+    case 'FST_FILES_LIMIT':
+      // A second file is a malformed request, not a large one (readSingleFile names the field when it can).
+      return new FolioError('VALIDATION_ERROR', 'Exactly one file is expected', { details: [{ field: 'file', issue: 'more than one file' }] });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
-    case 'FST_FILES_LIMIT':
     case 'FST_PARTS_LIMIT':
       return new FolioError('FILE_TOO_LARGE', 'The request body exceeds the size limit (25 MB per document)');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -125,4 +129,30 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Fol
     .code(err.status)
     .header('Content-Type', 'application/json; charset=utf-8')
     .send(envelopeFor(err, request.id));
+}
+
+/**
+ * Fastify's `clientErrorHandler` for every server (API and ingest): requests Node's HTTP parser refuses
+ * before any route sees them (oversized request line or headers: 431; malformed: 400) still get the error
+ * envelope, with a fresh request id, and the connection is closed.
+ */
+export function clientErrorHandler(err: Error, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const reason = STATUS_CODES[status]!;
+  const body = JSON.stringify({
+    code: 'VALIDATION_ERROR',
+    error: reason,
+    message: tooLarge ? 'The request line or headers are too large' : 'Malformed HTTP request',
+    requestId: randomUUID(),
+  } satisfies ErrorEnvelope);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }

@@ -31,6 +31,35 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   return max;
 }
 
+/**
+ * The path of the first key through which a later merge or assignment could reach a prototype, or undefined.
+ * JSON.parse itself makes such keys plain own properties; the danger is code that copies them. Refused:
+ * `__proto__` anywhere, and `constructor` when it is an object holding a `prototype` key (the two routes to
+ * Object.prototype). Any other `constructor` is ordinary data (an audit trail may well name one).
+ */
+export function prototypeKey(value: unknown): string | undefined {
+  // Iterative: the depth is already bounded, but nothing here should recurse on client data.
+  const stack: Array<[unknown, string]> = [[value, 'body']];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${path}[${i}]`]);
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      const child = (node as Record<string, unknown>)[key];
+      const at = path === 'body' ? key : `${path}.${key}`;
+      if (key === '__proto__') return at;
+      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.prototype.hasOwnProperty.call(child, 'prototype')) {
+        return `${at}.prototype`;
+      }
+      if (child !== null && typeof child === 'object') stack.push([child, at]);
+    }
+  }
+  return undefined;
+}
+
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') {
     throw new FolioError('VALIDATION_ERROR', 'The request body is empty; a JSON object is expected', {
@@ -50,10 +79,11 @@ export function parseJsonBody(text: string): unknown {
       details: [{ field: 'body', issue: (e as Error).message }],
     });
   }
-  // Prototype pollution guard: these keys are never meaningful in our API.
-  if (/"(__proto__|constructor)"\s*:/.test(text)) {
+  // Prototype pollution guard on the parsed value (so escaped spellings such as "\u005f_proto__" count too).
+  const bad = prototypeKey(value);
+  if (bad) {
     throw new FolioError('VALIDATION_ERROR', 'The JSON body contains a forbidden key', {
-      details: [{ field: 'body', issue: '__proto__ or constructor key' }],
+      details: [{ field: bad, issue: bad.endsWith('__proto__') ? '__proto__ key' : 'constructor.prototype key' }],
     });
   }
   return value;

@@ -18,6 +18,35 @@ export async function readSingleFile(request: FastifyRequest, fieldName = 'file'
   }
   let file: UploadedFile | undefined;
   const fields: Record<string, string> = {};
+  try {
+    await readParts(request, fieldName, fields, (f) => {
+      file = f;
+    });
+  } catch (e) {
+    // @fastify/multipart allows one file (limits.files) and reports a second one as a 413 limit error: that
+    // is a malformed request, not a large one.
+    if ((e as { code?: string }).code === 'FST_FILES_LIMIT') {
+      throw new FolioError('VALIDATION_ERROR', `Exactly one "${fieldName}" is expected`, {
+        details: [{ field: fieldName, issue: 'more than one file' }],
+      });
+    }
+    throw e;
+  }
+  if (!file) {
+    throw new FolioError('VALIDATION_ERROR', `The multipart body has no "${fieldName}" field`, {
+      details: [{ field: fieldName, issue: 'required' }],
+    });
+  }
+  return file;
+}
+
+async function readParts(
+  request: FastifyRequest,
+  fieldName: string,
+  fields: Record<string, string>,
+  found: (file: UploadedFile) => void,
+): Promise<void> {
+  let file: UploadedFile | undefined;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       if (part.fieldname !== fieldName) {
@@ -33,14 +62,9 @@ export async function readSingleFile(request: FastifyRequest, fieldName = 'file'
       }
       const buf = await part.toBuffer();
       file = { filename: part.filename ?? '', mimetype: part.mimetype, bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), fields };
+      found(file);
     } else {
       fields[part.fieldname] = String(part.value);
     }
   }
-  if (!file) {
-    throw new FolioError('VALIDATION_ERROR', `The multipart body has no "${fieldName}" field`, {
-      details: [{ field: fieldName, issue: 'required' }],
-    });
-  }
-  return file;
 }

@@ -7,7 +7,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
-import { errorEnvelopeSchema, errorResponses, sendError, toFolioError } from '../http/envelope.js';
+import { clientErrorHandler, errorEnvelopeSchema, errorResponses, sendError, toFolioError } from '../http/envelope.js';
 import { parseJsonBody } from '../http/json-body.js';
 import type { IngestMetrics, RejectReason } from './metrics.js';
 import {
@@ -69,6 +69,8 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
+    // The same envelope as the API for what Node's parser refuses (431 oversized headers, 400 malformed).
+    clientErrorHandler,
   });
   app.addSchema(errorEnvelopeSchema);
   let closing = false;
