@@ -409,6 +409,41 @@ const pdfs = {
   noise: lazy(() => Buffer.concat([Buffer.from('%PDF-1.7\n', 'latin1'), crypto.randomBytes(20 * MiB)])),
 };
 
+// Oversize but honest ---------------------------------------------------------------------------------
+
+const honest = {
+  /** 50,000 {{placeholders}} each split across three runs, as Word leaves them after editing. */
+  splitPlaceholders: lazy(() => {
+    const p = (i: number) => `<w:p><w:r><w:t>{{</w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>f${i}</w:t></w:r><w:r><w:t>}}</w:t></w:r></w:p>`;
+    return buildZip([...docxShell(), entry('word/document.xml', DOC_OPEN + Array.from({ length: 50_000 }, (_, i) => p(i)).join('') + DOC_CLOSE)]);
+  }),
+  /** 5,000 tables, each nested in the previous one's cell. */
+  nestedTables: lazy(() => {
+    const n = 5_000;
+    const open = '<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/></w:tblGrid><w:tr><w:tc><w:p><w:r><w:t>t</w:t></w:r></w:p>';
+    const close = '<w:p/></w:tc></w:tr></w:tbl>';
+    return buildZip([...docxShell(), entry('word/document.xml', DOC_OPEN + open.repeat(n) + close.repeat(n) + '<w:p/>' + DOC_CLOSE)]);
+  }),
+  /** 5,000 signature fields, each with a (bogus) CMS blob and a byte range. */
+  manySignatures: lazy(() => {
+    const n = 5_000;
+    const fields = Array.from({ length: n }, (_, i) => `${7 + i} 0 R`).join(' ');
+    const bodies: string[] = [
+      `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fields}] /SigFlags 3 >> >>`,
+      PAGES,
+      PAGE,
+      content('x'),
+      FONT,
+      '<< >>',
+    ];
+    const cms = '30'.padEnd(512, '0');
+    for (let i = 0; i < n; i++) {
+      bodies.push(`<< /FT /Sig /T (Sig${i}) /Type /Annot /Subtype /Widget /Rect [0 0 0 0] /P 3 0 R /V << /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 100 300 100] /Contents <${cms}> /M (D:20261120091630Z) >> >>`);
+    }
+    return buildPdf(bodies);
+  }),
+};
+
 // ───────────────────────────── the hostile catalogue ─────────────────────────────
 
 const R_BOMB = [400, 413, 422];
@@ -462,12 +497,14 @@ export const HOSTILE: HostileCase[] = [
   { id: 'xml.depth-100k@fields', klass: 'XML 100,000 nested content controls', endpoint: 'annotate/fields', budget: 'engine', refuse: [400, 422], build: () => post('/v1/annotate/fields', docJson(xml.depth())) },
 
   // PDFs for sign and verify (verify answers 200 for every readable PDF).
-  ...both('pdf.xref-W100-Index2^31', 'PDF xref stream /W [100 100 100], /Index 2^31', pdfs.xrefHuge, [400, 422]),
-  ...both('pdf.xref-W4-Index20M', 'PDF xref stream /W [4 4 4], /Index 20 M', pdfs.xrefWide, [400, 422]),
+  // The objects before a bogus xref stream are intact: a reader that falls back to scanning them may sign.
+  ...both('pdf.xref-W100-Index2^31', 'PDF xref stream /W [100 100 100], /Index 2^31', pdfs.xrefHuge, [400, 422], true),
+  ...both('pdf.xref-W4-Index20M', 'PDF xref stream /W [4 4 4], /Index 20 M', pdfs.xrefWide, [400, 422], true),
   ...both('pdf.cyclic-prev', 'PDF cyclic /Prev', pdfs.cyclicPrev, [400, 422], true),
   ...both('pdf.deep-arrays-100k', 'PDF array nested 100,000 deep', pdfs.deepArrays, [400, 422], true),
   ...both('pdf.objstm-loop', 'PDF object stream /Extends loop', pdfs.objStmLoop, [400, 422], true),
-  ...both('pdf.objstm-1.5GiB', 'PDF object stream inflating to 1.5 GiB', pdfs.objStmBomb, [400, 413, 422]),
+  // Nothing refers to the bomb's object: a reader that never inflates it may sign the rest.
+  ...both('pdf.objstm-1.5GiB', 'PDF object stream inflating to 1.5 GiB', pdfs.objStmBomb, [400, 413, 422], true),
   ...both('pdf.noise-20MB', '%PDF + 20 MB noise', pdfs.noise, [400, 422]),
 
   // Oversize but honest.
@@ -484,6 +521,17 @@ export const HOSTILE: HostileCase[] = [
       return post('/v1/annotate', JSON.stringify({ document: { base64: b64(templateDocx()) }, fields: [{ id: 'rows', type: 'table', value: rows }] }));
     },
   },
+  {
+    id: 'honest.split-placeholders-50k@annotate',
+    klass: 'annotate 50,000 split placeholders',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: R_HEAVY,
+    ok: okAnnotate,
+    build: () => post('/v1/annotate', docJson(honest.splitPlaceholders(), { fields: [{ id: 'f1', type: 'text', value: 'x' }] })),
+  },
+  { id: 'honest.signatures-5000@verify', klass: 'verify a PDF with 5,000 signatures', endpoint: 'verify', budget: 'engine', refuse: R_HEAVY, ok: okVerify, build: () => post('/v1/verify', docJson(honest.manySignatures())) },
+  { id: 'honest.nested-tables-5000@docx→pdf', klass: 'DOCX with 5,000 nested tables to PDF', endpoint: 'convert docx→pdf', budget: 'engine+office', refuse: R_HEAVY, ok: okPdfFile, build: () => convert('docx', 'pdf', 'nested.docx', honest.nestedTables()) },
   { id: 'honest.md-table-2000-rows@md→pdf', klass: 'Markdown 2,000-row table to PDF', endpoint: 'convert md→pdf', budget: 'engine+office', refuse: R_HEAVY, ok: okPdfFile, build: () => convert('md', 'pdf', 'table.md', Buffer.from(md.longTable())) },
 ];
 
