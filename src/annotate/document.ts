@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { FolioError } from '../errors.js';
 import { assertNoDoctype } from '../docx/package.js';
 import { openDocx, type ZipPackage } from './zip.js';
-import { escapeAttr, parseXml, serializeXml, walk, attr, setAttr, MAX_DOCUMENT_ELEMENTS, type ParseBudget, type XDocument, type XElement } from './xml.js';
+import { escapeAttr, parseXml, serializeXmlBytes, walk, attr, setAttr, MAX_DOCUMENT_ELEMENTS, type ParseBudget, type XDocument, type XElement } from './xml.js';
 
 export type PartLocation = 'body' | 'header' | 'footer' | 'footnote' | 'endnote';
 
@@ -257,7 +257,7 @@ export class TemplateDocument {
   /** Serialises the changed parts and writes the package back (unchanged entries copied as they were). */
   toBytes(): Uint8Array {
     this.ensureUniqueDocPrIds();
-    for (const name of this.dirty) this.pkg.setText(name, serializeXml(this.parsed.get(name)!));
+    for (const name of this.dirty) this.pkg.set(name, serializeXmlBytes(this.parsed.get(name)!));
     for (const relsName of this.dirtyRels) {
       const rels = this.relsCache.get(relsName)!;
       const body = rels

@@ -642,6 +642,11 @@ function serialize(e: XElement): string {
 export function textRuns(text: string, rPr: XElement | undefined): XNode[] {
   const r = el('w:r');
   if (rPr && rPr.children.length) appendChild(r, clone(rPr));
+  // Most values (and table cells) are one plain line: no splitting needed.
+  if (!/[\r\n\t]/.test(text)) {
+    if (text) appendChild(r, el('w:t', [['xml:space', 'preserve']], [{ type: 'text', raw: escapeText(text) }]));
+    return [r];
+  }
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   lines.forEach((line, i) => {
     if (i > 0) appendChild(r, el('w:br'));
@@ -741,7 +746,7 @@ function setCellText(tc: XElement, text: string): void {
   const paragraphs = descendants(tc, 'w:p').filter((p) => ancestor(p, 'w:tc') === tc);
   const p = paragraphs[0];
   if (!p) {
-    appendChild(tc, parseFragment(`<w:p>${serializeNodes(textRuns(text, undefined))}</w:p>`)[0]!);
+    appendChild(tc, el('w:p', [], textRuns(text, undefined)));
     return;
   }
   const run = firstDescendant(p, 'w:r');
@@ -760,21 +765,17 @@ function setCellText(tc: XElement, text: string): void {
   }
 }
 
-function serializeNodes(nodes: XNode[]): string {
-  return nodes.map((n) => (n.type === 'el' ? serialize(n) : n.raw)).join('');
-}
-
+/** A row of plain cells, built as a tree directly (a table value can hold hundreds of thousands of cells). */
 function plainRow(values: string[], widths: number[]): XElement {
   const n = Math.max(values.length, widths.length, 1);
-  let xml = '<w:tr>';
+  const cells: XNode[] = [];
   for (let i = 0; i < n; i++) {
     const w = widths[i];
-    xml += `<w:tc><w:tcPr>${w ? `<w:tcW w:w="${w}" w:type="dxa"/>` : '<w:tcW w:w="0" w:type="auto"/>'}</w:tcPr><w:p>`;
+    const tcW = el('w:tcW', w ? [['w:w', String(w)], ['w:type', 'dxa']] : [['w:w', '0'], ['w:type', 'auto']]);
     const v = values[i] ?? '';
-    if (v) xml += serializeNodes(textRuns(v, undefined));
-    xml += '</w:p></w:tc>';
+    cells.push(el('w:tc', [], [el('w:tcPr', [], [tcW]), el('w:p', [], v ? textRuns(v, undefined) : [])]));
   }
-  return parseFragment(xml + '</w:tr>')[0] as XElement;
+  return el('w:tr', [], cells);
 }
 
 function newTable(rows: string[][], textWidthEmu: number): XElement {

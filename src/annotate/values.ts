@@ -14,8 +14,14 @@ import type { AnnotateField, ResolvedValue } from './types.js';
 
 /** Largest image accepted per field (the document limit). */
 const MAX_IMAGE_BYTES = 25 * 1024 * 1024;
-/** Table cells across the whole request: a 10,000 × 20 table fits, memory stays bounded. */
-export const MAX_TABLE_CELLS = 500_000;
+/**
+ * Table cells. Every cell becomes about seven elements of the document tree and ~100 bytes of output, so a
+ * 2,000 × 200 value (400,000 cells) alone needed over a gigabyte: one value may hold 100,000 cells (10,000
+ * rows of 10 columns), a request 200,000, and their text 20 million characters together.
+ */
+export const MAX_TABLE_VALUE_CELLS = 100_000;
+export const MAX_TABLE_CELLS = 200_000;
+export const MAX_TABLE_CHARS = 20_000_000;
 const MAX_TEXT_CHARS = 1_000_000;
 
 function unusable(field: string, issue: string): FolioError {
@@ -29,8 +35,8 @@ export interface ResolveContext {
   fetcher?: SafeFetcher;
   /** URLs fetched so far by this request. */
   urlFetches?: number;
-  /** Cells already used by earlier table values of the request. */
-  tableCells: { used: number };
+  /** Cells (and their characters) already used by earlier table values of the request. */
+  tableCells: { used: number; chars?: number };
 }
 
 function scalarText(v: unknown, field: string): string {
@@ -70,12 +76,18 @@ export async function resolveValue(f: AnnotateField, index: number, ctx: Resolve
     case 'table': {
       if (!Array.isArray(v)) throw unusable(field, 'expected rows as an array of arrays of strings');
       const rows: string[][] = [];
+      let cells = 0;
       for (let r = 0; r < v.length; r++) {
         const row = v[r];
         if (!Array.isArray(row)) throw unusable(`${field}[${r}]`, 'expected an array of strings');
+        cells += row.length;
+        if (cells > MAX_TABLE_VALUE_CELLS) throw unusable(field, `a table value may hold at most ${MAX_TABLE_VALUE_CELLS} cells; this one reaches that at row ${r}`);
         ctx.tableCells.used += row.length;
         if (ctx.tableCells.used > MAX_TABLE_CELLS) throw unusable(field, `tables may hold at most ${MAX_TABLE_CELLS} cells per request`);
-        rows.push(row.map((c, i) => (c === null || c === undefined ? '' : stripInvalidXmlChars(scalarText(c, `${field}[${r}][${i}]`)))));
+        const texts = row.map((c, i) => (c === null || c === undefined ? '' : stripInvalidXmlChars(scalarText(c, `${field}[${r}][${i}]`))));
+        for (const t of texts) ctx.tableCells.chars = (ctx.tableCells.chars ?? 0) + t.length;
+        if ((ctx.tableCells.chars ?? 0) > MAX_TABLE_CHARS) throw unusable(field, `table cells may hold at most ${MAX_TABLE_CHARS} characters per request`);
+        rows.push(texts);
       }
       return { type: 'table', rows };
     }

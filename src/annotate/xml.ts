@@ -196,6 +196,40 @@ export function serializeXml(doc: XDocument): string {
   return out.join('');
 }
 
+/**
+ * The part as UTF-8 bytes, the same as Buffer.from(serializeXml(doc)), written in 64 KB chunks: a large
+ * part (a table value of many thousands of rows) never exists as one array of millions of small strings and
+ * one giant string besides its bytes.
+ */
+export function serializeXmlBytes(doc: XDocument): Uint8Array {
+  const chunks: Buffer[] = [];
+  let s = doc.prolog;
+  const put = (piece: string) => {
+    s += piece;
+    // Never cut between the halves of a surrogate pair: each chunk must encode on its own.
+    if (s.length >= 65_536 && !isHighSurrogate(s.charCodeAt(s.length - 1))) {
+      chunks.push(Buffer.from(s, 'utf8'));
+      s = '';
+    }
+  };
+  const write = (node: XNode): void => {
+    if (node.type !== 'el') return put(node.raw);
+    let open = '<' + node.name;
+    for (const [k, v] of node.attrs) open += ` ${k}="${v}"`;
+    if (node.children.length === 0) return put(open + '/>');
+    put(open + '>');
+    for (const c of node.children) write(c);
+    put(`</${node.name}>`);
+  };
+  write(doc.root);
+  s += doc.epilog;
+  chunks.push(Buffer.from(s, 'utf8'));
+  const out = Buffer.concat(chunks);
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
 export function serializeNodes(nodes: XNode[]): string {
   const out: string[] = [];
   for (const n of nodes) writeNode(n, out);
