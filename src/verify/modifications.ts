@@ -194,8 +194,7 @@ export class ModificationAnalyzer {
       if (auditRevisions.size > 0) {
         // What audit revisions define is exempt; what other revisions define is judged against the state
         // just before (or just after) the audit revisions, so their changes are never folded into an exemption.
-        const defs: number[] = [];
-        for (let r = fromRev + 1; r <= last; r++) if (doc.revisions[r]!.entries.has(num)) defs.push(r);
+        const defs = doc.definitionsOf(num).filter((r) => r > fromRev && r <= last);
         const audits = defs.filter((r) => auditRevisions.has(r));
         if (audits.length > 0) {
           const others = defs.filter((r) => !auditRevisions.has(r));

@@ -4,6 +4,7 @@
  * dictionary holding a /ByteRange, so a signature that was unlinked from its field (or a second ByteRange
  * planted for wrapping) is still seen.
  */
+import { FolioError } from '../errors.js';
 import crypto from 'node:crypto';
 import { isDict, isName, isRef, isStream, isString, type PdfDict, type PdfValue, type PdfString } from './pdf/objects.js';
 import type { PdfDocument } from './pdf/reader.js';
@@ -40,6 +41,11 @@ export interface SignatureFields {
 }
 
 const MAX_FIELDS = 20_000;
+/**
+ * Signatures verified per document. Each one costs a CMS parse, a public-key operation, a digest of the bytes
+ * it covers and a modification analysis; real documents carry a handful, the busiest a few dozen.
+ */
+export const MAX_SIGNATURES = 500;
 
 export function findSignatures(doc: PdfDocument): SignatureFields {
   const last = doc.last;
@@ -137,6 +143,9 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
     orphans = rawScan();
   }
   out.signatures.push(...orphans);
+  if (out.signatures.length > MAX_SIGNATURES) {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The PDF has ${out.signatures.length} signatures, more than the ${MAX_SIGNATURES} the verifier checks in one document`);
+  }
   out.signatures.sort((a, b) => (a.sigOffset ?? 0) - (b.sigOffset ?? 0));
   return out;
 }
@@ -262,17 +271,32 @@ export interface CryptoCheck {
   signatureValid: boolean;
 }
 
+/**
+ * Bytes hashed per document for ByteRange digests. Every signature hashes what it covers, so n signatures over
+ * a whole file cost n times its length: an honest document signed a few dozen times stays well below, a
+ * file of hundreds of signatures each claiming everything does not.
+ */
+export const MAX_HASHED_BYTES = 2 * 1024 * 1024 * 1024;
+const hashedBytes = new WeakMap<PdfDocument, number>();
+
 /** Hashes the ByteRange ranges (when they lie inside the file) with a digest algorithm. */
 export function rangeDigest(doc: PdfDocument, br: number[], alg: string): Uint8Array | undefined {
   const h = nodeHash(alg);
   if (!h || br.length % 2 !== 0) return undefined;
-  const hash = crypto.createHash(h);
+  let total = 0;
   for (let i = 0; i < br.length; i += 2) {
     const s = br[i]!;
     const n = br[i + 1]!;
     if (!Number.isInteger(s) || !Number.isInteger(n) || s < 0 || n < 0 || s + n > doc.buf.length) return undefined;
-    hash.update(doc.buf.subarray(s, s + n));
+    total += n;
   }
+  const spent = (hashedBytes.get(doc) ?? 0) + total;
+  if (spent > MAX_HASHED_BYTES) {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The PDF's signatures cover more than ${MAX_HASHED_BYTES / 1024 / 1024} MB of bytes in total; too many signatures over too large a file`);
+  }
+  hashedBytes.set(doc, spent);
+  const hash = crypto.createHash(h);
+  for (let i = 0; i < br.length; i += 2) hash.update(doc.buf.subarray(br[i]!, br[i]! + br[i + 1]!));
   return hash.digest();
 }
 

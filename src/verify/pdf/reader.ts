@@ -108,7 +108,11 @@ export class PdfDocument {
     this.scanBodies();
     this.findRevisions();
     for (const rev of this.revisions) this.readXref(rev);
+    this.ready = true;
   }
+
+  /** Set once every revision's xref is read: indexes over the entries are only cached from then on. */
+  private ready = false;
 
   get last(): number {
     return this.revisions.length - 1;
@@ -408,13 +412,49 @@ export class PdfDocument {
     return typeof v === 'number' ? v : undefined;
   }
 
+  private definitionIndex?: Map<number, number[]>;
+
+  /**
+   * The revisions (ascending) whose xref defines object `num`. Built once: looking a number up revision by
+   * revision made every question O(revisions), and the per-signature analyses ask it for every object.
+   */
+  definitionsOf(num: number): readonly number[] {
+    if (!this.ready) {
+      // While the xref sections are still being read (a stream /Length resolved on the way).
+      return this.revisions.filter((r) => r.entries.has(num)).map((r) => r.index);
+    }
+    if (!this.definitionIndex) {
+      const index = new Map<number, number[]>();
+      for (const rev of this.revisions) {
+        for (const n of rev.entries.keys()) {
+          const list = index.get(n);
+          if (list) list.push(rev.index);
+          else index.set(n, [rev.index]);
+        }
+      }
+      this.definitionIndex = index;
+    }
+    return this.definitionIndex.get(num) ?? [];
+  }
+
   /** The xref entry of object `num` as of revision `rev` (the latest definition at or before it). */
   entryAt(num: number, rev: number): { entry: XrefEntry; revision: number } | undefined {
-    for (let r = Math.min(rev, this.last); r >= 0; r--) {
-      const e = this.revisions[r]!.entries.get(num);
-      if (e) return { entry: e, revision: r };
+    const defs = this.definitionsOf(num);
+    const at = Math.min(rev, this.last);
+    // Binary search for the last defining revision <= at.
+    let lo = 0;
+    let hi = defs.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (defs[mid]! <= at) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
-    return undefined;
+    if (found < 0) return undefined;
+    const r = defs[found]!;
+    return { entry: this.revisions[r]!.entries.get(num)!, revision: r };
   }
 
   /** Parses the indirect object at a byte offset (cached); null when no object can be read there. */
