@@ -11,6 +11,27 @@ import { decodeText } from './signatures.js';
 
 export const AUDIT_FILE_NAME = 'audit-trail.json';
 const MAX_AUDIT_BYTES = 5 * 1024 * 1024;
+/** More events than the signer ever writes (its API takes far fewer per request). */
+export const MAX_AUDIT_EVENTS = 100_000;
+/** Folio writes the record three levels deep plus the caller's event data; the answer is re-serialised. */
+export const MAX_AUDIT_DEPTH = 64;
+
+/** True when the JSON text nests arrays/objects deeper than `max` (a linear scan, strings skipped). */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 export interface AuditTrailAnswer {
   [key: string]: unknown;
@@ -44,6 +65,9 @@ export function auditTrailText(doc: PdfDocument, rev: number): string | undefine
 export function readAuditTrail(doc: PdfDocument, coveredRevisions: number[]): AuditTrailAnswer | undefined {
   const text = auditTrailText(doc, doc.last);
   if (text === undefined) return undefined;
+  // A document can embed anything under the audit file's name: JSON nested deep enough to overflow the
+  // stack of whoever serialises the answer, or millions of events, is not Folio's audit record.
+  if (nestsDeeperThan(text, MAX_AUDIT_DEPTH)) return undefined;
   let json: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(text);
@@ -53,6 +77,7 @@ export function readAuditTrail(doc: PdfDocument, coveredRevisions: number[]): Au
     return undefined;
   }
   if (json.format !== 'folio-audit-trail/1') return undefined;
+  if (Array.isArray(json.auditTrail) && json.auditTrail.length > MAX_AUDIT_EVENTS) return undefined;
   const len = json.pdfLength;
   const expected = json.pdfSha256;
   let hashMatches = false;

@@ -300,9 +300,21 @@ export function rangeDigest(doc: PdfDocument, br: number[], alg: string): Uint8A
   return hash.digest();
 }
 
+/**
+ * CMS bytes parsed per document. One signature's /Contents is capped at MAX_CMS_BYTES, but many fields can
+ * point at the same large signature dictionary, and each would be parsed again.
+ */
+export const MAX_CMS_BYTES_PER_DOCUMENT = 32 * 1024 * 1024;
+const cmsBytes = new WeakMap<PdfDocument, number>();
+
 export function checkCrypto(doc: PdfDocument, subFilter: string | undefined, br: ByteRangeCheck): CryptoCheck | undefined {
   const contents = br.contents;
   if (!contents || contents.bytes.length === 0 || contents.bytes.length > MAX_CMS_BYTES || contents.bytes.every((b) => b === 0)) return undefined;
+  const parsed = (cmsBytes.get(doc) ?? 0) + contents.bytes.length;
+  if (parsed > MAX_CMS_BYTES_PER_DOCUMENT) {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The PDF's signatures carry more than ${MAX_CMS_BYTES_PER_DOCUMENT / 1024 / 1024} MB of CMS data in total`);
+  }
+  cmsBytes.set(doc, parsed);
   const digestOf = (alg: string) => rangeDigest(doc, br.byteRange, alg);
   const cms = verifyCms(contents.bytes, digestOf);
   let digestMatches = cms.digestMatches;
