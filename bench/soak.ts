@@ -89,10 +89,14 @@ interface Sample {
   main: number;
   children: number;
   kids: string;
+  /** The main thread's V8 heap; the rest of the main RSS is mostly the engine threads (and native memory). */
+  heap: number;
+  loopMax: number;
 }
 const samples: Sample[] = [];
 const childPids = new Set<number>();
-function sample() {
+async function sample() {
+  const m = await srv.metrics();
   const kids = descendants(srv.pid);
   for (const k of kids) childPids.add(k.pid);
   const s: Sample = {
@@ -100,18 +104,20 @@ function sample() {
     main: srv.rss() ?? 0,
     children: kids.reduce((a, k) => a + k.rss, 0),
     kids: kids.filter((k) => k.rss > 20 * MB).map((k) => `${k.name}:${(k.rss / MB).toFixed(0)}`).join(' '),
+    heap: m.nodejs_heap_size_used_bytes ?? NaN,
+    loopMax: (m.nodejs_eventloop_lag_max_seconds ?? NaN) * 1000,
   };
   samples.push(s);
   const done = recs.filter((r) => r.at > Date.now() - 5000).length;
   console.log(
-    `t=${s.t.toFixed(0).padStart(4)}s  ${(done / 5).toFixed(1).padStart(5)} req/s  main RSS ${(s.main / MB).toFixed(0).padStart(5)} MB  children ${(s.children / MB).toFixed(0).padStart(5)} MB (${kids.length})  ${s.kids}`,
+    `t=${s.t.toFixed(0).padStart(4)}s  ${(done / 5).toFixed(1).padStart(5)} req/s  main RSS ${(s.main / MB).toFixed(0).padStart(5)} MB (main-thread heap ${(s.heap / MB).toFixed(0)} MB, event loop max ${s.loopMax.toFixed(0)} ms)  children ${(s.children / MB).toFixed(0).padStart(5)} MB (${kids.length})  ${s.kids}  engine timeouts ${m.folio_engine_timeouts ?? '-'} heap-ceiling ${m.folio_engine_memory_exceeded ?? '-'}`,
   );
 }
-sample();
-const sampler = setInterval(sample, 5000);
+await sample();
+const sampler = setInterval(() => void sample(), 5000);
 await Promise.all(Array.from({ length: CLIENTS }, (_, n) => client(n)));
 clearInterval(sampler);
-sample();
+await sample();
 const elapsed = (Date.now() - start) / 1000;
 
 // ─── report ───
@@ -134,6 +140,10 @@ const wrong = recs.filter((r) => r.bad && r.hostile);
 if (wrong.length) console.log(`hostile answers outside the contract: ${[...new Set(wrong.map((r) => `${r.id} → ${r.status} ${r.code}: ${r.bad}`))].slice(0, 20).join('\n  ')}`);
 const validBad = recs.filter((r) => r.bad && !r.hostile);
 if (validBad.length) console.log(`valid requests not served: ${validBad.length} (${[...new Set(validBad.map((r) => `${r.endpoint}: ${r.bad}`))].slice(0, 10).join('; ')})`);
+const endMetrics = await srv.metrics();
+console.log(
+  `main-thread event loop: max ${Math.max(...samples.map((x) => x.loopMax).filter(Number.isFinite)).toFixed(0)} ms over the run, median of the 5 s maxima ${median(samples.map((x) => x.loopMax).filter(Number.isFinite)).toFixed(0)} ms; engine jobs ${endMetrics.folio_engine_jobs_completed ?? '-'}, stopped at the time budget ${endMetrics.folio_engine_timeouts ?? '-'}, at the heap ceiling ${endMetrics.folio_engine_memory_exceeded ?? '-'}`,
+);
 console.log(`distinct child processes seen: ${childPids.size} (LibreOffice workers replaced: ${Math.max(0, childPids.size - (descendants(srv.pid).length || 0))})`);
 
 // RSS flat: the median of the first window (warm-up included) against the last. A window is a minute, or a

@@ -143,6 +143,8 @@ export class FolioProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const p = new FolioProcess(child, `http://127.0.0.1:${port}`, dataDir, `http://127.0.0.1:${metricsPort}/metrics`, entry.label);
+    // The server runs in its own process group; do not leave it behind if this process exits first.
+    process.once('exit', () => p.kill());
     const deadline = Date.now() + startTimeoutMs;
     for (;;) {
       if (p.exited) throw new Error(`Folio exited during start-up (${JSON.stringify(p.exited)}): ${p.log}`);
@@ -188,9 +190,15 @@ export class FolioProcess {
    * apart from a main thread that was merely waiting for a CPU on a busy machine.
    */
   async loopDelayMax(): Promise<number> {
+    return ((await this.metrics()).nodejs_eventloop_lag_max_seconds ?? NaN) * 1000;
+  }
+
+  /** The server's unlabelled Prometheus samples (name → value); empty when /metrics does not answer. */
+  async metrics(): Promise<Record<string, number>> {
     const text = await fetch(this.metricsUrl, { signal: AbortSignal.timeout(3000) }).then((r) => r.text(), () => '');
-    const m = /^nodejs_eventloop_lag_max_seconds (\S+)/m.exec(text);
-    return m ? Number(m[1]) * 1000 : NaN;
+    const out: Record<string, number> = {};
+    for (const m of text.matchAll(/^([a-z_]+) (\S+)$/gm)) out[m[1]!] = Number(m[2]);
+    return out;
   }
 
   /** SIGKILL to the whole process group (the server and its LibreOffice workers). */
@@ -247,7 +255,7 @@ export class FolioProcess {
       body = spec.json;
     } else if (spec.file) {
       const fd = new FormData();
-      fd.append('file', new Blob([spec.file.bytes]), spec.file.name);
+      fd.append('file', new Blob([new Uint8Array(spec.file.bytes)]), spec.file.name); // a copy: Blob wants an ArrayBuffer-backed view
       body = fd;
     }
     const t0 = performance.now();
