@@ -7,6 +7,7 @@
  * after warm-up. Engine worker threads live inside the server's pid, so "main RSS" includes them.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { HOSTILE, envelope, judge, validCases, validTemplate, type Budget, type Endpoint, type RequestSpec } from '../test/adversarial/generators.js';
 import { FolioProcess, MB, descendants, median, percentile } from '../test/adversarial/server.js';
@@ -31,6 +32,9 @@ const CORPUS_DOCX = path.resolve(import.meta.dirname, '../../shared/corpus/docx/
 const docx = fs.existsSync(CORPUS_DOCX) ? fs.readFileSync(CORPUS_DOCX) : validTemplate();
 
 console.log(`soak: ${SECONDS} s, ${CLIENTS} clients, ${HOSTILE_SHARE * 100}% hostile; ${Object.entries(ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+// Budgets are wall-clock: on a host whose load is far above its cores, valid jobs can reach them too.
+const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+console.log(`host: ${os.availableParallelism()} CPUs, load average ${load()}`);
 console.log(`docx→pdf input: ${fs.existsSync(CORPUS_DOCX) ? path.basename(CORPUS_DOCX) : 'generated template'}`);
 
 const srv = await FolioProcess.start(ENV);
@@ -121,7 +125,8 @@ await sample();
 const elapsed = (Date.now() - start) / 1000;
 
 // ─── report ───
-console.log(`\n${recs.length} requests in ${elapsed.toFixed(0)} s = ${(recs.length / elapsed).toFixed(1)} req/s (${recs.filter((r) => r.hostile).length} hostile)`);
+console.log(`\nhost load average at the end: ${load()}`);
+console.log(`${recs.length} requests in ${elapsed.toFixed(0)} s = ${(recs.length / elapsed).toFixed(1)} req/s (${recs.filter((r) => r.hostile).length} hostile)`);
 console.log('endpoint                  n      p50 ms   p99 ms  answers');
 const endpoints = [...new Set(recs.map((r) => `${r.endpoint}${r.hostile ? ' (hostile)' : ''}`))].sort();
 for (const ep of endpoints) {

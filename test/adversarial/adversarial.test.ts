@@ -9,6 +9,7 @@
  * started so that the remaining cases still say something, and the final "same process" test fails.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE, envelope, judge, validCases, validTemplate, type Budget, type HostileCase } from './generators.js';
 import { FolioProcess, HealthPoller, MB, descendants, percentile, type SendResult } from './server.js';
@@ -89,6 +90,7 @@ describe.sequential('adversarial inputs against the running server', () => {
         `${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${r.id.padEnd(42)} ${String(r.status).padStart(3)} ${r.code.padEnd(24)} ${fmt(r.ms).padStart(6)} ms  health p99 ${fmt(r.healthP99)} max ${fmt(r.healthMax)} missed ${r.healthMissed} loop ${fmt(r.loopMax)}${r.verdict === 'ok' ? '' : `  — ${r.verdict}`}`,
       );
     }
+    console.log(`host: ${os.availableParallelism()} CPUs, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     console.log(`health over the whole run: ${allHealth.length} probes, p99 ${fmt(percentile(allHealth, 99))} ms, max ${fmt(Math.max(...allHealth))} ms`);
     if (restarts.length) console.log(`server restarts: ${restarts.join('; ')}`);
     await poller?.stop();
