@@ -80,6 +80,8 @@ export class TemplateDocument {
   private readonly dirty = new Set<string>();
   private readonly relsCache = new Map<string, Relationship[]>();
   private readonly dirtyRels = new Set<string>();
+  private readonly relIds = new WeakMap<Relationship[], Set<string>>();
+  private readonly relatedCache = new Map<string, string>();
   private contentTypes: string;
   private contentTypesDirty = false;
   private nextDocPrId = 1;
@@ -209,11 +211,18 @@ export class TemplateDocument {
 
   addRelationship(part: string, type: string, target: string, external = false): string {
     const rels = this.relationships(part);
-    const taken = new Set(rels.map((r) => r.id));
+    // Ids in use, kept per list (a link field repeated thousands of times adds thousands of relationships);
+    // rebuilt when relationships were added to the list elsewhere (HTML fragments push their own).
+    let taken = this.relIds.get(rels);
+    if (!taken || taken.size !== rels.length) {
+      taken = new Set(rels.map((r) => r.id));
+      this.relIds.set(rels, taken);
+    }
     let id: string;
     do id = `rIdFolio${++this.relCounter}`;
     while (taken.has(id));
     rels.push({ id, type, target, external });
+    taken.add(id);
     this.dirtyRels.add(relsNameOf(part));
     return id;
   }
@@ -241,8 +250,14 @@ export class TemplateDocument {
 
   /** The part the main document reaches through a relationship of `type` (e.g. numbering, styles). */
   relatedPart(type: string): string | undefined {
+    // Found ones are remembered: relationships are only ever appended, so the first match stays the first,
+    // and a fill that adds thousands of links must not scan the growing list for the styles part each time.
+    const cached = this.relatedCache.get(type);
+    if (cached) return cached;
     const r = this.relationships(this.mainPart).find((x) => x.type === `${REL_NS}/${type}` && !x.external);
-    return r ? resolveTarget(this.mainPart, r.target) : undefined;
+    const name = r ? resolveTarget(this.mainPart, r.target) : undefined;
+    if (name) this.relatedCache.set(type, name);
+    return name;
   }
 
   /** Makes sure the root element of `part` declares the namespace prefixes our new markup uses. */

@@ -8,6 +8,7 @@
  * the runs. Deleted text (w:del), field codes (w:instrText) and nested text boxes are not part of the
  * paragraph's text. The VML fallback copy of a text box (mc:Fallback) is filled too but not counted.
  */
+import { FolioError } from '../errors.js';
 import type { FieldPart, PartLocation } from './document.js';
 import { attr, child, textContent, walk, type XElement } from './xml.js';
 
@@ -179,13 +180,24 @@ export function describeControl(part: FieldPart, sdt: XElement): ControlField {
   };
 }
 
+/**
+ * Fields (controls, and placeholder occurrences) one template may hold. Every field is matched, filled and
+ * reported one by one; real templates hold hundreds, a large form a few thousand.
+ */
+export const MAX_TEMPLATE_FIELDS = 25_000;
+
 /** Every field of every searched part, in document order per part. */
 export function findFields(parts: FieldPart[]): TemplateField[] {
   const out: TemplateField[] = [];
+  let occurrences = 0;
+  const tooMany = () =>
+    new FolioError('UNPROCESSABLE_DOCUMENT', `The template has more than ${MAX_TEMPLATE_FIELDS} fields (content controls and placeholders); at most ${MAX_TEMPLATE_FIELDS} are supported`);
   for (const part of parts) {
     walk(part.doc.root, (e) => {
-      if (e.name === 'w:sdt') out.push(describeControl(part, e));
-      else if (e.name === 'w:p') {
+      if (e.name === 'w:sdt') {
+        if (++occurrences > MAX_TEMPLATE_FIELDS) throw tooMany();
+        out.push(describeControl(part, e));
+      } else if (e.name === 'w:p') {
         const segs = paragraphSegments(e);
         if (segs.length === 0) return undefined;
         const text = segs.length === 1 ? segs[0]!.text : segs.map((s) => s.text).join('');
@@ -193,7 +205,11 @@ export function findFields(parts: FieldPart[]): TemplateField[] {
         const counts = new Map<string, number>();
         for (const m of text.matchAll(PLACEHOLDER_RE)) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
         const shadow = isShadow(e);
-        for (const [name, count] of counts) out.push({ kind: 'placeholder', part, name, paragraph: e, count, shadow });
+        for (const [name, count] of counts) {
+          occurrences += count;
+          if (occurrences > MAX_TEMPLATE_FIELDS) throw tooMany();
+          out.push({ kind: 'placeholder', part, name, paragraph: e, count, shadow });
+        }
       }
       return undefined;
     });

@@ -11,7 +11,7 @@ import { FolioError } from '../errors.js';
 import { htmlToWordFragment } from '../convert/index.js';
 import { STYLES_XML } from '../convert/package.js';
 import type { TemplateDocument } from './document.js';
-import { paragraphSegments, type ControlField, type PlaceholderField } from './fields.js';
+import { paragraphSegments, PLACEHOLDER_RE, type ControlField, type PlaceholderField } from './fields.js';
 import { DEFAULT_DATE_PICTURE, formatWordDate, fullDateAttr } from './dates.js';
 import { drawnSize, inlineDrawingXml, pixels, type Box, type PreparedImage } from './images.js';
 import { updateBinding } from './bindings.js';
@@ -40,6 +40,9 @@ export class Filler {
   private textWidthEmu: number | undefined;
   private styleIds: Set<string> | undefined;
   private htmlCount = 0;
+  /** Runs read per paragraph by placeholder fills so far (see MAX_PARAGRAPH_WORK). */
+  private readonly paragraphWork = new Map<XElement, number>();
+  private stylesPart: string | null | undefined;
 
   constructor(private readonly doc: TemplateDocument, private readonly warnings: string[]) {}
 
@@ -199,12 +202,23 @@ export class Filler {
     }
     // Right to left, positions found once: a value that itself contains `{{name}}` is not filled again.
     const segs = paragraphSegments(f.paragraph);
-    const text = segs.map((x) => x.text).join('');
-    const matches = [...text.matchAll(new RegExp(placeholderRegex(f.name).source, 'gu'))]
-      .filter((m) => !this.written.has(segs.find((x) => x.start <= m.index && m.index < x.start + x.text.length)!.run))
-      .reverse();
-    // Each replacement re-reads the paragraph's runs: bound the quadratic worst case of a crafted paragraph.
-    if (matches.length * segs.length > MAX_PARAGRAPH_WORK) {
+    const text = segs.length === 1 ? segs[0]!.text : segs.map((x) => x.text).join('');
+    // The finder's one shared pattern, filtered by name: compiling a pattern per field (50,000 distinct
+    // placeholders) cost more than the fills themselves.
+    const matches: RegExpExecArray[] = [];
+    let si = 0;
+    for (const m of text.matchAll(PLACEHOLDER_RE)) {
+      if (m[1] !== f.name) continue;
+      // Segments are in offset order and so are matches: one forward pass finds each match's segment.
+      while (si + 1 < segs.length && segs[si]!.start + segs[si]!.text.length <= m.index) si++;
+      if (!this.written.has(segs[si]!.run)) matches.push(m);
+    }
+    matches.reverse();
+    // Each replacement re-reads the paragraph's runs, and so does every field filled in the same paragraph:
+    // bound the quadratic worst case of a crafted paragraph over all its fills.
+    const work = (this.paragraphWork.get(f.paragraph) ?? 0) + segs.length * Math.max(1, matches.length);
+    this.paragraphWork.set(f.paragraph, work);
+    if (work > MAX_PARAGRAPH_WORK) {
       throw new FolioError('UNPROCESSABLE_DOCUMENT', `A paragraph of ${f.part.name} holds too many placeholders and runs to fill (${matches.length} × ${segs.length})`);
     }
     for (const m of matches) {
@@ -450,8 +464,13 @@ export class Filler {
 
   /** Adds the definitions of Word built-in styles the template lacks (from convert's style sheet). */
   private ensureStyles(ids: string[]): Set<string> {
-    const name = this.doc.relatedPart('styles');
-    if (!name || !this.doc.pkg.has(name)) return new Set();
+    // A template without a styles part stays without one: remember that instead of looking again per value.
+    if (this.stylesPart === undefined) {
+      const found = this.doc.relatedPart('styles');
+      this.stylesPart = found && this.doc.pkg.has(found) ? found : null;
+    }
+    const name = this.stylesPart;
+    if (!name) return new Set();
     let xml = this.doc.pkg.text(name)!;
     this.styleIds ??= new Set([...xml.matchAll(/<w:style\b[^>]*w:styleId="([^"]+)"/g)].map((m) => m[1]!));
     const missing = ids.filter((id) => !this.styleIds!.has(id));

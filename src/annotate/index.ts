@@ -30,11 +30,18 @@ export interface AnnotateResult {
   report: AnnotateReport;
 }
 
+/** Fields per request (as the HTTP schema's maxItems). */
+export const MAX_REQUEST_FIELDS = 5_000;
+
 const keyOf = (f: AnnotateField) => (f.id !== undefined ? `id:${f.id}` : `group:${f.group}`);
 const nameOf = (f: AnnotateField) => (f.id !== undefined ? f.id : f.group!);
 
 /** Request checks the JSON schema cannot express well; 400 with every offending field listed. */
 function checkShape(fields: AnnotateField[]): void {
+  // The HTTP schema says the same (maxItems); the engine holds to it for every caller.
+  if (fields.length > MAX_REQUEST_FIELDS) {
+    throw new FolioError('VALIDATION_ERROR', `At most ${MAX_REQUEST_FIELDS} fields per request`, { details: [{ field: 'fields', issue: `more than ${MAX_REQUEST_FIELDS} items` }] });
+  }
   const details: ErrorDetail[] = [];
   fields.forEach((f, i) => {
     const hasId = typeof f.id === 'string';
@@ -145,11 +152,12 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
   }
 
   if (options.strict && unmatched.length) {
+    const unmatchedSet = new Set(unmatched);
     throw new FolioError('VALIDATION_ERROR', `${unmatched.length} field(s) of the request match nothing in the template`, {
       status: 422,
       details: fields
         .map((f, i) => ({ f, i }))
-        .filter(({ f, i }) => lastIndex.get(keyOf(f)) === i && unmatched.includes(nameOf(f)))
+        .filter(({ f, i }) => lastIndex.get(keyOf(f)) === i && unmatchedSet.has(nameOf(f)))
         .map(({ f, i }) => ({ field: `fields[${i}].${f.id !== undefined ? 'id' : 'group'}`, issue: 'matches no field in the template' })),
     });
   }
