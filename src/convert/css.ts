@@ -4,9 +4,9 @@
  * Inheritance is applied by the DOM walk (html-to-docx.ts), which passes inherited run properties down.
  */
 import * as csstree from 'css-tree';
-import { selectAll } from 'css-select';
-import { parse as parseSelector } from 'css-what';
+import { parse as parseSelector, type Selector } from 'css-what';
 import type { Document, Element } from 'domhandler';
+import { MatchBudgetExceeded, SelectorMatcher } from './selectors.js';
 
 export type Declarations = Map<string, string>;
 
@@ -16,6 +16,18 @@ interface Winner {
   specificity: number;
   order: number;
 }
+
+/** At most this many selectors are matched per document (the rest are ignored). */
+const MAX_SELECTORS = 2000;
+/** Simple selectors and combinators in one complex selector. */
+const MAX_SELECTOR_TOKENS = 256;
+/**
+ * Selector-matching work per document, in DOM accesses and compound tests (see selectors.ts): a few
+ * hundred milliseconds. A real page's stylesheet needs a small fraction of it.
+ */
+const MATCH_BUDGET = 30_000_000;
+/** The least one selector may spend, however much the ones before it spent. */
+const MIN_SELECTOR_SHARE = 1_000_000;
 
 /** Properties the converter reads; everything else is ignored before the cascade (cheaper, smaller maps). */
 const USED = new Set([
@@ -27,14 +39,7 @@ const USED = new Set([
   'font-variant', 'direction', 'white-space', 'visibility',
 ]);
 
-function specificityOf(selector: string): number | undefined {
-  let parsed;
-  try {
-    parsed = parseSelector(selector);
-  } catch {
-    return undefined;
-  }
-  const seq = parsed[0];
+function specificityOf(seq: Selector[] | undefined): number | undefined {
   if (!seq) return undefined;
   let a = 0, b = 0, c = 0;
   for (const t of seq) {
@@ -74,8 +79,12 @@ export class Cascade {
   private readonly byElement = new Map<Element, Map<string, Winner>>();
   private order = 0;
 
-  constructor(private readonly doc: Document, styleSheets: string[]) {
-    let budget = 2000; // bound the work a hostile stylesheet can cause: at most this many selectors
+  /** What the cascade left out, for the converter's warnings. */
+  readonly warnings: string[] = [];
+
+  constructor(doc: Document, styleSheets: string[]) {
+    let budget = MAX_SELECTORS; // bound the work a hostile stylesheet can cause: at most this many selectors
+    const matcher = new SelectorMatcher(doc, MATCH_BUDGET);
     for (const sheet of styleSheets) {
       if (budget <= 0) break;
       let ast: csstree.CssNode;
@@ -95,14 +104,42 @@ export class Cascade {
           for (const sel of prelude.split(',')) {
             if (--budget <= 0) return;
             const selector = sel.trim();
-            const spec = specificityOf(selector);
-            if (spec === undefined) continue;
-            let matched: Element[];
+            let parsed: Selector[][];
             try {
-              matched = selectAll(selector, this.doc) as unknown as Element[];
+              parsed = parseSelector(selector);
             } catch {
               continue;
             }
+            const seq = parsed.length === 1 ? parsed[0] : undefined;
+            const spec = specificityOf(parsed[0]);
+            if (spec === undefined) continue;
+            if (seq && seq.length > MAX_SELECTOR_TOKENS) {
+              this.warnings.push(`a CSS selector longer than ${MAX_SELECTOR_TOKENS} parts was ignored`);
+              continue;
+            }
+            // One selector may spend at most a share of what is left, so a single pathological one is dropped
+            // on its own and the rules after it still apply; the total stays bounded.
+            const left = matcher.budget.left;
+            const share = Math.min(left, Math.max(MIN_SELECTOR_SHARE, Math.floor(left / 4)));
+            let matched: Element[] | undefined | 'too costly';
+            matcher.budget.left = share;
+            try {
+              matched = seq ? matcher.select(seq, selector) : matcher.selectString(selector);
+            } catch (e) {
+              if (!(e instanceof MatchBudgetExceeded)) throw e;
+              matched = 'too costly';
+            }
+            matcher.budget.left = left - (share - Math.max(0, matcher.budget.left));
+            if (matched === 'too costly') {
+              if (matcher.budget.left <= 0) {
+                this.warnings.push('the stylesheet needed too much selector-matching work: its remaining rules were ignored');
+                budget = 0;
+                return;
+              }
+              this.warnings.push('a CSS selector that needed too much matching work was ignored');
+              continue;
+            }
+            if (!matched) continue;
             const order = this.order++;
             for (const el of matched) for (const [p, v, imp] of decls) this.offer(el, p, v, imp, spec, order);
           }
@@ -110,7 +147,6 @@ export class Cascade {
       });
     }
   }
-
 
   private offer(el: Element, prop: string, value: string, important: boolean, specificity: number, order: number) {
     let m = this.byElement.get(el);

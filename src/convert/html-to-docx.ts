@@ -422,6 +422,7 @@ class HtmlConverter {
       for (const li of items) this.footnoteTargets.set(li.attribs.id!, li);
     }
     this.cascade = new Cascade(doc, sheets);
+    this.warnings.push(...this.cascade.warnings);
     for (const container of footnoteContainers) container.attribs['data-folio-footnotes'] = '1';
 
     const ctx = rootCtx(copyPara(undefined), 12, this.opts.textWidthTwips);

@@ -39,6 +39,24 @@ export function isZip(bytes: Uint8Array): boolean {
 }
 
 /** The source format from the file name and the first bytes, or undefined when neither tells. */
+const HTML_START = /^(<!doctype\s+html|<html[\s>]|<\?xml[^>]*>\s*(<!doctype\s+html|<html)|<head[\s>]|<body[\s>])/i;
+
+/**
+ * Offset after a BOM, white space and leading HTML comments. A loop, not a regex: `(<!--[\s\S]*?-->\s*)*`
+ * backtracks exponentially on `<!---->` repeated (24 repetitions took 0.24 s, each one more doubles it),
+ * and this runs on the request thread before any engine.
+ */
+function afterLeadingComments(text: string): number {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (!text.startsWith('<!--', i)) return i;
+    const end = text.indexOf('-->', i + 4);
+    if (end < 0) return i;
+    i = end + 3;
+  }
+}
+
 export function inferSourceFormat(filename: string, bytes: Uint8Array): SourceFormat | undefined {
   const base = filename.split(/[\\/]/).pop() ?? '';
   const dot = base.lastIndexOf('.');
@@ -51,7 +69,7 @@ export function inferSourceFormat(filename: string, bytes: Uint8Array): SourceFo
   if (head.includes(0)) return undefined; // binary
   const text = new TextDecoder('utf-8').decode(head);
   if (/^\s*%PDF-/.test(text)) return undefined;
-  const looksHtml = /^\uFEFF?\s*(<!--[\s\S]*?-->\s*)*(<!doctype\s+html|<html[\s>]|<\?xml[^>]*>\s*(<!doctype\s+html|<html)|<head[\s>]|<body[\s>])/i.test(text);
+  const looksHtml = HTML_START.test(text.slice(afterLeadingComments(text)));
   if (HTML_EXT.has(ext) || looksHtml) return 'html';
   if (MD_EXT.has(ext) || ext === '') return 'md';
   return undefined;
