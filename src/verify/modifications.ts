@@ -148,7 +148,18 @@ export class ModificationAnalyzer {
    * a "signature dictionary" referenced from a page, or an "annotation" filling a dangling reference of signed
    * page content, is an attempt to pass content changes off as signatures or annotations.
    */
+  private readonly misuse = new Map<string, string | undefined>();
+
   private misusedAs(num: number, role: Role): string | undefined {
+    // Depends only on the final revision: asked again for every signature before the change, answered once.
+    const key = `${num}|${role}`;
+    if (this.misuse.has(key)) return this.misuse.get(key);
+    const answer = this.findMisuse(num, role);
+    this.misuse.set(key, answer);
+    return answer;
+  }
+
+  private findMisuse(num: number, role: Role): string | undefined {
     const allowed = ALLOWED_REFERRERS[role];
     if (!allowed) return undefined;
     const refs = this.referrerIndex().get(num);
