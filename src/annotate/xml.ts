@@ -116,6 +116,15 @@ export function parseFragment(xml: string): XNode[] {
 function parseInto(holder: XElement, xml: string, part: string, budget?: ParseBudget): void {
   // Without a document budget, one parse may create at most MAX_XML_ELEMENTS elements.
   let left = Math.min(MAX_XML_ELEMENTS, budget?.elements ?? MAX_XML_ELEMENTS);
+  const tooMany = () =>
+    malformed(part, budget && budget.elements < MAX_XML_ELEMENTS ? `brings the document's parts beyond ${MAX_DOCUMENT_ELEMENTS} elements together` : `has more than ${MAX_XML_ELEMENTS} elements`);
+  // Start tags counted first (a '<' before a name character; comments and CDATA may over-count): an
+  // element bomb is refused before a single node of it is built.
+  let starts = 0;
+  for (let k = xml.indexOf('<'); k >= 0; k = xml.indexOf('<', k + 1)) {
+    const c = xml.charCodeAt(k + 1);
+    if (c !== 0x2f && c !== 0x21 && c !== 0x3f && ++starts > left) throw tooMany();
+  }
   const stack: XElement[] = [holder];
   let cur = holder;
   let i = 0;
@@ -171,9 +180,7 @@ function parseInto(holder: XElement, xml: string, part: string, budget?: ParseBu
     const sp = inner.search(/[\s]/);
     const name = sp < 0 ? inner : inner.slice(0, sp);
     if (!name) throw malformed(part);
-    if (--left < 0) {
-      throw malformed(part, budget && budget.elements < MAX_XML_ELEMENTS ? `brings the document's parts beyond ${MAX_DOCUMENT_ELEMENTS} elements together` : `has more than ${MAX_XML_ELEMENTS} elements`);
-    }
+    if (--left < 0) throw tooMany();
     const node: XElement = { type: 'el', name, attrs: sp < 0 ? [] : parseAttrs(inner.slice(sp), part), children: [], parent: cur === holder ? undefined : cur };
     cur.children.push(node);
     if (!selfClosing) {

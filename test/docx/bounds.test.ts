@@ -1,0 +1,198 @@
+/**
+ * The OOXML package reader on hostile ZIPs, all built here in memory: names that smuggle paths, duplicate
+ * names, central records that share one entry's bytes, local headers that disagree with the directory,
+ * sizes that lie, CRCs that do not match, too many entries, and a budget that stops inflating mid-way.
+ */
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { FolioError } from '../../src/errors.js';
+import { badEntryName, inflateEntry, InflateBudget, OoxmlPackage, readZipDirectory, readDocx } from '../../src/docx/package.js';
+
+interface RawEntry {
+  name: string;
+  data: Uint8Array | string;
+  /** Store instead of deflate. */
+  store?: boolean;
+  /** Sizes/CRC written in the headers instead of the real ones. */
+  declared?: number;
+  crc?: number;
+  /** Name written in the local header instead of `name`. */
+  localName?: string;
+  /** Uncompressed size written in the local header only. */
+  localDeclared?: number;
+}
+
+/** A ZIP written byte by byte, so that every header can lie; `aliases` are extra central records for an entry's bytes. */
+function rawZip(entries: RawEntry[], aliases: Array<{ name: string; of: number }> = []): Uint8Array {
+  const chunks: Buffer[] = [];
+  const central: Buffer[] = [];
+  const written: Array<{ offset: number; method: number; crc: number; csize: number; usize: number }> = [];
+  let offset = 0;
+  const record = (name: Buffer, w: (typeof written)[number]) => {
+    const cd = Buffer.alloc(46);
+    cd.writeUInt32LE(0x02014b50, 0);
+    cd.writeUInt16LE(20, 4);
+    cd.writeUInt16LE(20, 6);
+    cd.writeUInt16LE(w.method, 10);
+    cd.writeUInt32LE(w.crc, 16);
+    cd.writeUInt32LE(w.csize, 20);
+    cd.writeUInt32LE(w.usize, 24);
+    cd.writeUInt16LE(name.length, 28);
+    cd.writeUInt32LE(w.offset, 42);
+    central.push(cd, name);
+  };
+  for (const e of entries) {
+    const raw = typeof e.data === 'string' ? Buffer.from(e.data) : Buffer.from(e.data);
+    const body = e.store ? raw : zlib.deflateRawSync(raw);
+    const w = { offset, method: e.store ? 0 : 8, crc: e.crc ?? zlib.crc32(raw) >>> 0, csize: body.length, usize: e.declared ?? raw.length };
+    const localName = Buffer.from(e.localName ?? e.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(w.method, 8);
+    local.writeUInt32LE(w.crc, 14);
+    local.writeUInt32LE(w.csize, 18);
+    local.writeUInt32LE(e.localDeclared ?? w.usize, 22);
+    local.writeUInt16LE(localName.length, 26);
+    chunks.push(local, localName, body);
+    offset += 30 + localName.length + body.length;
+    written.push(w);
+    record(Buffer.from(e.name), w);
+  }
+  for (const a of aliases) record(Buffer.from(a.name), written[a.of]!);
+  const cd = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  const n = entries.length + aliases.length;
+  end.writeUInt16LE(Math.min(n, 0xffff), 8);
+  end.writeUInt16LE(Math.min(n, 0xffff), 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...chunks, cd, end]));
+}
+
+const CT = '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>';
+const DOC = '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p/></w:body></w:document>';
+const base = (): RawEntry[] => [
+  { name: '[Content_Types].xml', data: CT },
+  { name: 'word/document.xml', data: DOC },
+];
+
+function refusal(fn: () => unknown): FolioError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(FolioError);
+    return e as FolioError;
+  }
+  throw new Error('expected a FolioError');
+}
+
+describe('the package reader on honest input', () => {
+  it('reads every part with its bytes (directory entries are not parts)', () => {
+    const pkg = readDocx(rawZip([...base(), { name: 'word/', data: '', store: true }, { name: 'word/media/a.png', data: new Uint8Array([1, 2, 3]), store: true }]));
+    expect([...pkg.parts.keys()]).toEqual(['[Content_Types].xml', 'word/document.xml', 'word/media/a.png']);
+    expect(pkg.text('word/document.xml')).toBe(DOC);
+    expect([...pkg.parts.get('word/media/a.png')!]).toEqual([1, 2, 3]);
+  });
+});
+
+describe('entry names', () => {
+  for (const name of ['../../x', 'word/../../x', '/etc/passwd.xml', 'word\\document2.xml', 'C:evil.xml', 'word//a.xml', 'word/./a.xml', 'a\u0000.xml']) {
+    it(`refuses ${JSON.stringify(name)} naming the entry`, () => {
+      expect(badEntryName(name)).toBeDefined();
+      const e = refusal(() => OoxmlPackage.read(rawZip([...base(), { name, data: 'x' }])));
+      expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
+      expect(e.status).toBe(422);
+      expect(e.message).toContain(JSON.stringify(name).slice(1, 8));
+    });
+  }
+
+  it('accepts ordinary part names and directory entries', () => {
+    for (const name of ['word/document.xml', '[Content_Types].xml', 'customXml/item1.xml', 'word/', 'docProps/app.xml']) expect(badEntryName(name)).toBeUndefined();
+  });
+
+  it('refuses two entries with the same name, also differing only in case', () => {
+    for (const dup of ['word/document.xml', 'WORD/Document.xml']) {
+      const e = refusal(() => readZipDirectory(rawZip([...base(), { name: dup, data: DOC }])));
+      expect(e.message).toMatch(/two entries named/);
+    }
+  });
+});
+
+describe('structure', () => {
+  it('refuses two central records that point at the same local data (overlapping entries)', () => {
+    const zip = rawZip([...base(), { name: 'word/a.xml', data: 'x'.repeat(1000) }], [{ name: 'word/b.xml', of: 2 }]);
+    const e = refusal(() => readZipDirectory(zip));
+    expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
+    // The alias's name differs from the local header's, or the ranges overlap: either way it is refused.
+    expect(e.message).toMatch(/overlapping|disagrees/);
+  });
+
+  it('refuses hundreds of records aliasing one entry (a quoted-overlap bomb) without inflating them', () => {
+    const zip = rawZip([...base(), { name: 'word/a.xml', localName: 'word/a.xml', data: 'x'.repeat(100_000) }], Array.from({ length: 300 }, (_, i) => ({ name: 'word/a.xml'.replace('a', `a${i}`), of: 2 })));
+    expect(() => OoxmlPackage.read(zip)).toThrow(FolioError);
+  });
+
+  it('refuses a local header that names another entry than the central record', () => {
+    const e = refusal(() => readZipDirectory(rawZip([...base(), { name: 'word/a.xml', localName: 'word/b.xml', data: 'x' }])));
+    expect(e.message).toMatch(/local header of "word\/a.xml" disagrees/);
+  });
+
+  it('refuses a local header that declares other sizes than the central record', () => {
+    const e = refusal(() => readZipDirectory(rawZip([...base(), { name: 'word/a.xml', data: 'hello', localDeclared: 99 }])));
+    expect(e.message).toMatch(/declares other sizes/);
+  });
+
+  it('refuses more entries than the limit', () => {
+    const many = Array.from({ length: 10_001 }, (_, i) => ({ name: `f/${i}.bin`, data: '', store: true }));
+    const e = refusal(() => readZipDirectory(rawZip([...base(), ...many])));
+    expect(e.message).toMatch(/too many entries \(10003\)/);
+  });
+});
+
+describe('inflating', () => {
+  it('a size that lies (declared small, inflates large) stops at the declared size', () => {
+    const zip = rawZip([...base(), { name: 'word/big.xml', data: 'A'.repeat(5_000_000), declared: 1000, localDeclared: 1000 }]);
+    const e = refusal(() => OoxmlPackage.read(zip));
+    expect(e.message).toMatch(/"word\/big.xml" inflates beyond its declared size/);
+  });
+
+  it('a size that lies the other way (declared large, inflates small) is refused', () => {
+    const zip = rawZip([...base(), { name: 'word/a.xml', data: 'abc', declared: 5000 }]);
+    expect(refusal(() => OoxmlPackage.read(zip)).message).toMatch(/wrong size/);
+  });
+
+  it('a CRC that does not match is refused', () => {
+    const zip = rawZip([...base(), { name: 'word/a.xml', data: 'abc', crc: 12345 }]);
+    expect(refusal(() => OoxmlPackage.read(zip)).message).toMatch(/CRC/);
+  });
+
+  it('declared sizes beyond the limits are refused before inflating', () => {
+    const zip = rawZip([...base(), { name: 'word/a.xml', data: 'abc', declared: 300 * 1024 * 1024, localDeclared: 300 * 1024 * 1024 }]);
+    expect(refusal(() => OoxmlPackage.read(zip)).message).toMatch(/size limit/);
+  });
+
+  it('a per-part ceiling and a request budget are held while inflating, naming the part and the limit', () => {
+    const part = 'x'.repeat(400_000);
+    const zip = rawZip([...base(), { name: 'word/a.xml', data: part }, { name: 'word/b.xml', data: part }, { name: 'word/c.xml', data: part }]);
+    const entries = readZipDirectory(zip);
+    const byName = new Map(entries.map((e) => [e.name, e]));
+    expect(refusal(() => inflateEntry(zip, byName.get('word/a.xml')!, { maxBytes: 100_000, what: 'an XML part' })).message).toMatch(/"word\/a.xml" is too large: an XML part may expand to at most/);
+    const budget = new InflateBudget(1_000_000);
+    expect(inflateEntry(zip, byName.get('word/a.xml')!, { maxBytes: 1e9, budget }).length).toBe(400_000);
+    expect(inflateEntry(zip, byName.get('word/b.xml')!, { maxBytes: 1e9, budget }).length).toBe(400_000);
+    const e = refusal(() => inflateEntry(zip, byName.get('word/c.xml')!, { maxBytes: 1e9, budget }));
+    expect(e.message).toMatch(/expands to more than 1 MB in total \(at "word\/c.xml"\)/);
+    expect(budget.used).toBe(800_000);
+  });
+
+  it('the whole package is held to its total while inflating', () => {
+    const part = 'y'.repeat(300_000);
+    const zip = rawZip([...base(), ...Array.from({ length: 5 }, (_, i) => ({ name: `word/p${i}.xml`, data: part }))]);
+    const limits = { maxEntries: 100, maxEntryUncompressed: 1_000_000, maxTotalUncompressed: 1_000_000, maxRatio: 10_000 };
+    // The declared total already says so: refused before anything is inflated.
+    expect(refusal(() => OoxmlPackage.read(zip, limits)).message).toMatch(/size limit/);
+    expect(OoxmlPackage.read(zip, { ...limits, maxTotalUncompressed: 2_000_000 }).parts.size).toBe(7);
+  });
+});
