@@ -261,16 +261,19 @@ const annotateHtml = (html: string) =>
 
 // Markdown --------------------------------------------------------------------------------------------
 
+/** Valid Markdown with `n` footnotes: linear work, but a lot of it (20,000 ≈ 5 s of a thread). */
+export function footnotesMarkdown(n: number): string {
+  const refs = Array.from({ length: n }, (_, i) => `word[^n${i}]`).join(' ');
+  const defs = Array.from({ length: n }, (_, i) => `[^n${i}]: note ${i}`).join('\n');
+  return `# Notes\n\n${refs}\n\n${defs}\n`;
+}
+
 const md = {
   deepBrackets: lazy(() => '['.repeat(60_000) + 'x' + ']'.repeat(60_000) + '\n\n' + '[a]('.repeat(20_000) + '\n'),
   emphasisRuns: lazy(() => '*a_'.repeat(40_000) + '\n\n' + '**'.repeat(30_000) + 'x' + '_'.repeat(60_000) + '\n'),
   nestedLists: lazy(() => '- '.repeat(10_000) + 'x\n\n' + Array.from({ length: 3_000 }, (_, i) => `${'  '.repeat(i % 200)}- item ${i}`).join('\n') + '\n'),
   nestedQuotes: lazy(() => '> '.repeat(20_000) + 'x\n\n' + '>'.repeat(50_000) + ' y\n'),
-  footnotes: lazy(() => {
-    const refs = Array.from({ length: 20_000 }, (_, i) => `word[^n${i}]`).join(' ');
-    const defs = Array.from({ length: 20_000 }, (_, i) => `[^n${i}]: note ${i}`).join('\n');
-    return `# Notes\n\n${refs}\n\n${defs}\n`;
-  }),
+  footnotes: lazy(() => footnotesMarkdown(20_000)),
   wideTable: lazy(() => {
     const n = 2_000;
     const row = (f: (i: number) => string) => '|' + Array.from({ length: n }, (_, i) => f(i)).join('|') + '|';

@@ -101,6 +101,7 @@ export function serverEntry(): { args: string[]; label: string } {
 
 export interface SendResult extends Answer {
   ms: number;
+  retryAfter: string | null;
   /** Set when there was no HTTP answer (aborted at the deadline, connection reset, …). */
   error?: string;
 }
@@ -262,10 +263,10 @@ export class FolioProcess {
     try {
       const r = await fetch(this.url + spec.path, { method: spec.method, headers, body, signal: AbortSignal.timeout(deadlineMs) });
       const buf = Buffer.from(await r.arrayBuffer());
-      return { status: r.status, body: buf, contentType: r.headers.get('content-type') ?? '', ms: performance.now() - t0 };
+      return { status: r.status, body: buf, contentType: r.headers.get('content-type') ?? '', retryAfter: r.headers.get('retry-after'), ms: performance.now() - t0 };
     } catch (e) {
       const err = e as Error & { cause?: Error };
-      return { status: 0, body: Buffer.alloc(0), contentType: '', ms: performance.now() - t0, error: `${err.name}: ${err.cause?.message ?? err.message}` };
+      return { status: 0, body: Buffer.alloc(0), contentType: '', retryAfter: null, ms: performance.now() - t0, error: `${err.name}: ${err.cause?.message ?? err.message}` };
     }
   }
 }
