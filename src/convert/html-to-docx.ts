@@ -13,6 +13,7 @@ import { imageSize } from 'image-size';
 import { Cascade, boxSides, cssColor, fontSizePt, lengthTwips, parseBorder, type BorderSpec, type Declarations } from './css.js';
 import { xmlAttr, xmlText } from './text.js';
 import { boundHtmlDepth } from './depth-guard.js';
+import { FolioError } from '../errors.js';
 import type { GfmExtension } from './markdown.js';
 
 export interface ConvertOptions {
@@ -68,6 +69,9 @@ export interface FragmentOptions {
 export type WordFragment = ConvertedBody;
 
 const MAX_DEPTH = 160;
+/** Word footnotes per document, and the XML of all of them (each reference copies its note). */
+const MAX_FOOTNOTES = 100_000;
+const MAX_FOOTNOTE_CHARS = 64_000_000;
 const MAX_DATA_URI_CHARS = 20 * 1024 * 1024;
 const MAX_IMAGE_PIXELS = 50_000_000;
 const EMU_PER_PX = 9525;
@@ -381,6 +385,7 @@ class HtmlConverter {
   private pendingPageBreak = false;
   private footnoteTargets = new Map<string, Element>();
   private footnoteDepth = 0;
+  private footnoteChars = 0;
   title?: string;
 
   constructor(private readonly opts: Required<FragmentOptions>) {
@@ -765,15 +770,11 @@ class HtmlConverter {
     const notePara = copyPara(undefined);
     notePara.style = 'FootnoteText';
     const noteCtx = rootCtx(notePara, 10, this.opts.textWidthTwips);
-    for (const child of li.children) {
-      if (child.type === 'tag' && isBackref(child as Element)) continue;
+    for (const child of withoutBackrefs(li)) {
       if (child.type === 'tag' && (child as Element).name === 'p') {
         this.flush();
         const pctx = copyCtx(noteCtx);
-        for (const c of (child as Element).children) {
-          if (c.type === 'tag' && isBackref(c as Element)) continue;
-          this.walk(c, pctx, 1);
-        }
+        for (const c of withoutBackrefs(child as Element)) this.walk(c, pctx, 1);
         this.flush();
       } else this.walk(child, noteCtx, 1);
     }
@@ -784,7 +785,14 @@ class HtmlConverter {
     if (!blocks.length) blocks.push('<w:p><w:pPr><w:pStyle w:val="FootnoteText"/></w:pPr></w:p>');
     const refRun = '<w:r><w:rPr><w:rStyle w:val="FootnoteReference"/></w:rPr><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve"> </w:t></w:r>';
     blocks[0] = blocks[0]!.replace(/^(<w:p>(?:<w:pPr>.*?<\/w:pPr>)?)/, `$1${refRun}`);
-    this.footnotes.push(`<w:footnote w:id="${id}">${blocks.join('')}</w:footnote>`);
+    const note = `<w:footnote w:id="${id}">${blocks.join('')}</w:footnote>`;
+    // Every reference gets a copy of its note (Word has no shared notes): many references to one long note
+    // would multiply its size without bound.
+    this.footnoteChars += note.length;
+    if (this.footnoteChars > MAX_FOOTNOTE_CHARS || this.footnotes.length >= MAX_FOOTNOTES) {
+      throw new FolioError('UNPROCESSABLE_DOCUMENT', `The document's footnotes are too large to convert (more than ${MAX_FOOTNOTES.toLocaleString('en')} footnote references or ${MAX_FOOTNOTE_CHARS / 1_000_000} MB of footnote text)`);
+    }
+    this.footnotes.push(note);
     this.addRaw(`<w:footnoteReference w:id="${id}"/>`, ctx, { rStyle: 'FootnoteReference' });
     return true;
   }
@@ -1510,6 +1518,19 @@ function textOf(root: Element): string {
     }
   }
   return out;
+}
+
+// A note's children without its back-references: markdown-it-footnote writes one back-reference per
+// reference, so a note cited n times holds n of them, and skipping them on each of the n renderings was n².
+const noteChildren = new WeakMap<Element, AnyNode[]>();
+
+function withoutBackrefs(el: Element): AnyNode[] {
+  let kids = noteChildren.get(el);
+  if (!kids) {
+    kids = el.children.filter((c) => !(c.type === 'tag' && isBackref(c as Element)));
+    noteChildren.set(el, kids);
+  }
+  return kids;
 }
 
 function collect(root: Element, pred: (e: Element) => boolean, out: Element[]): void {
