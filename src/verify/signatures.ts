@@ -189,13 +189,48 @@ const MAX_CMS_BYTES = 4 * 1024 * 1024;
  */
 function strayByteRanges(doc: PdfDocument, sig: FoundSignature, to: number, known: Array<[number, number]>): number[] {
   const out: number[] = [];
-  for (let p = doc.text.indexOf('/ByteRange'); p >= 0 && p < to; p = doc.text.indexOf('/ByteRange', p + 10)) {
-    if (!/^\/ByteRange\s*\[\s*\d/.test(doc.text.slice(p, p + 24))) continue; // an array, not prose about one
+  for (const p of byteRangesOutside(doc, known)) {
+    if (p >= to || out.length >= 5) break;
     if (sig.sigOffset !== undefined && sig.sigEnd !== undefined && p >= sig.sigOffset && p < sig.sigEnd) continue;
-    if (known.some(([s, e]) => p >= s && p < e)) continue;
     out.push(p);
   }
-  return out.slice(0, 5);
+  return out;
+}
+
+const outsideCache = new WeakMap<PdfDocument, { known: Array<[number, number]>; positions: number[] }>();
+
+/**
+ * Every `/ByteRange [` array token outside all known signature bodies, in file order. Computed once per
+ * document: scanning the file (and every known body) again for each signature made the check quadratic in
+ * the number of signatures.
+ */
+function byteRangesOutside(doc: PdfDocument, known: Array<[number, number]>): number[] {
+  const hit = outsideCache.get(doc);
+  if (hit && hit.known === known) return hit.positions;
+  const sorted = [...known].sort((a, b) => a[0] - b[0]);
+  // Bodies may nest or overlap: the running maximum of their ends answers "is p inside one starting before it".
+  const maxEnd: number[] = [];
+  sorted.forEach(([, e], i) => maxEnd.push(Math.max(e, i > 0 ? maxEnd[i - 1]! : -1)));
+  const inside = (p: number) => {
+    let lo = 0;
+    let hi = sorted.length - 1;
+    let idx = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid]![0] <= p) {
+        idx = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return idx >= 0 && maxEnd[idx]! > p;
+  };
+  const positions: number[] = [];
+  for (let p = doc.text.indexOf('/ByteRange'); p >= 0; p = doc.text.indexOf('/ByteRange', p + 10)) {
+    if (!/^\/ByteRange\s*\[\s*\d/.test(doc.text.slice(p, p + 24))) continue; // an array, not prose about one
+    if (!inside(p)) positions.push(p);
+  }
+  outsideCache.set(doc, { known, positions });
+  return positions;
 }
 
 export function checkByteRange(doc: PdfDocument, sig: FoundSignature, known: Array<[number, number]> = []): ByteRangeCheck {

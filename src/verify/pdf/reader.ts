@@ -156,7 +156,7 @@ export class PdfDocument {
       // Only an %%EOF that closes a `startxref n` ends a revision; others live inside streams.
       // Only the 64 bytes before %%EOF can hold its startxref: a search further back would make a file of
       // many bare %%EOF markers quadratic.
-      const windowStart = Math.max(start, p - 64 - 9);
+      const windowStart = Math.max(start, p - 64);
       const rel = t.slice(windowStart, p).lastIndexOf('startxref');
       if (rel < 0) continue;
       const sx = windowStart + rel;
