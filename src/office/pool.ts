@@ -54,7 +54,7 @@ export interface OfficePoolStatus extends OfficeEngineStatus {
   restarts: number;
   conversions: number;
   version?: string;
-  /** Resident memory of each live worker, bytes (as last reported). */
+  /** Resident memory of each live worker, bytes (as last reported, or sampled during a conversion). */
   workerRss: number[];
 }
 
@@ -385,6 +385,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       const rss = readRss(pid);
       if (rss === undefined) return; // No /proc (or the process is gone: its exit settles the job).
       if (rss > job.peakRss) job.peakRss = rss;
+      worker.rss = rss; // status() shows the live figure while a conversion runs
       if (rss > this.maxJobRss) {
         const millis = performance.now() - job.startedAt;
         const limitMb = Math.round(this.maxJobRss / 1048576);
