@@ -69,11 +69,21 @@ export interface FragmentOptions {
 export type WordFragment = ConvertedBody;
 
 const MAX_DEPTH = 160;
+/** Elements per document (HTML, or the DOM built from Markdown). */
+const MAX_ELEMENTS = 1_000_000;
+const START_TAG = /<[a-zA-Z]/g;
+
+function tooManyElements(): FolioError {
+  return new FolioError('UNPROCESSABLE_DOCUMENT', `The document has more than ${MAX_ELEMENTS.toLocaleString('en')} elements, too many to convert`);
+}
 /** Word footnotes per document, and the XML of all of them (each reference copies its note). */
 const MAX_FOOTNOTES = 100_000;
 const MAX_FOOTNOTE_CHARS = 64_000_000;
 const MAX_DATA_URI_CHARS = 20 * 1024 * 1024;
 const MAX_IMAGE_PIXELS = 50_000_000;
+/** Images embedded per document, and the data-URI text decoded for them in all. */
+const MAX_IMAGES = 2000;
+const MAX_DATA_URI_TOTAL_CHARS = 64 * 1024 * 1024;
 const EMU_PER_PX = 9525;
 const PAGE = {
   A4: { w: 11906, h: 16838 },
@@ -386,6 +396,7 @@ class HtmlConverter {
   private footnoteTargets = new Map<string, Element>();
   private footnoteDepth = 0;
   private footnoteChars = 0;
+  private decodedImageChars = 0;
   title?: string;
 
   constructor(private readonly opts: Required<FragmentOptions>) {
@@ -397,6 +408,11 @@ class HtmlConverter {
   /** `depthBounded`: the HTML is known to nest shallowly (generated from Markdown without raw HTML). */
   convert(html: string, depthBounded = false): string {
     if (html.charCodeAt(0) === 0xfeff) html = html.slice(1);
+    // Refused before parsing: the DOM of millions of elements is what costs (time and heap), not the text.
+    // Every start tag begins with "<" and a letter, so this over-counts at most (tags in comments, scripts).
+    START_TAG.lastIndex = 0;
+    let tags = 0;
+    while (START_TAG.test(html)) if (++tags > MAX_ELEMENTS) throw tooManyElements();
     return this.convertDom(parseDocument(depthBounded ? html : boundHtmlDepth(html), { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false }));
   }
 
@@ -406,10 +422,12 @@ class HtmlConverter {
     const footnoteContainers: Element[] = [];
     // One iterative pass: collect <style> text, the <title>, footnote sections (so references can pull them).
     const stack: AnyNode[] = [...doc.children].reverse();
+    let elements = 0;
     while (stack.length) {
       const n = stack.pop()!;
       if (n.type !== 'tag' && n.type !== 'script' && n.type !== 'style') continue;
       const el = n as Element;
+      if (++elements > MAX_ELEMENTS) throw tooManyElements();
       if (el.name === 'style') {
         sheets.push(textOf(el));
         continue;
@@ -1158,6 +1176,13 @@ class HtmlConverter {
       this.warnings.push('an image data URI over 20 MB was dropped');
       return null;
     }
+    // Decoding is bounded per document too: many distinct data URIs just under the per-image cap would
+    // otherwise decode without limit.
+    if (this.media.length >= MAX_IMAGES || this.decodedImageChars + src.length > MAX_DATA_URI_TOTAL_CHARS) {
+      this.warnings.push(`images past the document's image budget (${MAX_IMAGES} images or ${MAX_DATA_URI_TOTAL_CHARS / 1024 / 1024} MB of data URIs) were dropped`);
+      return null;
+    }
+    this.decodedImageChars += src.length;
     const comma = src.indexOf(',');
     if (comma < 0) return null;
     const header = src.slice(5, comma).toLowerCase();
