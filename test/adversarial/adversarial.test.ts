@@ -167,9 +167,11 @@ describe.sequential('adversarial inputs against the running server', () => {
     const spec = heavy.build();
     // A queued job may wait for every job ahead of it on its thread, each up to its own budget.
     const budget = Math.ceil(ENGINE_QUEUE_SIZE / ENGINE_WORKERS + 1) * ENGINE_TIMEOUT_MS + MARGIN_MS;
+    await server.loopDelayMax();
     const t0 = Date.now();
     const answers = await Promise.all(Array.from({ length: 10 }, () => server.send(spec, apiKey, budget + 2_000)));
     const health = await poller.window(t0, Date.now());
+    const loopMax = await server.loopDelayMax();
     const lat = health.filter((s) => s.status !== 0).map((s) => s.ms);
     const problems: string[] = [];
     for (const a of answers) {
@@ -188,7 +190,7 @@ describe.sequential('adversarial inputs against the running server', () => {
     if (health.some((s) => s.status === 0)) problems.push('/v1/health missed probes');
     if (Math.max(...lat) > HEALTH_MAX_MS) problems.push(`/v1/health took up to ${Math.max(...lat).toFixed(0)} ms`);
     console.log(
-      `saturation: ${answers.map((a) => `${a.status}${a.retryAfter ? `(Retry-After ${a.retryAfter})` : ''}`).join(' ')} in ${(Date.now() - t0).toFixed(0)} ms; health p99 ${percentile(lat, 99).toFixed(0)} max ${Math.max(...lat).toFixed(0)} ms`,
+      `saturation: ${answers.map((a) => `${a.status}${a.retryAfter ? `(Retry-After ${a.retryAfter})` : ''}`).join(' ')} in ${(Date.now() - t0).toFixed(0)} ms; health p99 ${percentile(lat, 99).toFixed(0)} max ${Math.max(...lat).toFixed(0)} ms, event loop max ${loopMax.toFixed(0)} ms`,
     );
     expect(problems).toEqual([]);
     expect(server.alive()).toBe(true);
@@ -199,8 +201,13 @@ describe.sequential('adversarial inputs against the running server', () => {
     const server = srv!;
     const slow = { method: 'POST' as const, path: '/v1/convert?from=md&to=docx', file: { name: 'notes.md', bytes: Buffer.from(footnotesMarkdown(60_000)) } };
     const small = validCases(() => new Uint8Array(), () => new Uint8Array()).find((v) => v.endpoint === 'convert md→docx')!;
+    await server.loopDelayMax();
+    const t0 = Date.now();
     const victims = await Promise.all([0, 1].map(() => server.send(slow, apiKey, budgetMs('engine') + 2_000)));
-    console.log(`replacement: two slow jobs → ${victims.map((v) => `${v.status} in ${v.ms.toFixed(0)} ms`).join(', ')}`);
+    const lat = (await poller.window(t0, Date.now())).map((h) => h.ms);
+    console.log(
+      `replacement: two slow jobs → ${victims.map((v) => `${v.status} in ${v.ms.toFixed(0)} ms`).join(', ')}; health max ${Math.max(...lat).toFixed(0)} ms, event loop max ${(await server.loopDelayMax()).toFixed(0)} ms`,
+    );
     if (!victims.every((v) => v.status === 504)) return; // nothing was stopped (a cap answered first): nothing to test
     // The threads are being replaced now; a tiny job must not be charged for their start-up.
     const r = await server.send(small.build(), apiKey, budgetMs('engine') + 2_000);
