@@ -40,6 +40,30 @@ function prefixMappings(s: string): Map<string, string> {
 }
 
 /**
+ * Element children by local name, indexed once per store element: thousands of controls bound into a store
+ * of thousands of items would otherwise scan the same children once per control. Stores change only by
+ * resolve() appending a missing last step (kept in the index) and by leaf text being set.
+ */
+const childIndex = new WeakMap<XElement, Map<string, XElement[]>>();
+
+function childrenNamed(e: XElement, name: string): XElement[] {
+  let index = childIndex.get(e);
+  if (!index) {
+    index = new Map();
+    for (const c of childElements(e)) {
+      const k = localName(c.name);
+      const list = index.get(k);
+      if (list) list.push(c);
+      else index.set(k, [c]);
+    }
+    childIndex.set(e, index);
+  }
+  let list = index.get(name);
+  if (!list) index.set(name, (list = []));
+  return list;
+}
+
+/**
  * Follows the XPath's child steps. A missing last step under an existing parent is created (Word binds
  * document properties such as dc:creator that a template may not have yet).
  */
@@ -57,7 +81,7 @@ function resolve(root: XElement, xpath: string, mappings: Map<string, string>): 
       current = root;
       continue;
     }
-    const matches = childElements(current!).filter((c) => localName(c.name) === name);
+    const matches = childrenNamed(current!, name);
     const next = matches[index - 1];
     if (!next) {
       if (i !== steps.length - 1 || index !== matches.length + 1) return undefined;
@@ -65,6 +89,7 @@ function resolve(root: XElement, xpath: string, mappings: Map<string, string>): 
       const declared = uri ? root.attrs.find(([k, v]) => k.startsWith('xmlns:') && v === uri)?.[0].slice(6) : undefined;
       const created = declared ? el(`${declared}:${name}`) : uri ? el(name, [['xmlns', uri]]) : el(name);
       appendChild(current!, created);
+      matches.push(created);
       return created;
     }
     current = next;
