@@ -257,6 +257,21 @@ describe('placeholders and fields', () => {
     expect(e.details).toEqual([{ field: 'fields', issue: 'more than 5000 items' }]);
   });
 
+  it('thousands of controls bound into a store of thousands of items are all written (children looked up by index)', async () => {
+    const n = 5000;
+    const store = '{11111111-2222-3333-4444-555555555555}';
+    const body = Array.from({ length: n }, (_, i) => `<w:sdt><w:sdtPr><w:tag w:val="x"/><w:dataBinding w:xpath="/root[1]/item[${i + 1}]" w:storeItemID="${store}"/><w:text/></w:sdtPr><w:sdtContent>${para(run('x'))}</w:sdtContent></w:sdt>`).join('');
+    const docx = withDocument(doc(body), {
+      'customXml/item1.xml': `<root>${'<item>old</item>'.repeat(n)}</root>`,
+      'customXml/itemProps1.xml': `<?xml version="1.0"?><ds:datastoreItem ds:itemID="${store}" xmlns:ds="http://schemas.openxmlformats.org/officeDocument/2006/customXml"/>`,
+    });
+    const { docx: out, report } = await annotateDocx(docx, [text('x', 'new')]);
+    expect(report.filled).toEqual([{ id: 'x', type: 'text', occurrences: n }]);
+    const item = unpack(out).part('customXml/item1.xml');
+    expect(item.split('<item>new</item>').length - 1).toBe(n);
+    expect(item).not.toContain('old');
+  });
+
   it('a link placeholder repeated thousands of times gets one relationship each, quickly', async () => {
     const docx = makeDocx({ body: para(run('{{l}}')).repeat(3000) });
     const { docx: out, report } = await annotateDocx(docx, [{ id: 'l', type: 'link', value: 'https://example.com/' }]);
