@@ -82,7 +82,9 @@ async function client(n: number) {
     } else {
       const v = valid[i++ % valid.length]!;
       const r = await srv.send(v.spec, apiKey, deadline(v.endpoint === 'convert docx→pdf' ? 'engine+office' : 'engine'));
-      const code = r.status === 0 ? `no answer (${r.error})` : r.status === 200 ? 'OK' : (envelope(r).code ?? '?');
+      // /v1/health answers its own body, also as a 503 ("unhealthy"), not the error envelope.
+      const health = v.endpoint === 'health' && r.status !== 0 ? `status ${(() => { try { return JSON.parse(r.body.toString()).status; } catch { return '?'; } })()}` : undefined;
+      const code = r.status === 0 ? `no answer (${r.error})` : r.status === 200 ? 'OK' : (health ?? envelope(r).code ?? '?');
       recs.push({ endpoint: v.endpoint, hostile: false, id: v.endpoint, status: r.status, code, ms: r.ms, bad: r.status === 200 ? v.ok(r) : `status ${r.status} ${code}`, at: Date.now() });
     }
   }
