@@ -55,6 +55,8 @@ interface Row {
   healthP99: number;
   healthMax: number;
   healthMissed: number;
+  /** Health answers other than 200 (503 "unhealthy" while an engine has no live worker). */
+  healthNot200: number;
   /** Longest event-loop delay inside the server during the case (its own metrics). */
   loopMax: number;
   verdict: string;
@@ -96,7 +98,7 @@ describe.sequential('adversarial inputs against the running server', () => {
     console.log(`\nadversarial results against ${srv?.entry} (ms; health p99/max over the case; longest event-loop delay in the server):`);
     for (const r of rows) {
       console.log(
-        `${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${r.id.padEnd(42)} ${String(r.status).padStart(3)} ${r.code.padEnd(24)} ${fmt(r.ms).padStart(6)} ms  health p99 ${fmt(r.healthP99)} max ${fmt(r.healthMax)} missed ${r.healthMissed} loop ${fmt(r.loopMax)}${r.verdict === 'ok' ? '' : `  — ${r.verdict}`}`,
+        `${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${r.id.padEnd(42)} ${String(r.status).padStart(3)} ${r.code.padEnd(24)} ${fmt(r.ms).padStart(6)} ms  health p99 ${fmt(r.healthP99)} max ${fmt(r.healthMax)} missed ${r.healthMissed}${r.healthNot200 ? ` not-200 ${r.healthNot200}` : ''} loop ${fmt(r.loopMax)}${r.verdict === 'ok' ? '' : `  — ${r.verdict}`}`,
       );
     }
     console.log(`host: ${os.availableParallelism()} CPUs, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
@@ -150,12 +152,13 @@ describe.sequential('adversarial inputs against the running server', () => {
         healthP99: percentile(lat, 99),
         healthMax: hMax,
         healthMissed: missed,
+        healthNot200: health.filter((s) => s.status !== 0 && s.status !== 200).length,
         loopMax,
         verdict: problems.length ? problems.join('; ') : 'ok',
       });
       const r = rows[rows.length - 1]!;
       // One line per case as it happens (the table in afterAll repeats them), so a long run shows progress.
-      console.log(`${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${c.id} → ${r.status} ${r.code} in ${r.ms.toFixed(0)} ms; health p99 ${r.healthP99.toFixed(0)} max ${r.healthMax.toFixed(0)} ms, event loop max ${r.loopMax.toFixed(0)} ms${r.verdict === 'ok' ? '' : ` — ${r.verdict}`}`);
+      console.log(`${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${c.id} → ${r.status} ${r.code} in ${r.ms.toFixed(0)} ms; health p99 ${r.healthP99.toFixed(0)} max ${r.healthMax.toFixed(0)} ms, event loop max ${r.loopMax.toFixed(0)} ms${r.healthNot200 ? `, health answered non-200 ${r.healthNot200}×` : ''}${r.verdict === 'ok' ? '' : ` — ${r.verdict}`}`);
       expect(problems, `${c.klass} → ${res.status} ${e.code ?? ''} ${e.message ?? ''}`).toEqual([]);
     }, budget + 150_000);
   }
@@ -190,7 +193,7 @@ describe.sequential('adversarial inputs against the running server', () => {
     if (health.some((s) => s.status === 0)) problems.push('/v1/health missed probes');
     if (Math.max(...lat) > HEALTH_MAX_MS) problems.push(`/v1/health took up to ${Math.max(...lat).toFixed(0)} ms`);
     console.log(
-      `saturation: ${answers.map((a) => `${a.status}${a.retryAfter ? `(Retry-After ${a.retryAfter})` : ''}`).join(' ')} in ${(Date.now() - t0).toFixed(0)} ms; health p99 ${percentile(lat, 99).toFixed(0)} max ${Math.max(...lat).toFixed(0)} ms, event loop max ${loopMax.toFixed(0)} ms`,
+      `saturation: health non-200 ${health.filter((h) => h.status !== 0 && h.status !== 200).length}×; ${answers.map((a) => `${a.status}${a.retryAfter ? `(Retry-After ${a.retryAfter})` : ''}`).join(' ')} in ${(Date.now() - t0).toFixed(0)} ms; health p99 ${percentile(lat, 99).toFixed(0)} max ${Math.max(...lat).toFixed(0)} ms, event loop max ${loopMax.toFixed(0)} ms`,
     );
     expect(problems).toEqual([]);
     expect(server.alive()).toBe(true);
@@ -204,14 +207,18 @@ describe.sequential('adversarial inputs against the running server', () => {
     await server.loopDelayMax();
     const t0 = Date.now();
     const victims = await Promise.all([0, 1].map(() => server.send(slow, apiKey, budgetMs('engine') + 2_000)));
-    const lat = (await poller.window(t0, Date.now())).map((h) => h.ms);
+    const win = await poller.window(t0, Date.now());
+    const lat = win.map((h) => h.ms);
     console.log(
-      `replacement: two slow jobs → ${victims.map((v) => `${v.status} in ${v.ms.toFixed(0)} ms`).join(', ')}; health max ${Math.max(...lat).toFixed(0)} ms, event loop max ${(await server.loopDelayMax()).toFixed(0)} ms`,
+      `replacement: health non-200 ${win.filter((h) => h.status !== 0 && h.status !== 200).length}×; two slow jobs → ${victims.map((v) => `${v.status} in ${v.ms.toFixed(0)} ms`).join(', ')}; health max ${Math.max(...lat).toFixed(0)} ms, event loop max ${(await server.loopDelayMax()).toFixed(0)} ms`,
     );
     if (!victims.every((v) => v.status === 504)) return; // nothing was stopped (a cap answered first): nothing to test
     // The threads are being replaced now; a tiny job must not be charged for their start-up.
     const r = await server.send(small.build(), apiKey, budgetMs('engine') + 2_000);
-    console.log(`replacement: the next small md→docx → ${r.status} in ${r.ms.toFixed(0)} ms`);
+    const after = await poller.window(t0, Date.now());
+    console.log(
+      `replacement: the next small md→docx → ${r.status} in ${r.ms.toFixed(0)} ms; health non-200 from the victims to here ${after.filter((h) => h.status !== 0 && h.status !== 200).length}× of ${after.length}`,
+    );
     expect(`${r.status} ${r.status === 200 ? '' : r.body.toString('utf8').slice(0, 160)}`).toBe('200 ');
     expect(small.ok(r)).toBeUndefined();
   }, 120_000);
