@@ -25,7 +25,7 @@ const MAX_SELECTOR_TOKENS = 256;
  * Selector-matching work per document, in DOM accesses and compound tests (see selectors.ts): a few
  * hundred milliseconds. A real page's stylesheet needs a small fraction of it.
  */
-const MATCH_BUDGET = 20_000_000;
+const MATCH_BUDGET = 10_000_000;
 /** The least one selector may spend, however much the ones before it spent. */
 const MIN_SELECTOR_SHARE = 1_000_000;
 

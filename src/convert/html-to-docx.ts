@@ -1545,14 +1545,24 @@ function textOf(root: Element): string {
   return out;
 }
 
-// A note's children without its back-references: markdown-it-footnote writes one back-reference per
-// reference, so a note cited n times holds n of them, and skipping them on each of the n renderings was n².
+// A note's children without its back-references: markdown-it-footnote writes one back-reference (and a
+// space) per reference, so a note cited n times holds n of them, and skipping them on each of the n
+// renderings was n². The spaces left between them collapse to one (notes are never preformatted here:
+// the walk gives them a fresh context), so runs of white-space-only text keep their first node only.
 const noteChildren = new WeakMap<Element, AnyNode[]>();
 
 function withoutBackrefs(el: Element): AnyNode[] {
   let kids = noteChildren.get(el);
   if (!kids) {
-    kids = el.children.filter((c) => !(c.type === 'tag' && isBackref(c as Element)));
+    kids = [];
+    let lastWhite = false;
+    for (const c of el.children) {
+      if (c.type === 'tag' && isBackref(c as Element)) continue;
+      const white = c.type === 'text' && !HAS_CONTENT.test(c.data);
+      if (white && lastWhite) continue;
+      lastWhite = white;
+      kids.push(c);
+    }
     noteChildren.set(el, kids);
   }
   return kids;
