@@ -153,10 +153,16 @@ describe('bad input', () => {
     expect(count(doc, '<w:tr>')).toBe(10_001);
     expect(doc).toContain('item 9999');
     expect(count(doc, '<w:b/>')).toBe(10_000);
-    const huge = Array.from({ length: 30_000 }, () => Array.from({ length: 20 }, () => 'x'));
+    // Beyond the 100,000-cell budget of one table value, still below the JSON body's 500,000-value bound.
+    const huge = Array.from({ length: 12_000 }, () => Array.from({ length: 10 }, () => 'x'));
     const over = await post('/v1/annotate', { document: { base64: b64(tbl) }, fields: [{ id: 'rows', type: 'table', value: huge }] });
     expect(over.status).toBe(422);
     expect(over.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'fields[0].value' }] });
+    // Beyond the body bound the request is refused before annotate sees it, naming the bound.
+    const bomb = Array.from({ length: 30_000 }, () => Array.from({ length: 20 }, () => 'x'));
+    const refused = await post('/v1/annotate', { document: { base64: b64(tbl) }, fields: [{ id: 'rows', type: 'table', value: bomb }] });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'body', issue: 'more than 500000 values' }] });
   });
 
   it('DOCTYPE or entity declarations in any part are rejected without expansion', async () => {
