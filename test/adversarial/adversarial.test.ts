@@ -2,8 +2,11 @@
  * Issue 12, from the outside: hostile and oversized inputs for every engine against the real server process.
  * For each input: the answer is one the contract allows (status and envelope code; 200 only with valid
  * output), it came within its budget, /v1/health (polled every 25 ms from another thread) answered every
- * time and quickly, and the server is the same live process. At the end: a normal request of each kind still
- * succeeds and the server's RSS came back under a bound.
+ * time and quickly, and the server is the same live process. Then: ten concurrent jobs overflow
+ * ENGINE_QUEUE_SIZE (503 + Retry-After), a small job right after two threads were stopped at their budget is
+ * served, a normal request of each kind still succeeds, and the server's RSS came back under a bound.
+ * Each case prints one line (answer, time, health p99/max, the server's own longest event-loop delay, which
+ * tells a blocked main thread from a host short of CPU) and afterAll prints the table again.
  *
  * A frozen server makes the case fail at its deadline (not hang the run); it is then killed and a fresh one
  * started so that the remaining cases still say something, and the final "same process" test fails.
@@ -11,7 +14,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE, envelope, footnotesMarkdown, judge, validCases, validTemplate, type Budget, type HostileCase } from './generators.js';
+import { HOSTILE, envelope, footnotesMarkdown, judge, validCases, validTemplate, type Budget } from './generators.js';
 import { FolioProcess, HealthPoller, MB, descendants, percentile, type SendResult } from './server.js';
 
 const ENGINE_TIMEOUT_MS = 8_000;
