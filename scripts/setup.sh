@@ -23,12 +23,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # npm packages: `npm ci` when node_modules is absent or older than the lock file.
+# The lock is complete for every platform: package.json's `overrides` pins rollup (pulled in by vitest → vite)
+# to 4.62.3. Later releases either miss some of their optional platform binaries (@rollup/rollup-<os>-<cpu>) on
+# this machine's registry, so npm leaves them out of the lock and `npm ci` refuses it as out of sync, or (4.62.4 to
+# 4.67.4) also list @napi-rs/lzma-linux-x64-gnu, a build-tool binary that wants Node >= 22. Lift the pin once a
+# rollup release has every binary here: `npm ci` on a fresh clone must then still pass.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm packages (npm ci)" >&2
-  # This registry lacks some optional platform binaries (e.g. rollup's android builds); npm then leaves them
-  # out of the lock file and `npm ci` refuses the lock as out of sync. `npm install` honours the same lock.
-  npm ci --no-audit --no-fund >&2 || {
-    echo "setup: npm ci refused the lock file; installing with npm install from the same lock" >&2
-    npm install --no-audit --no-fund >&2
-  }
+  npm ci --no-audit --no-fund >&2
 fi
