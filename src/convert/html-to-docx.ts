@@ -1274,7 +1274,10 @@ class HtmlConverter {
         const td = child as Element;
         if (td.name !== 'td' && td.name !== 'th') continue;
         while (occupied[r]![col]) col++;
-        if (col >= MAX_COLS) break;
+        if (col >= MAX_COLS) {
+          this.warnings.push(`table cells past column ${MAX_COLS} (Word's limit) were dropped`);
+          break;
+        }
         let cs = clampInt(td.attribs.colspan, 1, 1, MAX_COLS - col);
         const rsRaw = parseInt(td.attribs.rowspan ?? '1', 10);
         let rs = rsRaw === 0 ? rows.length - r : clampInt(td.attribs.rowspan, 1, 1, rows.length - r);

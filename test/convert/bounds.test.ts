@@ -203,3 +203,11 @@ describe('the HTML depth guard scans in linear time', () => {
     }
   });
 });
+
+describe('wide tables', () => {
+  it('say that cells past Word\'s 63 columns were dropped', () => {
+    const frag = htmlToWordFragment(`<table><tr>${'<td>x</td>'.repeat(2000)}</tr></table>`);
+    expect(count(frag.bodyXml, '<w:tc>')).toBe(63);
+    expect(frag.warnings.join(' ')).toMatch(/past column 63/);
+  });
+});
