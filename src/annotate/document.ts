@@ -1,13 +1,27 @@
 /**
- * The template being filled: the package (zip.ts, within src/docx/package.ts's bounds), the parts that can
+ * The template being filled: the package (src/docx/package.ts's openDocx, within ANNOTATE_LIMITS), the parts that can
  * hold fields parsed into trees, and the package-level bookkeeping every fill needs — relationships
  * per part, content types, media names, and fresh ids (wp:docPr, w:sdt w:id, numbering) that never collide.
  */
 import { randomInt } from 'node:crypto';
 import { FolioError } from '../errors.js';
-import { assertNoDoctype } from '../docx/package.js';
-import { openDocx, type ZipPackage } from './zip.js';
+import { assertNoDoctype, DEFAULT_PACKAGE_LIMITS, openDocx, type DocxLimits, type DocxPackage } from '../docx/package.js';
 import { escapeAttr, parseXml, serializeXmlBytes, walk, attr, setAttr, MAX_DOCUMENT_ELEMENTS, type ParseBudget, type XDocument, type XElement } from './xml.js';
+
+/** Largest part annotate inflates (only XML parts are ever inflated: content types, rels, parts it reads). */
+export const MAX_INFLATED_PART = 64 * 1024 * 1024;
+/** Everything annotate inflates for one request: it holds these bytes (and their text) while it works. */
+export const MAX_INFLATED_TOTAL = 160 * 1024 * 1024;
+/**
+ * The template's bounds: the generic declared-size bounds of the directory, and tighter caps on what is
+ * inflated. Media are never inflated (copied as they are), so they only count against the declared sizes.
+ */
+export const ANNOTATE_LIMITS: DocxLimits = {
+  ...DEFAULT_PACKAGE_LIMITS,
+  maxInflatedPart: MAX_INFLATED_PART,
+  maxInflatedTotal: MAX_INFLATED_TOTAL,
+  partLabel: 'a part annotate reads',
+};
 
 export type PartLocation = 'body' | 'header' | 'footer' | 'footnote' | 'endnote';
 
@@ -95,14 +109,14 @@ export class TemplateDocument {
   /** wp:docPr ids per part, read once (unchanged parts are not parsed). */
   private readonly docPrIds = new Map<string, string[]>();
 
-  private constructor(readonly pkg: ZipPackage) {
+  private constructor(readonly pkg: DocxPackage) {
     this.mainPart = pkg.mainDocumentPart()!;
     this.contentTypes = pkg.text('[Content_Types].xml') ?? '';
   }
 
   /** Reads and checks the package: a DOCX, no DOCTYPE/ENTITY in any XML part, field parts parsed. */
   static read(bytes: Uint8Array): TemplateDocument {
-    const pkg = openDocx(bytes);
+    const pkg = openDocx(bytes, ANNOTATE_LIMITS);
     // The main part's size is known before anything is inflated: refuse an oversized one with its own limit.
     checkParseable(pkg.mainDocumentPart()!, pkg.declaredSize(pkg.mainDocumentPart()!) ?? 0);
     for (const name of pkg.names()) {

@@ -1,11 +1,11 @@
 /**
- * Assembles a converted body into a DOCX package (ZIP written by zip.ts): document, Word built-in styles (pandoc's
+ * Assembles a converted body into a DOCX package (ZIP written by src/docx/zip-writer.ts): document, Word built-in styles (pandoc's
  * names where Word has none), numbering, footnotes, settings, relationships, content types and properties.
  */
 import type { ConvertedBody, ConvertOptions } from './html-to-docx.js';
 import { pageGeometry } from './html-to-docx.js';
 import { xmlAttr, xmlText } from './text.js';
-import { zipEntries, type ZipEntry } from './zip.js';
+import { writeZip, type ZipWriteEntry } from '../docx/zip-writer.js';
 
 const NS_W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -131,13 +131,13 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
   const app =
     `${XML_DECL}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>Folio</Application></Properties>`;
 
-  const xml = (name: string, text: string): ZipEntry => ({ name, data: Buffer.from(text, 'utf8'), deflate: true });
-  const files: ZipEntry[] = [
+  const xml = (name: string, text: string): ZipWriteEntry => ({ name, data: Buffer.from(text, 'utf8'), store: false });
+  const files: ZipWriteEntry[] = [
     xml('[Content_Types].xml', contentTypes),
     xml('_rels/.rels', rootRels),
     xml('docProps/core.xml', core),
     xml('docProps/app.xml', app),
-    { name: 'word/document.xml', data: document, deflate: true },
+    { name: 'word/document.xml', data: document, store: false },
     xml('word/styles.xml', STYLES_XML),
     xml('word/numbering.xml', numbering),
     xml('word/settings.xml', SETTINGS_XML),
@@ -145,6 +145,6 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     xml('word/_rels/document.xml.rels', rels),
   ];
   // Images are compressed already: stored as they are.
-  for (const m of body.media) files.push({ name: m.path, data: m.bytes, deflate: false });
-  return zipEntries(files);
+  for (const m of body.media) files.push({ name: m.path, data: m.bytes, store: true });
+  return writeZip(files);
 }

@@ -1,28 +1,32 @@
 /**
- * Reading and writing OOXML packages (ZIP) in memory with bounds: entry count, per-entry and total
- * uncompressed size are capped before inflating, so zip bombs are refused without expanding them; and every
- * inflate is capped again while it runs (the central directory can lie about sizes), against the entry's
- * declared size, a per-entry ceiling and a budget for the whole request.
- * Shared by office (input validation), annotate, convert's reader and tests.
+ * OOXML packages in memory: the one place that answers "is this a DOCX".
+ *
+ * `openDocx(bytes, limits)` is called once, where a document comes in (annotate's template, office's input):
+ * it sniffs the bytes (ZIP, encrypted OOXML / legacy compound file, PDF), reads the central directory within
+ * the package bounds (zip-reader.ts: entry count, declared sizes, ratio, names, local headers, overlapping
+ * entries), and checks for [Content_Types].xml and a Word main part named by the package relationships. Only
+ * `_rels/.rels` is inflated to get there; every other entry is inflated on first use, each inflate capped by
+ * the entry's declared size, a per-part ceiling and a budget for the whole package. `toBytes()` writes the
+ * package with zip-writer.ts, copying untouched entries compressed, byte for byte.
  */
-import zlib from 'node:zlib';
-import { zipSync, strFromU8, strToU8, type Zippable } from 'fflate';
 import { FolioError } from '../errors.js';
+import { DEFAULT_PACKAGE_LIMITS, InflateBudget, inflateEntry, readZipDirectory, type PackageLimits, type ZipEntry } from './zip-reader.js';
+import { writeZip, type ZipWriteEntry } from './zip-writer.js';
 
-export interface PackageLimits {
-  maxEntries: number;
-  maxTotalUncompressed: number;
-  maxEntryUncompressed: number;
-  /** Largest compression ratio tolerated for entries above 1 MB (bomb heuristic). */
-  maxRatio: number;
-}
-
-export const DEFAULT_PACKAGE_LIMITS: PackageLimits = {
-  maxEntries: 10_000,
-  maxTotalUncompressed: 512 * 1024 * 1024,
-  maxEntryUncompressed: 256 * 1024 * 1024,
-  maxRatio: 200,
-};
+export {
+  badEntryName,
+  checkZipBounds,
+  DEFAULT_PACKAGE_LIMITS,
+  InflateBudget,
+  inflateEntry,
+  listZipEntries,
+  readZipDirectory,
+  shownName,
+  type CentralEntry,
+  type PackageLimits,
+  type ZipEntry,
+} from './zip-reader.js';
+export { crc32, writeZip, type ZipWriteEntry } from './zip-writer.js';
 
 const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
@@ -34,277 +38,125 @@ export const isPdf = (b: Uint8Array) => {
 /** OLE compound file: encrypted OOXML (and legacy .doc) look like this. */
 export const isCompoundFile = (b: Uint8Array) => b.length >= 8 && CFB_MAGIC.every((v, i) => b[i] === v);
 
-/** One central-directory record: enough to bound, locate and copy or inflate the entry. */
-export interface CentralEntry {
-  name: string;
-  /** General-purpose flags (bit 0: encrypted). */
-  flags: number;
-  /** 0 stored, 8 deflated. */
-  method: number;
-  /** DOS time and date, kept so an unchanged entry can be copied as it was. */
-  time: number;
-  date: number;
-  crc: number;
-  compressedSize: number;
-  uncompressedSize: number;
-  /** Offset of the entry's local header. */
-  localOffset: number;
-}
-
-/** Reads the central directory without inflating anything. */
-export function listZipEntries(zip: Uint8Array): CentralEntry[] {
-  const dv = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
-  // End of central directory: last 22..(22+65535) bytes.
-  let eocd = -1;
-  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 65535); i--) {
-    if (dv.getUint32(i, true) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a valid ZIP package (no central directory)');
-  let count = dv.getUint16(eocd + 10, true);
-  let cdOffset = dv.getUint32(eocd + 16, true);
-  if (cdOffset === 0xffffffff || count === 0xffff) {
-    // ZIP64: the locator sits just before the EOCD.
-    const loc = eocd - 20;
-    if (loc >= 0 && dv.getUint32(loc, true) === 0x07064b50) {
-      const z64 = Number(dv.getBigUint64(loc + 8, true));
-      if (z64 + 56 <= zip.length && dv.getUint32(z64, true) === 0x06064b50) {
-        count = Number(dv.getBigUint64(z64 + 32, true));
-        cdOffset = Number(dv.getBigUint64(z64 + 48, true));
-      }
-    }
-  }
-  const entries: CentralEntry[] = [];
-  let p = cdOffset;
-  for (let i = 0; i < count; i++) {
-    if (p + 46 > zip.length || dv.getUint32(p, true) !== 0x02014b50) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The ZIP package is corrupt (bad central directory)');
-    }
-    const flags = dv.getUint16(p + 8, true);
-    const method = dv.getUint16(p + 10, true);
-    const time = dv.getUint16(p + 12, true);
-    const date = dv.getUint16(p + 14, true);
-    const crc = dv.getUint32(p + 16, true);
-    let compressedSize = dv.getUint32(p + 20, true);
-    let uncompressedSize = dv.getUint32(p + 24, true);
-    const nameLen = dv.getUint16(p + 28, true);
-    const extraLen = dv.getUint16(p + 30, true);
-    const commentLen = dv.getUint16(p + 32, true);
-    let localOffset = dv.getUint32(p + 42, true);
-    const name = Buffer.from(zip.subarray(p + 46, p + 46 + nameLen)).toString('utf8');
-    if (uncompressedSize === 0xffffffff || compressedSize === 0xffffffff || localOffset === 0xffffffff) {
-      // ZIP64 extra field (id 1): the saturated values, in this order, as 64-bit values.
-      let e = p + 46 + nameLen;
-      const end = Math.min(e + extraLen, zip.length);
-      while (e + 4 <= end) {
-        const id = dv.getUint16(e, true);
-        const len = dv.getUint16(e + 2, true);
-        if (id === 1 && e + 4 + len <= end) {
-          let q = e + 4;
-          const next = () => {
-            const v = q + 8 <= e + 4 + len ? Number(dv.getBigUint64(q, true)) : 0xffffffff;
-            q += 8;
-            return v;
-          };
-          if (uncompressedSize === 0xffffffff) uncompressedSize = next();
-          if (compressedSize === 0xffffffff) compressedSize = next();
-          if (localOffset === 0xffffffff) localOffset = next();
-        }
-        e += 4 + len;
-      }
-    }
-    entries.push({ name, flags, method, time, date, crc, compressedSize, uncompressedSize, localOffset });
-    p += 46 + nameLen + extraLen + commentLen;
-  }
-  return entries;
-}
-
-/** Checks declared sizes against the limits; throws UNPROCESSABLE_DOCUMENT for bombs. */
-export function checkZipBounds(zip: Uint8Array, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): CentralEntry[] {
-  const entries = listZipEntries(zip);
-  if (entries.length > limits.maxEntries) {
-    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The package has too many entries (${entries.length})`);
-  }
-  let total = 0;
-  for (const e of entries) {
-    total += e.uncompressedSize;
-    if (e.uncompressedSize > limits.maxEntryUncompressed || total > limits.maxTotalUncompressed) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The package expands beyond the size limit (zip bomb?)');
-    }
-    if (e.uncompressedSize > 1024 * 1024 && e.uncompressedSize / Math.max(1, e.compressedSize) > limits.maxRatio) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The package has an implausible compression ratio (zip bomb?)');
-    }
-  }
-  return entries;
-}
-
-const tooLarge = (message: string) => new FolioError('UNPROCESSABLE_DOCUMENT', message);
-const corruptZip = (why: string) => new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package is corrupt (${why})`);
-/** Entry names go into messages: cut and stripped of control characters. */
-export const shownName = (name: string) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
-
-/**
- * Why an entry name cannot be a part name, or undefined. OPC part names are relative, '/'-separated paths of
- * non-empty segments; anything else (`../x`, `/etc/x`, `C:x`, `a\\b`, `a//b`, NUL) is how a package smuggles a
- * path into whatever unpacks our output, so it is refused rather than rewritten.
- */
-export function badEntryName(name: string): string | undefined {
-  if (name.length === 0) return 'is empty';
-  if (name.length > 1024) return 'is longer than 1024 characters';
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'contains control characters';
-  if (name.includes('\\')) return 'contains a backslash';
-  if (name.startsWith('/')) return 'is an absolute path';
-  if (/^[A-Za-z]:/.test(name)) return 'starts with a drive letter';
-  const segments = name.split('/');
-  // A trailing '/' marks a directory entry: its last, empty segment is allowed.
-  const inner = name.endsWith('/') ? segments.slice(0, -1) : segments;
-  if (inner.some((seg) => seg === '..' || seg === '.')) return 'contains a relative path segment (. or ..)';
-  if (inner.some((seg) => seg === '')) return 'contains an empty path segment';
-  return undefined;
-}
-
-/** A central-directory entry checked against its local header, with where its compressed data starts. */
-export interface ZipEntry extends CentralEntry {
-  dataStart: number;
+/** Bounds of one package: the declared-size bounds of the directory, and the caps on what is inflated. */
+export interface DocxLimits extends PackageLimits {
+  /** Largest single inflate (default: maxEntryUncompressed). */
+  maxInflatedPart?: number;
+  /** Everything inflated from this package (default: maxTotalUncompressed). */
+  maxInflatedTotal?: number;
+  /** Names the per-part limit in its message, e.g. "a part annotate reads". */
+  partLabel?: string;
 }
 
 /**
- * The central directory, bounded (checkZipBounds) and checked so that every entry is what it claims:
- * a valid part name, unique (part names compare case-insensitively), a local header that agrees with the
- * central record (name, method, sizes unless a data descriptor follows), and data that no other entry
- * shares — two records pointing at the same bytes are the classic way to multiply a bomb.
+ * The Word main part named by the package relationships (`_rels/.rels`), else word/document.xml if present.
+ * A main part that is not XML, or that belongs to a spreadsheet or a presentation (`xl/`, `ppt/`), means the
+ * package is not a DOCX: undefined.
  */
-export function readZipDirectory(zip: Uint8Array, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): ZipEntry[] {
-  const central = checkZipBounds(zip, limits);
-  const dv = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
-  const seen = new Set<string>();
-  const entries: ZipEntry[] = [];
-  for (const e of central) {
-    const why = badEntryName(e.name);
-    if (why) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has an entry whose name ${why}: ${shownName(e.name)}`);
-    const key = e.name.toLowerCase();
-    if (seen.has(key)) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has two entries named ${shownName(e.name)}`);
-    seen.add(key);
-    const o = e.localOffset;
-    if (o + 30 > zip.length || dv.getUint32(o, true) !== 0x04034b50) throw corruptZip(`bad local header for ${shownName(e.name)}`);
-    const nameLen = dv.getUint16(o + 26, true);
-    const dataStart = o + 30 + nameLen + dv.getUint16(o + 28, true);
-    if (dataStart > zip.length) throw corruptZip(`truncated entry ${shownName(e.name)}`);
-    const localName = Buffer.from(zip.subarray(o + 30, o + 30 + nameLen)).toString('utf8');
-    const localMethod = dv.getUint16(o + 8, true);
-    if (localName !== e.name || localMethod !== e.method) {
-      throw corruptZip(`the local header of ${shownName(e.name)} disagrees with the central directory`);
-    }
-    // Without a data descriptor (flag bit 3) the local sizes are the real ones; saturated values mean ZIP64.
-    if (!(dv.getUint16(o + 6, true) & 8)) {
-      const lc = dv.getUint32(o + 18, true);
-      const lu = dv.getUint32(o + 22, true);
-      if ((lc !== 0xffffffff && lc !== e.compressedSize) || (lu !== 0xffffffff && lu !== e.uncompressedSize)) {
-        throw corruptZip(`the local header of ${shownName(e.name)} declares other sizes than the central directory`);
-      }
-    }
-    if (dataStart + e.compressedSize > zip.length) throw corruptZip(`truncated entry ${shownName(e.name)}`);
-    entries.push({ ...e, dataStart });
-  }
-  // Overlap: sorted by position, each entry's bytes must end before the next local header begins.
-  const byOffset = [...entries].sort((a, b) => a.localOffset - b.localOffset);
-  for (let i = 1; i < byOffset.length; i++) {
-    const prev = byOffset[i - 1]!;
-    if (prev.dataStart + prev.compressedSize > byOffset[i]!.localOffset) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has overlapping entries (${shownName(prev.name)} and ${shownName(byOffset[i]!.name)} share bytes)`);
-    }
-  }
-  return entries;
-}
-
-/** Bytes inflated so far against a ceiling for the whole request: shared by every inflate of one package. */
-export class InflateBudget {
-  used = 0;
-  constructor(readonly limit: number) {}
-  get remaining(): number {
-    return Math.max(0, this.limit - this.used);
-  }
-}
-
-/**
- * Inflates one entry, never producing more than the smallest of its declared size, `maxBytes` and what the
- * budget has left: zlib stops at the cap (maxOutputLength) instead of expanding the whole stream, so a
- * lying size or a bomb costs at most the cap. The result must have exactly the declared size and CRC.
- * `what` names the limit in the message when maxBytes is what stopped it.
- */
-export function inflateEntry(
-  zip: Uint8Array,
-  e: ZipEntry,
-  opts: { maxBytes: number; budget?: InflateBudget; what?: string },
-): Uint8Array {
-  if (e.flags & 1) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has an encrypted entry ${shownName(e.name)}`);
-  const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
-  const overPart = () => tooLarge(`The part ${shownName(e.name)} is too large: ${opts.what ?? 'a part'} may expand to at most ${mb(opts.maxBytes)}`);
-  const overBudget = () => tooLarge(`The package expands to more than ${mb(opts.budget!.limit)} in total (at ${shownName(e.name)}); it is too large to process`);
-  if (e.uncompressedSize > opts.maxBytes) throw overPart();
-  if (opts.budget && e.uncompressedSize > opts.budget.remaining) throw overBudget();
-  const raw = zip.subarray(e.dataStart, e.dataStart + e.compressedSize);
-  let out: Uint8Array;
-  if (e.method === 0) out = raw;
-  else if (e.method === 8) {
-    try {
-      // One byte beyond the declared size is enough to tell a lying header: zlib throws at the cap.
-      out = zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, e.uncompressedSize + 1) });
-    } catch (err) {
-      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw corruptZip(`entry ${shownName(e.name)} inflates beyond its declared size`);
-      throw corruptZip(`entry ${shownName(e.name)} cannot be inflated`);
-    }
-  } else throw corruptZip(`unsupported compression method ${e.method} for ${shownName(e.name)}`);
-  if (out.length !== e.uncompressedSize) throw corruptZip(`entry ${shownName(e.name)} has the wrong size`);
-  if ((zlib.crc32(out) >>> 0) !== e.crc >>> 0) throw corruptZip(`entry ${shownName(e.name)} fails its CRC check`);
-  if (opts.budget) opts.budget.used += out.length;
-  return out;
-}
-
-/** An unpacked OOXML package: part name (no leading slash) → bytes. */
-/** The main document part named by the package relationships (`_rels/.rels`), else word/document.xml if present. */
 export function mainDocumentPartName(packageRels: string | undefined, has: (name: string) => boolean): string | undefined {
   if (packageRels) {
     const m = /<Relationship\b[^>]*Type="[^"]*\/officeDocument"[^>]*>/.exec(packageRels);
     const target = m && /Target="([^"]+)"/.exec(m[0]);
-    if (target?.[1]) return target[1].replace(/^\//, '');
+    if (target?.[1]) {
+      const t = target[1].replace(/^\//, '');
+      return /\.xml$/i.test(t) && !/^(xl|ppt)\//i.test(t) ? t : undefined;
+    }
   }
   return has('word/document.xml') ? 'word/document.xml' : undefined;
 }
 
-export class OoxmlPackage {
-  constructor(readonly parts: Map<string, Uint8Array>) {}
+/** A ZIP package opened within bounds: entries inflated on first use, untouched ones copied as they are. */
+export class DocxPackage {
+  private readonly entries = new Map<string, ZipEntry>();
+  private readonly order: string[] = [];
+  private readonly orderSet = new Set<string>();
+  private readonly data = new Map<string, Uint8Array>();
+  private readonly changed = new Set<string>();
+  private readonly deleted = new Set<string>();
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly budget: InflateBudget;
+  private readonly maxPart: number;
 
-  static read(bytes: Uint8Array, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): OoxmlPackage {
-    if (isCompoundFile(bytes)) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The document is encrypted (password-protected OOXML) or a legacy binary file');
+  private constructor(
+    /** The bytes the package was opened from. */
+    readonly bytes: Uint8Array,
+    private readonly limits: DocxLimits,
+  ) {
+    this.budget = new InflateBudget(limits.maxInflatedTotal ?? limits.maxTotalUncompressed);
+    this.maxPart = limits.maxInflatedPart ?? limits.maxEntryUncompressed;
+  }
+
+  /** Opens any ZIP package within the bounds (no DOCX checks: see openDocx). */
+  static open(bytes: Uint8Array, limits: DocxLimits = DEFAULT_PACKAGE_LIMITS): DocxPackage {
+    const pkg = new DocxPackage(bytes, limits);
+    for (const entry of readZipDirectory(bytes, limits)) {
+      if (entry.flags & 1) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The DOCX package has encrypted entries');
+      if (entry.method !== 0 && entry.method !== 8) {
+        throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package is corrupt (unsupported compression method ${entry.method})`);
+      }
+      if (entry.name.endsWith('/')) continue; // directory entry
+      pkg.order.push(entry.name);
+      pkg.orderSet.add(entry.name);
+      pkg.entries.set(entry.name, entry);
     }
-    if (!isZip(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
-    const entries = readZipDirectory(bytes, limits);
-    // The declared total was checked above; the budget holds the real one to it while inflating.
-    const budget = new InflateBudget(limits.maxTotalUncompressed);
-    const parts = new Map<string, Uint8Array>();
-    for (const e of entries) {
-      if (e.name.endsWith('/')) continue; // directory entry
-      parts.set(e.name, inflateEntry(bytes, e, { maxBytes: limits.maxEntryUncompressed, budget }));
-    }
-    return new OoxmlPackage(parts);
+    return pkg;
   }
 
   has(name: string): boolean {
-    return this.parts.has(name);
+    return !this.deleted.has(name) && (this.data.has(name) || this.entries.has(name));
+  }
+
+  /** Every entry name, in package order (new parts last: set() appends them). */
+  names(): string[] {
+    return this.order.filter((n) => !this.deleted.has(n));
+  }
+
+  /** Declared (central directory) size of an unchanged entry, without inflating it. */
+  declaredSize(name: string): number | undefined {
+    if (this.deleted.has(name)) return undefined;
+    return this.data.get(name)?.length ?? this.entries.get(name)?.uncompressedSize;
+  }
+
+  /** Entry bytes, inflated on first use within the part and package bounds. */
+  get(name: string): Uint8Array | undefined {
+    if (this.deleted.has(name)) return undefined;
+    const cached = this.data.get(name);
+    if (cached) return cached;
+    const e = this.entries.get(name);
+    if (!e) return undefined;
+    const out = inflateEntry(this.bytes, e, { maxBytes: this.maxPart, budget: this.budget, what: this.limits.partLabel });
+    this.data.set(name, out);
+    return out;
   }
 
   text(name: string): string | undefined {
-    const b = this.parts.get(name);
-    return b === undefined ? undefined : strFromU8(b);
+    const b = this.get(name);
+    return b === undefined ? undefined : this.decoder.decode(b);
   }
 
-  setText(name: string, xml: string): void {
-    this.parts.set(name, strToU8(xml));
+  set(name: string, bytes: Uint8Array): void {
+    this.data.set(name, bytes);
+    this.changed.add(name);
+    this.deleted.delete(name);
+    if (!this.orderSet.has(name)) {
+      this.order.push(name);
+      this.orderSet.add(name);
+    }
+  }
+
+  setText(name: string, text: string): void {
+    this.set(name, Buffer.from(text, 'utf8'));
+  }
+
+  delete(name: string): void {
+    if (this.has(name)) this.deleted.add(name);
+    this.data.delete(name);
+    this.changed.delete(name);
+  }
+
+  /** Whether anything was set or deleted since the package was opened. */
+  get modified(): boolean {
+    return this.changed.size > 0 || this.deleted.size > 0;
   }
 
   /** The main document part named by the package relationships (usually word/document.xml). */
@@ -312,19 +164,35 @@ export class OoxmlPackage {
     return mainDocumentPartName(this.text('_rels/.rels'), (name) => this.has(name));
   }
 
+  /** Writes the package: unchanged entries copied compressed, changed and new ones deflated (zip-writer.ts). */
   toBytes(): Uint8Array {
-    const z: Zippable = {};
-    // [Content_Types].xml first, as Word writes it (some readers sniff it there).
-    const names = [...this.parts.keys()].sort((a, b) => (a === '[Content_Types].xml' ? -1 : b === '[Content_Types].xml' ? 1 : 0));
-    for (const n of names) z[n] = [this.parts.get(n)!, { level: /\.(png|jpe?g|gif)$/i.test(n) ? 0 : 6 }];
-    return zipSync(z);
+    const out: ZipWriteEntry[] = [];
+    for (const name of this.names()) {
+      const e = this.entries.get(name);
+      if (e && !this.changed.has(name)) {
+        const compressed = this.bytes.subarray(e.dataStart, e.dataStart + e.compressedSize);
+        out.push({ name, raw: { method: e.method, crc: e.crc, uncompressedSize: e.uncompressedSize, time: e.time, date: e.date, compressed } });
+      } else out.push({ name, data: this.data.get(name)! });
+    }
+    return writeZip(out);
   }
 }
 
-/** Validates that bytes are a DOCX: a ZIP with [Content_Types].xml and a word-processing main part. */
-export function readDocx(bytes: Uint8Array, limits?: PackageLimits): OoxmlPackage {
+/**
+ * Sniffs, bounds and checks that bytes are a DOCX: a ZIP (not a PDF, not an encrypted OOXML or legacy compound
+ * file) with [Content_Types].xml and a Word main part. Inflates only `_rels/.rels`.
+ */
+export function openDocx(bytes: Uint8Array, limits: DocxLimits = DEFAULT_PACKAGE_LIMITS): DocxPackage {
   if (bytes.length === 0) throw new FolioError('INVALID_FILE_FORMAT', 'The file is empty');
-  const pkg = OoxmlPackage.read(bytes, limits);
+  if (isCompoundFile(bytes)) {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The document is encrypted (password-protected OOXML) or a legacy binary Word file');
+  }
+  if (!isZip(bytes)) {
+    // Checked only when the bytes are not a ZIP: a package may well hold "%PDF-" in its first kilobyte.
+    if (isPdf(bytes)) throw new FolioError('INVALID_FILE_FORMAT', 'The file is a PDF, not a DOCX');
+    throw new FolioError('INVALID_FILE_FORMAT', 'The file is not a DOCX (not a ZIP package)');
+  }
+  const pkg = DocxPackage.open(bytes, limits);
   if (!pkg.has('[Content_Types].xml')) {
     throw new FolioError('INVALID_FILE_FORMAT', 'The ZIP package has no [Content_Types].xml; it is not a DOCX');
   }

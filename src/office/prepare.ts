@@ -1,24 +1,24 @@
 /**
  * What the pool does to a validated DOCX before a worker sees it: accept or reject tracked changes
- * (revisions.ts) and drop comments (comments.ts). A markup-mode document without comments passes untouched,
- * without being unpacked.
+ * (revisions.ts) and drop comments (comments.ts). A markup-mode document without comments passes untouched.
+ * Only the WordprocessingML parts are inflated; every other entry is copied as it was.
  */
-import { OoxmlPackage } from '../docx/package.js';
-import { OFFICE_PACKAGE_LIMITS } from './validate.js';
+import type { DocxPackage } from '../docx/package.js';
 import { resolveRevisions } from './revisions.js';
 import { isCommentPart, stripCommentMarks, stripCommentRelationships } from './comments.js';
 import type { DocxToPdfOptions } from './types.js';
 
 const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
 
-export function prepareDocx(docx: Uint8Array, entryNames: readonly string[], options: DocxToPdfOptions): Uint8Array {
+/** The bytes to convert: the package's own when nothing changes, else the rewritten package. */
+export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions): Uint8Array {
   const mode = options.trackedChanges ?? 'markup';
-  const hasComments = entryNames.some(isCommentPart);
-  if (mode === 'markup' && !hasComments) return docx;
-  const pkg = OoxmlPackage.read(docx, OFFICE_PACKAGE_LIMITS);
-  for (const name of [...pkg.parts.keys()]) {
+  const names = pkg.names();
+  const hasComments = names.some(isCommentPart);
+  if (mode === 'markup' && !hasComments) return pkg.bytes;
+  for (const name of names) {
     if (hasComments && isCommentPart(name)) {
-      pkg.parts.delete(name);
+      pkg.delete(name);
       continue;
     }
     const isXml = /^word\/.*\.xml$/i.test(name);
@@ -39,5 +39,5 @@ export function prepareDocx(docx: Uint8Array, entryNames: readonly string[], opt
     const types = pkg.text('[Content_Types].xml');
     if (types) pkg.setText('[Content_Types].xml', types.replace(/<Override\b[^>]*PartName="\/word\/comments(Extended|Ids|Extensible)?\.xml"[^>]*\/>/gi, ''));
   }
-  return pkg.toBytes();
+  return pkg.modified ? pkg.toBytes() : pkg.bytes;
 }

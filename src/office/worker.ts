@@ -97,7 +97,7 @@ function main(): void {
     try {
       // Here rather than in the pool: unpacking and rewriting a hostile package can take seconds and
       // gigabytes, which the pool's time budget and memory ceiling bound in this process.
-      input = prepareDocx(m.docx, validateDocx(m.docx), options);
+      input = prepareDocx(validateDocx(m.docx), options);
     } catch (e) {
       if (e instanceof FolioError) {
         send({ type: 'rejected', id: m.id, code: e.code, message: e.message, status: e.status, details: e.details, rss: rss() });
