@@ -12,7 +12,7 @@
  * object stream must itself sit at a byte offset). Every pass over the file is linear: per-revision and
  * per-object lookups go through indexes, never a fresh scan of the bytes or of every body.
  */
-import { FolioError } from '../../errors.js';
+import { FolioError } from '../errors.js';
 import {
   Lexer,
   PdfSyntaxError,

@@ -1,39 +1,9 @@
 /**
- * The audit record embedded as `audit-trail.json` and rendered on the audit pages. Its shape is the
- * interface agreed with /v1/verify ("folio-audit-trail/1"): verify recomputes sha256(file[0:pdfLength])
- * and compares it with pdfSha256.
+ * The audit record embedded as `audit-trail.json` and rendered on the audit pages. Its format (file name,
+ * version string, record type) is defined once in src/pdf/audit-trail-format.ts, shared with /v1/verify;
+ * it is re-exported here for the signer's callers.
  */
-
-export interface AuditEvent {
-  type: string;
-  timestamp: string;
-  data?: Record<string, unknown>;
-}
-
-export interface Signer {
-  name: string;
-  email: string;
-  ip?: string;
-  userAgent?: string;
-}
-
-export interface AuditRecord {
-  format: 'folio-audit-trail/1';
-  /** SHA-256 (lowercase hex) of the document bytes as received (PDF or DOCX). */
-  documentSha256: string;
-  documentType: 'pdf' | 'docx';
-  /** SHA-256 of the PDF bytes before Folio's incremental update, and their length. */
-  pdfSha256: string;
-  pdfLength: number;
-  signer: Signer;
-  eventId?: string;
-  metadata?: Record<string, unknown>;
-  signedAt: string;
-  certificate: { subject: string; fingerprint: string };
-  auditTrail: AuditEvent[];
-}
-
-export const AUDIT_TRAIL_FILE_NAME = 'audit-trail.json';
+export { AUDIT_TRAIL_FILE_NAME, AUDIT_TRAIL_FORMAT, type AuditEvent, type AuditRecord, type Signer } from '../pdf/index.js';
 
 /** UTC time as printed on the pages: "2026-11-23 01:45:07 UTC" (milliseconds kept when present). */
 export function formatUtc(iso: string): string {

@@ -7,7 +7,7 @@ import { FolioError } from '../errors.js';
 import { isPdf, isZip } from '../docx/package.js';
 import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
-import type { AuditEvent, AuditRecord, Signer } from './audit-trail.js';
+import { AUDIT_TRAIL_FORMAT, type AuditEvent, type AuditRecord, type Signer } from './audit-trail.js';
 import { describeIdentity } from './identity.js';
 import { preparePdf, sealPdf } from './sign-pdf.js';
 
@@ -69,7 +69,7 @@ export async function signDocument(req: SignRequest, deps: SignDependencies): Pr
   if (userAgent !== undefined) signer.userAgent = userAgent;
 
   const record: AuditRecord = {
-    format: 'folio-audit-trail/1',
+    format: AUDIT_TRAIL_FORMAT,
     documentSha256: sha256(req.document),
     documentType,
     pdfSha256: sha256(prepared.base),

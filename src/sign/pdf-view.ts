@@ -1,5 +1,5 @@
 /**
- * What signing reads of an input PDF goes through the verifier's bounded reader (src/verify/pdf/), not
+ * What signing reads of an input PDF goes through the shared bounded reader (src/pdf/), not
  * through pdf-lib's parser. pdf-lib parses a file byte by byte from its header: it trusts every xref
  * stream's /W and /Index (a 603-byte file made it loop for minutes), inflates every object stream without
  * a cap (a 1.5 MB file asked it for 1.5 GB), and crawls through bytes that belong to no object at
@@ -10,8 +10,7 @@
  * still appended to the caller's original bytes.
  */
 import { FolioError } from '../errors.js';
-import { PdfDocument } from '../verify/pdf/reader.js';
-import { isName, isRef, isStream, type PdfDict, type PdfValue } from '../verify/pdf/objects.js';
+import { ChunkWriter, PdfDocument, isName, isRef, isStream, serialize, type PdfDict, type PdfValue } from '../pdf/index.js';
 
 /** Objects a document may have for signing: beyond what pdf-lib can hold without a huge heap. */
 export const MAX_SIGN_OBJECTS = 500_000;
@@ -135,49 +134,3 @@ function catalogRef(doc: PdfDocument): PdfValue | undefined {
   }
   return undefined;
 }
-
-class ChunkWriter {
-  private readonly parts: Uint8Array[] = [];
-  length = 0;
-  text(s: string): void {
-    this.bytes(Buffer.from(s, 'latin1'));
-  }
-  bytes(b: Uint8Array): void {
-    this.parts.push(b);
-    this.length += b.length;
-  }
-  join(): Uint8Array {
-    return Buffer.concat(this.parts, this.length);
-  }
-}
-
-/** PDF syntax for a parsed value (the reader caps nesting at parse time, so the recursion is bounded). */
-export function serialize(v: PdfValue): string {
-  if (v === null) return 'null';
-  if (typeof v === 'boolean') return String(v);
-  if (typeof v === 'number') return formatNumber(v);
-  if (Array.isArray(v)) return `[${v.map(serialize).join(' ')}]`;
-  switch (v.kind) {
-    case 'name':
-      return `/${v.name.replace(/[^!-~]|[#()<>[\]{}/%]/g, (c) => `#${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}`;
-    case 'string':
-      return `<${Buffer.from(v.bytes).toString('hex')}>`;
-    case 'ref':
-      return `${v.num} ${v.gen} R`;
-    case 'dict':
-      return `<<${[...v.map].map(([k, x]) => `${serialize({ kind: 'name', name: k })} ${serialize(x)}`).join(' ')}>>`;
-    case 'stream':
-      // A stream is always an indirect object's top-level value; inside another value it cannot occur.
-      return 'null';
-  }
-  return 'null';
-}
-
-/** PDF numbers have no exponent notation. */
-function formatNumber(n: number): string {
-  if (!Number.isFinite(n)) return '0';
-  if (Number.isInteger(n)) return Math.abs(n) < 1e21 ? n.toFixed(0) : '0';
-  const s = n.toFixed(10).replace(/0+$/, '').replace(/\.$/, '');
-  return s === '-0' ? '0' : s;
-}
-

@@ -17,7 +17,7 @@ import type { SigningIdentity } from '../services.js';
 import { renderAuditPages } from './audit-page.js';
 import { AUDIT_TRAIL_FILE_NAME, type AuditRecord } from './audit-trail.js';
 import { buildSignedData, estimateCmsSize, signDigest } from './cms.js';
-import { appendIncrementalUpdate, readLastXref, scanObjects, type LastXref, type UpdateObject } from './incremental.js';
+import { appendIncrementalUpdate, readLastXref, scanObjects, type LastXref, type UpdateObject } from '../pdf/index.js';
 import { requestSignatureTimestamp, TimestampError } from './tsa.js';
 import { cleanImage, MAX_OBJECT_NUMBER, readForSigning } from './pdf-view.js';
 

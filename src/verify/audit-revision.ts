@@ -7,8 +7,7 @@
  * its own end. Anything an attacker adds lives in another revision, which keeps its normal grading.
  */
 import crypto from 'node:crypto';
-import { dictOf, isName, isRef, sameValue, type PdfDict, type PdfValue } from './pdf/objects.js';
-import type { PdfDocument } from './pdf/reader.js';
+import { parseAuditRecord, dictOf, isName, isRef, sameValue, type PdfDict, type PdfDocument, type PdfValue } from '../pdf/index.js';
 import { auditTrailText } from './audit-trail.js';
 import { forEachPage, hasVisibleAppearance } from './signatures.js';
 
@@ -34,15 +33,9 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
   // The audit file describes exactly the bytes before this update.
   const text = auditTrailText(doc, rev);
   if (text === undefined) return 'no audit-trail.json';
-  let json: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'audit-trail.json is not an object';
-    json = parsed as Record<string, unknown>;
-  } catch {
-    return 'audit-trail.json is not JSON';
-  }
-  if (json.format !== 'folio-audit-trail/1') return 'audit-trail.json is not folio-audit-trail/1';
+  const parsed = parseAuditRecord(text);
+  if ('problem' in parsed) return parsed.problem;
+  const json = parsed.record;
   // The signer hashes the input as received; the end-of-line after its %%EOF may sit on either side.
   const len = json.pdfLength;
   if (typeof len !== 'number' || !Number.isInteger(len) || Math.abs(len - prevEnd) > 2 || len > revision.end || !/^[\r\n]*$/.test(doc.latin1(Math.min(len, prevEnd), Math.max(len, prevEnd)))) {

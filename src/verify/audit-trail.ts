@@ -1,15 +1,13 @@
 /**
  * Folio's signer embeds its audit data as `audit-trail.json` in the catalog's /Names /EmbeddedFiles tree
- * (format "folio-audit-trail/1"). The verifier returns it with `hashMatches`: the SHA-256 of the first
- * `pdfLength` bytes equals `pdfSha256`, and `pdfLength` ends a revision, i.e. the audit data describes the
+ * (format "folio-audit-trail/1"; name, format and record type are defined once in
+ * src/pdf/audit-trail-format.ts). The verifier returns it with `hashMatches`: the SHA-256 of the first `pdfLength` bytes equals `pdfSha256`, and `pdfLength` ends a revision, i.e. the audit data describes the
  * very bytes the signature was appended to.
  */
 import crypto from 'node:crypto';
-import { isName, isString, isStream, type PdfValue } from './pdf/objects.js';
-import type { PdfDocument } from './pdf/reader.js';
+import { AUDIT_TRAIL_FILE_NAME, isName, parseAuditRecord, isString, isStream, type PdfDocument, type PdfValue } from '../pdf/index.js';
 import { decodeText } from './signatures.js';
 
-export const AUDIT_FILE_NAME = 'audit-trail.json';
 const MAX_AUDIT_BYTES = 5 * 1024 * 1024;
 /** More events than the signer ever writes (its API takes far fewer per request). */
 export const MAX_AUDIT_EVENTS = 100_000;
@@ -49,7 +47,7 @@ export function auditTrailText(doc: PdfDocument, rev: number): string | undefine
   const names = doc.dictAt(doc.catalogAt(last)?.map.get('Names'), last);
   const tree = doc.dictAt(names?.map.get('EmbeddedFiles'), last);
   if (!tree) return undefined;
-  const spec = findInNameTree(doc, tree, AUDIT_FILE_NAME, 0, rev);
+  const spec = findInNameTree(doc, tree, AUDIT_TRAIL_FILE_NAME, 0, rev);
   const fileSpec = doc.dictAt(spec, last);
   const ef = doc.dictAt(fileSpec?.map.get('EF'), last);
   const stream = doc.deref(ef?.map.get('F') ?? ef?.map.get('UF'), last);
@@ -68,15 +66,9 @@ export function readAuditTrail(doc: PdfDocument, coveredRevisions: number[]): Au
   // A document can embed anything under the audit file's name: JSON nested deep enough to overflow the
   // stack of whoever serialises the answer, or millions of events, is not Folio's audit record.
   if (nestsDeeperThan(text, MAX_AUDIT_DEPTH)) return undefined;
-  let json: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-    json = parsed as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  if (json.format !== 'folio-audit-trail/1') return undefined;
+  const parsed = parseAuditRecord(text);
+  if ('problem' in parsed) return undefined;
+  const json = parsed.record;
   if (Array.isArray(json.auditTrail) && json.auditTrail.length > MAX_AUDIT_EVENTS) return undefined;
   const len = json.pdfLength;
   const expected = json.pdfSha256;

@@ -1,7 +1,8 @@
 /**
  * The verify capability (CONTRACT §6): a forensic PDF signature validator. Public surface: verifyPdf and
- * the trust-store helpers; everything under pdf/ is the byte-level reader it is built on.
+ * the trust-store helpers. The byte-level reader it is built on lives in src/pdf/ (shared with sign) and is
+ * re-exported here for existing callers.
  */
 export { verifyPdf, type VerifyResult, type SignatureReport, type VerifyOptions } from './verify.js';
 export { loadTrustStore, certificatesFromPem, type TrustStore } from './certificates.js';
-export { openPdf, PdfDocument } from './pdf/reader.js';
+export { openPdf, PdfDocument } from '../pdf/index.js';

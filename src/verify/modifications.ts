@@ -6,8 +6,7 @@
  * pyHanko's terms; objects without a role of their own (streams, fonts, arrays) take the level of whatever
  * refers to them at the final revision, so an appearance stream shared with page content is "OTHER".
  */
-import { isDict, isName, isRef, isStream, sameValue, dictOf, type PdfDict, type PdfValue } from './pdf/objects.js';
-import type { PdfDocument, ResolvedObject } from './pdf/reader.js';
+import { isDict, isName, isRef, isStream, sameValue, dictOf, type PdfDict, type PdfDocument, type PdfValue, type ResolvedObject } from '../pdf/index.js';
 import { hasVisibleAppearance, type SignatureFields } from './signatures.js';
 import { AUDIT_REVISION_DETAIL } from './audit-revision.js';
 

@@ -6,8 +6,7 @@
  */
 import { FolioError } from '../errors.js';
 import crypto from 'node:crypto';
-import { isDict, isName, isRef, isStream, isString, type PdfDict, type PdfValue, type PdfString } from './pdf/objects.js';
-import type { PdfDocument } from './pdf/reader.js';
+import { isDict, isName, isRef, isStream, isString, type PdfDict, type PdfDocument, type PdfValue, type PdfString } from '../pdf/index.js';
 import { verifyCms, nodeHash, type CmsResult } from './cms.js';
 
 export type Coverage = 'ENTIRE_FILE' | 'ENTIRE_REVISION' | 'PARTIAL' | 'UNCLEAR';

@@ -5,8 +5,7 @@
  * pyHanko use them); `valid` is about integrity and modifications only, trust is reported beside it.
  */
 import crypto, { type X509Certificate } from 'node:crypto';
-import { openPdf, type PdfDocument } from './pdf/reader.js';
-import { isDict, isName, isString, isRef, type PdfDict } from './pdf/objects.js';
+import { openPdf, isDict, isName, isString, isRef, type PdfDict, type PdfDocument } from '../pdf/index.js';
 import {
   checkByteRange,
   checkCrypto,

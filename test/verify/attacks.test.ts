@@ -22,7 +22,7 @@ import {
 } from './attacks.js';
 import { appendUpdate, makePdf, makePki, nextObjectNumber, pdfsigReport, pdfsigSign, serialize, signPdf, patchLast, type TestPki } from './fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
-import type { PdfValue } from '../../src/verify/pdf/objects.js';
+import type { PdfValue } from '../../src/pdf/index.js';
 
 let pki: TestPki;
 let trust: { anchors: X509Certificate[]; service: X509Certificate[] };

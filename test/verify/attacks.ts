@@ -5,7 +5,7 @@
  * wrapping (widened gap), and evil-annotation / sneaky-signature updates for certified documents.
  */
 import { openPdf } from '../../src/verify/index.js';
-import { isRef, isStream, type PdfValue } from '../../src/verify/pdf/objects.js';
+import { isRef, isStream, type PdfValue } from '../../src/pdf/index.js';
 import { appendUpdate, nextObjectNumber, serialize } from './fixtures.js';
 
 function pagesOf(pdf: Uint8Array) {

@@ -14,7 +14,7 @@ import { FolioError } from '../../src/errors.js';
 import type { SigningIdentity } from '../../src/services.js';
 import { loadSigningIdentity, signDocument } from '../../src/sign/index.js';
 import { loadTrustStore, openPdf, verifyPdf, type TrustStore } from '../../src/verify/index.js';
-import { isRef, type PdfValue } from '../../src/verify/pdf/objects.js';
+import { isRef, type PdfValue } from '../../src/pdf/index.js';
 import { appendUpdate, makePdf, nextObjectNumber, serialize } from './fixtures.js';
 
 let tmp: string;

@@ -13,7 +13,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { PDFDocument, StandardFonts, rgb } from '@cantoo/pdf-lib';
 import { openPdf } from '../../src/verify/index.js';
-import { isRef, type PdfValue } from '../../src/verify/pdf/objects.js';
+import { isRef, type PdfValue } from '../../src/pdf/index.js';
 
 export const CORPUS = '/work/shared/corpus/pdf-attacks';
 export const corpusFile = (rel: string) => new Uint8Array(fs.readFileSync(path.join(CORPUS, rel)));

@@ -10,7 +10,7 @@ import { PDFDocument } from '@cantoo/pdf-lib';
 import { startTestApi, authed, type TestApi } from '../helpers/api.js';
 import { appendUpdate, makePdf, makePki, pdfsigSign, signPdf, type TestPki } from './fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
-import type { PdfValue } from '../../src/verify/pdf/objects.js';
+import type { PdfValue } from '../../src/pdf/index.js';
 import { addAnnotation, appendPage, changeContentStream, repointObject, widenGap, zeroContents, emptyContents } from './attacks.js';
 
 let api: TestApi;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, authed, type TestApi } from '../helpers/api.js';
 import { appendUpdate, makePdf, makePki, pdfsigSign, serialize, type TestPki } from './fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
-import type { PdfRef, PdfValue } from '../../src/verify/pdf/objects.js';
+import type { PdfRef, PdfValue } from '../../src/pdf/index.js';
 import { appendPage, changeContentStream } from './attacks.js';
 import { preparePdf, sealPdf } from '../../src/sign/sign-pdf.js';
 import type { AuditRecord } from '../../src/sign/audit-trail.js';

@@ -1,0 +1,59 @@
+/**
+ * Folio's PDF core, shared by sign and verify (modelled on pdf-lib's `src/core` and pyHanko's `pdf_utils`):
+ * - reading: the bounded forensic reader (`PdfDocument`: every revision, its xref as a delta, objects
+ *   resolved "as of" a revision, anomalies recorded) over a small object model;
+ * - writing: PDF syntax for a parsed value, and the one incremental-update writer (new objects plus an
+ *   xref section of the document's own kind, chained by /Prev);
+ * - the audit-trail format that the signer embeds and the verifier reads back.
+ * Everything else in this folder is internal to it.
+ */
+export {
+  PdfDocument,
+  openPdf,
+  PDF_HEADER,
+  MAX_DECODED_BYTES,
+  MAX_OBJSTM_BYTES,
+  MAX_REVISIONS,
+  MAX_XREF_ENTRIES,
+  type Anomaly,
+  type ResolvedObject,
+  type Revision,
+  type XrefEntry,
+  type XrefKind,
+} from './reader.js';
+export {
+  MAX_NESTING,
+  dictOf,
+  isDict,
+  isName,
+  isRef,
+  isStream,
+  isString,
+  sameValue,
+  type IndirectObject,
+  type PdfDict,
+  type PdfName,
+  type PdfRef,
+  type PdfStream,
+  type PdfString,
+  type PdfValue,
+} from './objects.js';
+export { ChunkWriter, serialize } from './serialize.js';
+export {
+  appendIncrementalUpdate,
+  readLastXref,
+  scanObjects,
+  type IncrementalUpdate,
+  type LastXref,
+  type TrailerEntries,
+  type UpdateObject,
+} from './incremental.js';
+export {
+  AUDIT_TRAIL_FILE_NAME,
+  AUDIT_TRAIL_FORMAT,
+  parseAuditRecord,
+  type AuditEvent,
+  type AuditRecord,
+  type ClaimedAuditRecord,
+  type Signer,
+} from './audit-trail-format.js';
