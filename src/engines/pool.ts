@@ -11,21 +11,26 @@
  * Memory outside the V8 heap (ArrayBuffers: ZIP and PDF inflation) is not covered by resourceLimits; the
  * parsers bound it themselves (src/docx, src/verify/pdf).
  */
+import { randomUUID } from 'node:crypto';
+import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
+
+/** How long a job may wait for its thread to load before the pool gives up on it (beyond its own budget). */
+const STARTUP_ALLOWANCE_MS = 30_000;
 
 export interface EnginePoolOptions {
   /** Worker threads, all started up front (ENGINE_WORKERS). */
   workers: number;
   /** Jobs that may wait for a thread (ENGINE_QUEUE_SIZE); beyond: 503. */
   queueSize: number;
-  /** Time budget of one job once queued, in milliseconds (ENGINE_TIMEOUT_MS). */
+  /** Time budget of one job from the moment its thread starts it, in milliseconds (ENGINE_TIMEOUT_MS). */
   timeoutMs: number;
   /** V8 old-generation ceiling of one thread, in MB (ENGINE_MEMORY_MB). */
   memoryMb: number;
-  workerData: EngineWorkerData;
+  workerData: Omit<EngineWorkerData, 'startChannel'>;
   logger?: Logger;
 }
 
@@ -60,8 +65,19 @@ export class EnginePool {
   private memoryExceeded = 0;
   /** Mean job time, for Retry-After estimates. */
   private meanMillis = 200;
+  private nextJobId = 1;
+  /** Jobs handed to piscina whose thread has not announced them yet: job id → start of its budget. */
+  private readonly awaitingStart = new Map<number, () => void>();
+  private readonly startChannel: BroadcastChannel;
 
   constructor(private readonly opts: EnginePoolOptions) {
+    const channelName = `folio-engine-start-${randomUUID()}`;
+    this.startChannel = new BroadcastChannel(channelName);
+    this.startChannel.unref();
+    this.startChannel.onmessage = (event) => {
+      const id = (event as unknown as { data: number }).data;
+      this.awaitingStart.get(id)?.();
+    };
     this.pool = new Piscina({
       filename: workerFilename(),
       minThreads: opts.workers,
@@ -76,7 +92,7 @@ export class EnginePool {
         maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(opts.memoryMb / 16))),
         stackSizeMb: 8,
       },
-      workerData: opts.workerData,
+      workerData: { ...opts.workerData, startChannel: channelName } satisfies EngineWorkerData,
       // The API's own flags (e.g. --max-old-space-size) must not apply to the workers: resourceLimits does.
       execArgv: process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
       env: process.env,
@@ -90,16 +106,27 @@ export class EnginePool {
   async run<N extends TaskName>(task: N, input: EngineTasks[N]['input'], options: RunOptions = {}): Promise<EngineTasks[N]['output']> {
     if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 });
     await this.admit(options.signal);
-    // The budget starts when a thread is free for this job, not while it waits behind others.
-    const budget = AbortSignal.timeout(this.opts.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([budget, options.signal]) : budget;
+    const jobId = this.nextJobId++;
+    const budget = new AbortController();
+    // The budget starts when a thread announces the job (see worker.ts): waiting for a free thread, or for a
+    // replacement thread to load, is not the document's fault. A thread that never announces it (it cannot
+    // start at all) is given up on after the budget plus a start-up allowance.
+    let timer = setTimeout(() => budget.abort('start'), this.opts.timeoutMs + STARTUP_ALLOWANCE_MS);
+    this.awaitingStart.set(jobId, () => {
+      this.awaitingStart.delete(jobId);
+      clearTimeout(timer);
+      timer = setTimeout(() => budget.abort('budget'), this.opts.timeoutMs);
+    });
+    const signal = options.signal ? AbortSignal.any([budget.signal, options.signal]) : budget.signal;
     const started = performance.now();
     let outcome: JobOutcome<N>;
     try {
-      outcome = (await this.pool.run({ task, input } satisfies EngineJob<N>, { signal })) as JobOutcome<N>;
+      outcome = (await this.pool.run({ jobId, task, input } satisfies EngineJob<N>, { signal })) as JobOutcome<N>;
     } catch (e) {
-      throw this.poolError(e, budget, task);
+      throw this.poolError(e, budget.signal, task);
     } finally {
+      clearTimeout(timer);
+      this.awaitingStart.delete(jobId);
       this.release();
     }
     this.meanMillis = this.meanMillis * 0.9 + (performance.now() - started) * 0.1;
@@ -165,6 +192,7 @@ export class EnginePool {
     if (this.closed) return;
     this.closed = true;
     for (const w of this.waiting.splice(0)) w.fail(new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 }));
+    this.startChannel.close();
     await this.pool.destroy();
   }
 
@@ -176,6 +204,10 @@ export class EnginePool {
   private poolError(e: unknown, budget: AbortSignal, task: TaskName): FolioError {
     const err = e as NodeJS.ErrnoException;
     if (err?.name === 'AbortError') {
+      if (budget.aborted && budget.reason === 'start') {
+        this.opts.logger?.error({ task }, 'no engine thread started the job; the pool cannot start threads');
+        return new FolioError('SERVICE_UNAVAILABLE', 'The document engine is not available; retry later', { retryAfter: 30 });
+      }
       if (budget.aborted) {
         this.timeouts++;
         this.opts.logger?.warn({ task, budgetMs: this.opts.timeoutMs }, 'engine job exceeded its time budget; its worker was replaced');

@@ -49,6 +49,8 @@ export interface EngineTasks {
 export type TaskName = keyof EngineTasks;
 
 export interface EngineJob<N extends TaskName = TaskName> {
+  /** Announced on the pool's start channel when a thread begins the job: its time budget starts then. */
+  jobId: number;
   task: N;
   input: EngineTasks[N]['input'];
 }
@@ -68,6 +70,8 @@ export type JobOutcome<N extends TaskName = TaskName> =
 
 /** What every worker is given once at start: enough to rebuild the engines' dependencies locally. */
 export interface EngineWorkerData {
+  /** Name of the BroadcastChannel on which a worker announces each job it starts. */
+  startChannel: string;
   signing?: {
     privateKeyPem: string;
     keyAlgorithm: 'RSA' | 'ECDSA';

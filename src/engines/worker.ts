@@ -7,7 +7,7 @@
  * are rebuilt here once, lazily, from the plain data in workerData.
  */
 import { createPrivateKey } from 'node:crypto';
-import { workerData } from 'node:worker_threads';
+import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { isFolioError } from '../errors.js';
 import { SafeFetcher } from '../fetch/safe-fetch.js';
 import { markdownToDocx, htmlToDocx } from '../convert/index.js';
@@ -20,6 +20,11 @@ import type { SigningIdentity } from '../services.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 
 const data = workerData as EngineWorkerData;
+
+// The pool starts a job's time budget when this thread announces it, so a thread's own start-up (module
+// loading after a replacement) never counts against the first job it runs.
+const startChannel = new BroadcastChannel(data.startChannel);
+startChannel.unref();
 
 // The audit-page fonts load once per thread, before the first signing job needs them.
 setTimeout(warmUpAuditFonts, 0);
@@ -96,6 +101,7 @@ const handlers: Handlers = {
 };
 
 export default async function runJob(job: EngineJob): Promise<JobOutcome> {
+  startChannel.postMessage(job.jobId);
   const handler = handlers[job.task] as (input: unknown) => unknown;
   if (!handler) return { ok: false, error: { code: 'INTERNAL_ERROR', message: `Unknown engine task ${String(job.task)}` } };
   try {
