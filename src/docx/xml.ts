@@ -1,6 +1,6 @@
 /**
- * A small, lossless XML tree for WordprocessingML parts. Annotate edits parts in place (moves runs, clones
- * rows, swaps content), so it needs a mutable tree that writes back every byte it did not touch: attribute
+ * A small, lossless XML tree for WordprocessingML parts, shared by annotate (fields and fills) and office
+ * (tracked changes and comments). Both edit parts in place (move runs, clone rows, unwrap revisions), so they need a mutable tree that writes back every byte it did not touch: attribute
  * values and text stay in their escaped form, comments and processing instructions are kept verbatim.
  *
  * Safety: a DOCTYPE or ENTITY declaration anywhere is refused before parsing (no entity is ever expanded;
@@ -8,7 +8,7 @@
  * and nesting is bounded so that recursive walks cannot overflow the stack.
  */
 import { FolioError } from '../errors.js';
-import { assertNoDoctype } from '../docx/package.js';
+import { assertNoDoctype } from './package.js';
 
 export interface XElement {
   type: 'el';
@@ -105,10 +105,13 @@ export function parseXml(xml: string, part: string, budget?: ParseBudget): XDocu
   return { prolog, root, epilog };
 }
 
-/** Parses a fragment (zero or more sibling nodes) written by us; used to build new content. */
-export function parseFragment(xml: string): XNode[] {
+/**
+ * Parses a fragment: zero or more sibling nodes (written by us to build new content, or a part taken as a
+ * sequence of nodes). `part` names it in error messages; the bounds are parseXml's.
+ */
+export function parseFragment(xml: string, part = 'fragment', budget?: ParseBudget): XNode[] {
   const holder = el('#fragment');
-  parseInto(holder, xml, 'fragment');
+  parseInto(holder, xml, part, budget);
   for (const c of holder.children) if (c.type === 'el') c.parent = undefined;
   return holder.children;
 }

@@ -1,11 +1,12 @@
 /**
  * What the pool does to a validated DOCX before a worker sees it: accept or reject tracked changes
- * (revisions.ts) and drop comments (comments.ts). A markup-mode document without comments passes untouched.
- * Only the WordprocessingML parts are inflated; every other entry is copied as it was.
+ * (revisions.ts) and drop comments (comments.ts), both on the lossless XML tree. A markup-mode document
+ * without comments passes untouched. Only the WordprocessingML parts are inflated; every other entry is
+ * copied as it was.
  */
 import type { DocxPackage } from '../docx/package.js';
 import { resolveRevisions } from './revisions.js';
-import { isCommentPart, stripCommentMarks, stripCommentRelationships } from './comments.js';
+import { isCommentPart, stripCommentContentTypes, stripCommentMarks, stripCommentRelationships } from './comments.js';
 import type { DocxToPdfOptions } from './types.js';
 
 const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
@@ -28,16 +29,19 @@ export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions): Uint8A
     if (!xml) continue;
     const before = xml;
     if (isRels) {
-      if (hasComments) xml = stripCommentRelationships(xml);
+      if (hasComments) xml = stripCommentRelationships(xml, name);
     } else {
-      if (hasComments && xml.includes('comment')) xml = stripCommentMarks(xml);
-      if (mode !== 'markup' && REVISION_HINT.test(xml)) xml = resolveRevisions(xml, mode);
+      if (hasComments && xml.includes('comment')) xml = stripCommentMarks(xml, name);
+      if (mode !== 'markup' && REVISION_HINT.test(xml)) xml = resolveRevisions(xml, mode, name);
     }
     if (xml !== before) pkg.setText(name, xml);
   }
   if (hasComments) {
     const types = pkg.text('[Content_Types].xml');
-    if (types) pkg.setText('[Content_Types].xml', types.replace(/<Override\b[^>]*PartName="\/word\/comments(Extended|Ids|Extensible)?\.xml"[^>]*\/>/gi, ''));
+    if (types) {
+      const stripped = stripCommentContentTypes(types);
+      if (stripped !== types) pkg.setText('[Content_Types].xml', stripped);
+    }
   }
   return pkg.modified ? pkg.toBytes() : pkg.bytes;
 }

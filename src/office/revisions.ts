@@ -1,5 +1,6 @@
 /**
- * Accepting or rejecting every tracked change of a DOCX before LibreOffice sees it.
+ * Accepting or rejecting every tracked change of a DOCX before LibreOffice sees it, on the lossless XML tree
+ * (src/docx/xml.ts): what is not a revision mark is written back byte for byte.
  *
  * Why here and not with `.uno:AcceptAllTrackedChanges`: LibreOfficeKit's postUnoCommand dispatches to the
  * desktop's active frame, which in a headless worker that loads and destroys one document after another is
@@ -7,69 +8,83 @@
  * conversions only). Rewriting the WordprocessingML revision marks is deterministic and cheap.
  *
  * Handled: run-level insertions and deletions (w:ins, w:del, nested either way), moves (w:moveFrom,
- * w:moveTo and their range marks), inserted and deleted table rows (w:trPr/w:ins|w:del), paragraph-mark
- * and cell marks, and property changes (w:*PrChange: dropped on accept; on reject the previous run
- * properties are restored, other property changes keep the current formatting).
+ * w:moveTo and their range marks), inserted and deleted table rows (w:trPr/w:ins|w:del, nested tables
+ * too), paragraph-mark and cell marks, and property changes (w:*PrChange: dropped on accept; on reject the
+ * previous run properties are restored, other property changes keep the current formatting).
  */
+import { child, parseFragment, serializeNodes, setChildren, type XElement, type XNode } from '../docx/xml.js';
+
 export type RevisionMode = 'accept' | 'reject';
 
-const open = (tag: string) => `<w:${tag}(?=[\\s>])[^>]*(?<!/)>`;
-const selfClosing = (tag: string) => new RegExp(`<w:${tag}(?=[\\s/])[^>]*/>`, 'g');
-/** An element with its content; valid for tags that never contain themselves. */
-const withContent = (tag: string) => new RegExp(`${open(tag)}[\\s\\S]*?</w:${tag}>`, 'g');
-const unwrap = (xml: string, tag: string) => xml.replace(new RegExp(open(tag), 'g'), '').replace(new RegExp(`</w:${tag}>`, 'g'), '');
+const PROPERTY_CHANGES = new Set(['w:rPrChange', 'w:pPrChange', 'w:sectPrChange', 'w:tblPrChange', 'w:trPrChange', 'w:tcPrChange', 'w:tblGridChange', 'w:tblPrExChange', 'w:numberingChange']);
+const RANGE_MARKS = new Set(['w:moveFromRangeStart', 'w:moveFromRangeEnd', 'w:moveToRangeStart', 'w:moveToRangeEnd', 'w:cellIns', 'w:cellDel', 'w:cellMerge']);
+const CONTENT_MARKS = new Set(['w:ins', 'w:del', 'w:moveFrom', 'w:moveTo']);
+/** Elements whose content is text of a deletion: ordinary text again once the deletion is rejected. */
+const DELETED_TEXT: Record<string, string> = { 'w:delText': 'w:t', 'w:delInstrText': 'w:instrText' };
 
-/** Ranges [start, end) of every `w:tr` element, nesting-aware (tables nest inside cells). */
-function tableRows(xml: string): Array<[number, number]> {
-  const rows: Array<[number, number]> = [];
-  const stack: number[] = [];
-  const re = /<(\/?)w:tr(?=[\s>/])[^>]*?(\/?)>/g;
-  for (let m = re.exec(xml); m; m = re.exec(xml)) {
-    if (m[1]) {
-      const start = stack.pop();
-      if (start !== undefined) rows.push([start, m.index + m[0].length]);
-    } else if (!m[2]) stack.push(m.index);
-  }
-  return rows;
+/** Resolves the revisions of one WordprocessingML part (or fragment); returns the input itself when it has none. */
+export function resolveRevisions(xml: string, mode: RevisionMode, part = 'fragment'): string {
+  const nodes = parseFragment(xml, part);
+  const holder: XElement = { type: 'el', name: '#fragment', attrs: [], children: [], parent: undefined };
+  setChildren(holder, nodes);
+  return resolveTree(holder, mode) ? serializeNodes(holder.children) : xml;
 }
 
-/** Removes the rows whose own w:trPr carries a `mark` (w:ins or w:del) revision. */
-function removeMarkedRows(xml: string, mark: 'ins' | 'del'): string {
-  const markRe = new RegExp(`^<w:tr(?=[\\s>])[^>]*>\\s*<w:trPr>(?:(?!</w:trPr>)[\\s\\S])*<w:${mark}(?=[\\s/])`);
-  const doomed = tableRows(xml).filter(([s, e]) => markRe.test(xml.slice(s, e)));
-  // Outermost first is unnecessary: drop ranges inside an already removed one, then cut from the end.
-  const kept = doomed.filter(([s, e]) => !doomed.some(([s2, e2]) => s2 < s && e <= e2));
-  let out = xml;
-  for (const [s, e] of kept.sort((a, b) => b[0] - a[0])) out = out.slice(0, s) + out.slice(e);
-  return out;
-}
+/** Resolves the revisions under `root` in place; true when anything changed. */
+export function resolveTree(root: XElement, mode: RevisionMode): boolean {
+  const [dropMarks, keepMarks] = mode === 'accept' ? [['w:del', 'w:moveFrom'], ['w:ins', 'w:moveTo']] : [['w:ins', 'w:moveTo'], ['w:del', 'w:moveFrom']];
+  const rowMark = mode === 'accept' ? 'w:del' : 'w:ins';
+  const drop = new Set(dropMarks);
+  const keep = new Set(keepMarks);
+  let changed = false;
 
-const PROPERTY_CHANGES = ['rPrChange', 'pPrChange', 'sectPrChange', 'tblPrChange', 'trPrChange', 'tcPrChange', 'tblGridChange', 'tblPrExChange', 'numberingChange'];
-const RANGE_MARKS = ['moveFromRangeStart', 'moveFromRangeEnd', 'moveToRangeStart', 'moveToRangeEnd', 'cellIns', 'cellDel', 'cellMerge'];
+  /** The children of `e` with revisions resolved (each child's subtree first, so nesting either way works). */
+  const resolveChildren = (e: XElement): XNode[] | undefined => {
+    let out: XNode[] | undefined;
+    const kids = e.children;
+    for (let i = 0; i < kids.length; i++) {
+      const c = kids[i]!;
+      let replacement: XNode[] | undefined;
+      if (c.type === 'el') replacement = resolveElement(c);
+      if (replacement !== undefined) {
+        changed = true;
+        out ??= kids.slice(0, i);
+      }
+      if (out) out.push(...(replacement ?? [c]));
+    }
+    return out;
+  };
 
-export function resolveRevisions(xml: string, mode: RevisionMode): string {
-  let out = removeMarkedRows(xml, mode === 'accept' ? 'del' : 'ins');
-  if (mode === 'reject') {
-    // Restore the previous run properties: <w:rPr>current<w:rPrChange><w:rPr>old</w:rPr></w:rPrChange></w:rPr>.
-    out = out.replace(
-      /<w:rPr>(?:(?!<\/w:rPr>)[\s\S])*?<w:rPrChange(?=[\s>])[^>]*>\s*(?:<w:rPr\/>|<w:rPr>([\s\S]*?)<\/w:rPr>)\s*<\/w:rPrChange>\s*<\/w:rPr>/g,
-      (_m, old: string | undefined) => `<w:rPr>${old ?? ''}</w:rPr>`,
-    );
-  }
-  for (const tag of PROPERTY_CHANGES) out = out.replace(selfClosing(tag), '').replace(withContent(tag), '');
-  for (const tag of RANGE_MARKS) out = out.replace(selfClosing(tag), '');
-  // Paragraph-mark and row marks (self-closing) carry no content once rows are settled.
-  for (const tag of ['ins', 'del', 'moveFrom', 'moveTo']) out = out.replace(selfClosing(tag), '');
-  const [drop, keep] = mode === 'accept' ? [['del', 'moveFrom'], ['ins', 'moveTo']] : [['ins', 'moveTo'], ['del', 'moveFrom']];
-  for (const tag of drop) out = out.replace(withContent(tag), '');
-  for (const tag of keep) out = unwrap(out, tag);
-  if (mode === 'reject') {
-    // Deleted text comes back as ordinary text.
-    out = out
-      .replace(/<w:delText(?=[\s>/])/g, '<w:t')
-      .replace(/<\/w:delText>/g, '</w:t>')
-      .replace(/<w:delInstrText(?=[\s>/])/g, '<w:instrText')
-      .replace(/<\/w:delInstrText>/g, '</w:instrText>');
-  }
-  return out;
+  /** What `e` becomes: undefined when it stays (its subtree resolved in place), else its replacement nodes. */
+  const resolveElement = (e: XElement): XNode[] | undefined => {
+    const name = e.name;
+    if (PROPERTY_CHANGES.has(name) || RANGE_MARKS.has(name)) return [];
+    if (CONTENT_MARKS.has(name) && e.children.length === 0) return []; // a paragraph-mark or row mark
+    if (drop.has(name)) return [];
+    if (name === 'w:tr') {
+      const trPr = child(e, 'w:trPr');
+      if (trPr && child(trPr, rowMark)) return [];
+    }
+    if (name === 'w:rPr' && mode === 'reject') {
+      const change = child(e, 'w:rPrChange');
+      if (change) {
+        // <w:rPr>current<w:rPrChange><w:rPr>old</w:rPr></w:rPrChange></w:rPr> → <w:rPr>old</w:rPr>.
+        setChildren(e, child(change, 'w:rPr')?.children ?? []);
+        changed = true;
+      }
+    }
+    if (mode === 'reject' && DELETED_TEXT[name]) {
+      e.name = DELETED_TEXT[name]!;
+      changed = true;
+    }
+    const resolved = resolveChildren(e);
+    if (resolved) setChildren(e, resolved);
+    if (keep.has(name)) return e.children;
+    return undefined;
+  };
+
+  // Recursive: the parser bounds the nesting (MAX_XML_DEPTH), so the stack is bounded too.
+  const resolved = resolveChildren(root);
+  if (resolved) setChildren(root, resolved);
+  return changed;
 }

@@ -1,6 +1,8 @@
-/** Accepting and rejecting tracked changes in WordprocessingML (no LibreOffice involved). */
+/** Accepting and rejecting tracked changes, and dropping comments, in WordprocessingML (no LibreOffice involved). */
 import { describe, expect, it } from 'vitest';
 import { resolveRevisions } from '../../src/office/revisions.js';
+import { stripCommentContentTypes, stripCommentMarks, stripCommentRelationships } from '../../src/office/comments.js';
+import { parseXml } from '../../src/docx/xml.js';
 
 const rev = 'w:id="1" w:author="A" w:date="2024-01-01T00:00:00Z"';
 const run = (t: string) => `<w:r><w:t>${t}</w:t></w:r>`;
@@ -63,5 +65,34 @@ describe('resolveRevisions', () => {
   it('leaves w:delText-like names and unrelated elements alone when accepting', () => {
     const xml = `<w:p><w:r><w:t>x</w:t></w:r><w:r><w:instrText> PAGE </w:instrText></w:r></w:p>`;
     expect(resolveRevisions(xml, 'accept')).toBe(xml);
+  });
+});
+
+describe('comments', () => {
+  it('drops range marks and the runs holding references, leaving the rest byte for byte', () => {
+    const xml =
+      `<?xml version="1.0"?>\n<w:document xmlns:w="urn:w"><w:body><w:p><w:commentRangeStart w:id="0"/>${run('kept')}<w:commentRangeEnd w:id="0"/>` +
+      `<w:r><w:rPr><w:rStyle w:val="CommentReference"/></w:rPr><w:commentReference w:id="0"/></w:r>${run('after &amp; more')}</w:p></w:body></w:document>`;
+    expect(stripCommentMarks(xml)).toBe(`<?xml version="1.0"?>\n<w:document xmlns:w="urn:w"><w:body><w:p>${run('kept')}${run('after &amp; more')}</w:p></w:body></w:document>`);
+  });
+
+  it('a reference inside a text box removes only its own run, and the part stays well-formed', () => {
+    // The former regex removed from the outer run's start to the inner run's end, breaking the XML.
+    const xml =
+      `<w:document xmlns:w="urn:w" xmlns:v="urn:v"><w:body><w:p><w:r><w:pict><v:textbox><w:txbxContent><w:p>` +
+      `<w:r><w:commentReference w:id="1"/></w:r>${run('boxed')}</w:p></w:txbxContent></v:textbox></w:pict></w:r></w:p></w:body></w:document>`;
+    const out = stripCommentMarks(xml);
+    expect(() => parseXml(out, 'word/document.xml')).not.toThrow();
+    expect(text(out)).toBe('boxed');
+    expect(out).toContain('<w:txbxContent>');
+    expect(out).not.toContain('commentReference');
+  });
+
+  it('drops the comment relationships and content types only', () => {
+    const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+    const rels = `<Relationships xmlns="urn:r"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/><Relationship Id="rId2" Type="${R}/comments" Target="comments.xml"/><Relationship Id="rId3" Type="http://schemas.microsoft.com/office/2011/relationships/commentsExtended" Target="commentsExtended.xml"/></Relationships>`;
+    expect(stripCommentRelationships(rels)).toBe(`<Relationships xmlns="urn:r"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/></Relationships>`);
+    const types = '<Types xmlns="urn:t"><Override PartName="/word/document.xml" ContentType="a"/><Override PartName="/word/comments.xml" ContentType="b"/><Override PartName="/word/commentsIds.xml" ContentType="c"/></Types>';
+    expect(stripCommentContentTypes(types)).toBe('<Types xmlns="urn:t"><Override PartName="/word/document.xml" ContentType="a"/></Types>');
   });
 });
