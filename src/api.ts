@@ -1,6 +1,7 @@
 /**
- * Composition root of the API service: builds the services from the configuration, the Fastify app with
- * the routes of every capability whose engine is available, and starts listening.
+ * Composition root of the API service: builds the services from the configuration, and the Fastify app with
+ * the routes of every capability whose engine is available (each capability's routes live beside its
+ * engine, `src/<capability>/routes.ts`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -9,11 +10,12 @@ import { buildApiApp } from './http/app.js';
 import { LocalInFlightLimiter, RedisInFlightLimiter } from './http/in-flight.js';
 import type { HttpMetrics } from './http/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
-import { authRoutes } from './http/routes/auth.js';
-import { convertRoutes } from './http/routes/convert.js';
-import { signRoutes } from './http/routes/sign.js';
-import { annotateRoutes } from './http/routes/annotate.js';
-import { verifyRoutes } from './http/routes/verify.js';
+import type { Capability } from './http/capability.js';
+import { authCapability } from './auth/routes.js';
+import { convertCapability } from './convert/routes.js';
+import { annotateCapability } from './annotate/routes.js';
+import { signCapability } from './sign/routes.js';
+import { verifyCapability } from './verify/routes.js';
 import { loadSigningIdentity } from './sign/index.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
@@ -21,6 +23,9 @@ import { createOfficePool } from './office/index.js';
 import { createEnginePool, registerEnginePoolMetrics } from './engines/index.js';
 import type { Services } from './services.js';
 import { MAX_IN_FLIGHT_PER_KEY } from './http/app.js';
+
+/** Every capability with an HTTP face, in the order its routes are registered. */
+export const CAPABILITIES: readonly Capability[] = [authCapability, convertCapability, signCapability, annotateCapability, verifyCapability];
 
 export interface ApiOptions {
   config: Config;
@@ -94,14 +99,8 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     authenticator: services.auth,
     limiter,
     metrics: opts.metrics,
-    routes: [
-      healthRoutes(services),
-      authRoutes(services),
-      convertRoutes(services),
-      signRoutes(services),
-      annotateRoutes(services),
-      verifyRoutes(services),
-    ],
+    // Only capabilities whose engine can serve get routes, so /openapi.json lists only what works.
+    routes: [healthRoutes(services), ...CAPABILITIES.filter((c) => c.available(services)).map((c) => c.routes(services))],
   });
   return {
     app,

@@ -1,10 +1,10 @@
 /**
  * The API's Fastify instance: request ids, logging, body parsing and limits, the auth hook, the per-key
  * in-flight limit, the error envelope for every failure, OpenAPI, and graceful closing. Capabilities add
- * their routes as plugins (src/http/routes/*) and know nothing of each other.
+ * their routes as plugins (src/<capability>/routes.ts, registered by src/api.ts) and know nothing of each other.
  */
 import Fastify, {
-  LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
+  LogController, type FastifyBaseLogger, type FastifySchema, type RouteOptions, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
@@ -31,6 +31,8 @@ export interface ApiAppOptions {
   authenticator: KeyAuthenticator;
   limiter: InFlightLimiter;
   metrics?: HttpMetrics;
+  /** Base URL in the OpenAPI document's `servers` (default `/`: the instance serving the document). */
+  publicUrl?: string;
   /** Route plugins; each registers its own paths. */
   routes: Array<(app: FastifyInstance) => Promise<void>>;
 }
@@ -78,13 +80,26 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       info: {
         title: 'Folio API',
         version: API_VERSION,
-        description: 'Convert, fill, sign and verify documents. Errors use the ErrorEnvelope schema.',
+        description:
+          'Convert, fill, sign and verify documents. Every error answers the ErrorEnvelope schema. ' +
+          'Every /v1 operation except health, register and verify needs `Authorization: Bearer folio_sk_…`.',
+        license: { name: 'AGPL-3.0-only', identifier: 'AGPL-3.0-only' },
       },
+      servers: [{ url: opts.publicUrl ?? '/', description: 'The Folio instance serving this document (by default http://localhost:8080)' }],
+      tags: [
+        { name: 'health', description: 'Liveness and engine status' },
+        { name: 'auth', description: 'API keys by e-mail verification' },
+        { name: 'convert', description: 'DOCX → PDF, Markdown/HTML → DOCX or PDF' },
+        { name: 'annotate', description: 'Fill DOCX templates' },
+        { name: 'sign', description: 'PAdES signatures with an audit trail' },
+        { name: 'verify', description: 'Signature validation and modification analysis' },
+      ],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'folio_sk_… API key' } },
       },
     },
     refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
+    transform: openApiOperation,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
@@ -203,6 +218,24 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     closing = true;
   });
   return app;
+}
+
+/**
+ * What every operation of the OpenAPI document gets from its route options, in one place: the bearer
+ * security requirement exactly when `config.auth` is set (`[]` on the public ones, so a linter sees it was
+ * meant), and the multipart body of routes that read their own parts (`config.multipartBody`) next to any
+ * JSON body they validate.
+ */
+function openApiOperation({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
+  if (!schema) return { schema, url };
+  const out: Record<string, unknown> = { ...schema, security: route.config?.auth ? [{ bearerAuth: [] }] : [] };
+  const multipartBody = route.config?.multipartBody;
+  if (multipartBody) {
+    const body = schema.body as { content?: Record<string, unknown> } | undefined;
+    const content = body?.content ?? (body ? { 'application/json': { schema: body } } : {});
+    out.body = { content: { ...content, 'multipart/form-data': { schema: multipartBody } } };
+  }
+  return { schema: out as FastifySchema, url };
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -1,12 +1,14 @@
 /**
- * The contract's error envelope (CONTRACT §0), used for every error on every path, and the mapping from
- * whatever was thrown (FolioError, Fastify's own errors, anything else) to it.
+ * The contract's error envelope (CONTRACT §0), used for every error on every path, and the one place that
+ * maps whatever was thrown to it: engines throw domain errors (FolioError with a contract code; the code
+ * gives the status), Fastify and its plugins throw their own codes, anything else is a 500.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FolioError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { ErrorEnvelope, errorResponses } from './schema.js';
 
 export interface ErrorEnvelope {
   code: ErrorCode;
@@ -16,34 +18,9 @@ export interface ErrorEnvelope {
   details?: ErrorDetail[];
 }
 
-export const errorEnvelopeSchema = {
-  $id: 'ErrorEnvelope',
-  type: 'object',
-  required: ['code', 'error', 'message', 'requestId'],
-  properties: {
-    code: { type: 'string' },
-    error: { type: 'string', description: 'HTTP reason phrase' },
-    message: { type: 'string' },
-    requestId: { type: 'string' },
-    details: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['field', 'issue'],
-        properties: { field: { type: 'string' }, issue: { type: 'string' } },
-      },
-    },
-  },
-} as const;
-
-/** OpenAPI `responses` entries for the given error statuses, all pointing at the envelope schema. */
-export function errorResponses(...statuses: number[]): Record<number, unknown> {
-  const out: Record<number, unknown> = {};
-  for (const s of statuses) {
-    out[s] = { description: STATUS_CODES[s] ?? 'Error', $ref: 'ErrorEnvelope#' };
-  }
-  return out;
-}
+/** The envelope's schema (src/http/schema.ts), registered once per app as the `ErrorEnvelope` component. */
+export const errorEnvelopeSchema = ErrorEnvelope;
+export { errorResponses };
 
 export function envelopeFor(err: FolioError, requestId: string): ErrorEnvelope {
   const body: ErrorEnvelope = {

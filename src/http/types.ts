@@ -1,4 +1,5 @@
 /** What the HTTP layer attaches to requests, and the route options each route declares. */
+import type { TSchema } from '@fastify/type-provider-typebox';
 import type { AuthenticatedKey } from '../auth/index.js';
 
 declare module 'fastify' {
@@ -16,6 +17,11 @@ declare module 'fastify' {
     documentEndpoint?: boolean;
     /** Name used in metrics and logs for the in-flight gauge. */
     endpoint?: string;
+    /**
+     * The multipart/form-data body as OpenAPI describes it. Read by the route itself (request.parts()), so
+     * not validated by Fastify; @fastify/swagger's transform (app.ts) adds it to the operation's requestBody.
+     */
+    multipartBody?: TSchema;
   }
 }
 

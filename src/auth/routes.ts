@@ -1,0 +1,92 @@
+/** Auth routes (CONTRACT §2): register and verify need no key; key management does. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { FolioError } from '../errors.js';
+import { errorResponses, Type } from '../http/schema.js';
+import type { Capability } from '../http/capability.js';
+import type { Services } from '../services.js';
+import { KeyParams, KeysResponse, RegisterQuery, RegisterResponse, VerifyEmailQuery, VerifyEmailResponse } from './schema.js';
+
+function authRoutes(services: Services) {
+  const { auth } = services;
+  return async (root: FastifyInstance) => {
+    const app = root.withTypeProvider<TypeBoxTypeProvider>();
+    app.get(
+      '/v1/auth/register',
+      {
+        schema: {
+          operationId: 'register',
+          summary: 'Send a 6-digit verification code to an e-mail address',
+          tags: ['auth'],
+          querystring: RegisterQuery,
+          response: { 200: RegisterResponse, ...errorResponses(400, 429, 500) },
+        },
+      },
+      async (request) => {
+        const { expiresInSeconds } = await auth.register(request.query.email, request.ip);
+        return {
+          message: 'Check your email for verification code.',
+          email: request.query.email.trim().toLowerCase(),
+          expiresInSeconds,
+        };
+      },
+    );
+
+    app.get(
+      '/v1/auth/verify',
+      {
+        schema: {
+          operationId: 'verifyEmail',
+          summary: 'Exchange the e-mailed code for an API key (shown only once)',
+          tags: ['auth'],
+          querystring: VerifyEmailQuery,
+          response: { 200: VerifyEmailResponse, ...errorResponses(400, 429, 500) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+        const issued = await auth.verify(request.query.email, request.query.code, request.ip);
+        return { ...issued, message: 'Store this API key now: it is shown only once.' };
+      },
+    );
+
+    app.get(
+      '/v1/auth/keys',
+      {
+        config: { auth: true },
+        schema: {
+          operationId: 'listKeys',
+          summary: "List the keys issued to the calling key's e-mail address",
+          tags: ['auth'],
+          response: { 200: KeysResponse, ...errorResponses(401, 429, 500) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('Cache-Control', 'no-store');
+        return { keys: await auth.listKeys(request.apiKey!) };
+      },
+    );
+
+    app.delete(
+      '/v1/auth/keys/:keyId',
+      {
+        config: { auth: true },
+        schema: {
+          operationId: 'revokeKey',
+          summary: 'Revoke a key (the calling key itself is allowed)',
+          tags: ['auth'],
+          params: KeyParams,
+          response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(401, 404, 429, 500) },
+        },
+      },
+      async (request, reply) => {
+        if (!(await auth.revokeKey(request.apiKey!, request.params.keyId))) {
+          throw new FolioError('NOT_FOUND', 'No such key for this account');
+        }
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}
+
+export const authCapability: Capability = { name: 'auth', available: () => true, routes: authRoutes };

@@ -1,0 +1,29 @@
+/**
+ * POST /v1/convert (CONTRACT §3): the options, accepted as query parameters or as multipart form fields
+ * next to `file` (the same schema validates both), and the upload itself.
+ */
+import { BooleanString, FileUpload, StringEnum, Type, type Static } from '../http/schema.js';
+
+export const ConvertOptions = Type.Object(
+  {
+    from: Type.Optional(StringEnum(['docx', 'md', 'html'] as const, { description: 'Source format; inferred from the file name and content when absent' })),
+    to: Type.Optional(StringEnum(['pdf', 'docx'] as const, { default: 'pdf', description: 'Target format' })),
+    trackedChanges: Type.Optional(
+      StringEnum(['markup', 'accept', 'reject'] as const, { default: 'markup', description: 'DOCX→PDF: show tracked changes as markup, or accept/reject them first' }),
+    ),
+    pdfa: Type.Optional(StringEnum(['1b', '2b', '3b'] as const, { description: 'PDF/A conformance level of a PDF answer' })),
+    tagged: Type.Optional(BooleanString('Tagged (accessible) PDF')),
+    pageSize: Type.Optional(StringEnum(['A4', 'Letter'] as const, { default: 'A4', description: 'Page size of a DOCX built from Markdown or HTML' })),
+  },
+  { additionalProperties: false },
+);
+export type ConvertOptionsQuery = Static<typeof ConvertOptions>;
+
+/** The option names, in the order the query string and the form fields are checked. */
+export const CONVERT_OPTION_NAMES = Object.keys(ConvertOptions.properties) as Array<keyof ConvertOptionsQuery>;
+
+/** The multipart body as the OpenAPI document describes it: `file` plus the options as form fields. */
+export const ConvertForm = Type.Object(
+  { ...FileUpload.properties, ...ConvertOptions.properties },
+  { required: ['file'], description: 'The document in `file`; the options may also be sent as form fields (a value that conflicts with the query string is a 400)' },
+);

@@ -1,0 +1,111 @@
+/**
+ * Schema building blocks shared by every capability's `schema.ts`: TypeBox (through
+ * @fastify/type-provider-typebox, whose `Static` the handlers are typed with), the error envelope and the
+ * `document: {base64}|{url}` source. One schema per body, query and answer gives the validation (Ajv), the
+ * OpenAPI document (@fastify/swagger) and the handler types; the client's types are generated from that
+ * document (packages/client/src/api-types.ts, checked by test/foundation/openapi.test.ts).
+ */
+import { Type, type Static, type TSchema, type TUnsafe } from '@fastify/type-provider-typebox';
+import { STATUS_CODES } from 'node:http';
+
+export { Type, type Static, type TSchema };
+
+/** A string enum as one `{type: 'string', enum}` (one Ajv error, not one per literal as a union gives). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** `T | null` written as JSON Schema's type list where T is a primitive. */
+export function Nullable<T extends TSchema>(schema: T, options: Record<string, unknown> = {}): TUnsafe<Static<T> | null> {
+  const s = schema as unknown as { type?: string };
+  if (typeof s.type === 'string') return Type.Unsafe<Static<T> | null>({ ...schema, type: [s.type, 'null'], ...options });
+  return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }], ...options });
+}
+
+/** `"true"|"false"` in a query string or form field. */
+export const BooleanString = (description: string) => StringEnum(['true', 'false'] as const, { description });
+
+export const ErrorDetail = Type.Object({ field: Type.String(), issue: Type.String() });
+
+/** The contract's error envelope (CONTRACT §0); registered once as the `ErrorEnvelope` component. */
+export const ErrorEnvelope = Type.Object(
+  {
+    code: Type.String({ description: 'One of the contract error codes', examples: ['VALIDATION_ERROR'] }),
+    error: Type.String({ description: 'HTTP reason phrase', examples: ['Bad Request'] }),
+    message: Type.String({ description: 'For a person', examples: ['Request body is invalid'] }),
+    requestId: Type.String({ examples: ['3f1c2b9e-8d7a-4c1e-9b0f-2a6d5e4c3b21'] }),
+    details: Type.Optional(Type.Array(ErrorDetail)),
+  },
+  { $id: 'ErrorEnvelope', description: 'Every error on every path' },
+);
+export type ErrorEnvelopeBody = Static<typeof ErrorEnvelope>;
+
+/** OpenAPI `responses` entries for the given error statuses, all pointing at the envelope schema. */
+export function errorResponses(...statuses: number[]): Record<number, { description: string; $ref: string }> {
+  const out: Record<number, { description: string; $ref: string }> = {};
+  for (const s of statuses) out[s] = { description: STATUS_CODES[s] ?? 'Error', $ref: 'ErrorEnvelope#' };
+  return out;
+}
+
+/** `document: { base64 } | { url }` (CONTRACT §0): exactly one. */
+export const DocumentSource = Type.Unsafe<{ base64: string; url?: never } | { url: string; base64?: never }>({
+  type: 'object',
+  description: 'Exactly one of base64 (raw or data: URI) and url (http/https, fetched under SSRF rules)',
+  additionalProperties: false,
+  properties: {
+    base64: { type: 'string', minLength: 1, examples: ['JVBERi0xLjcKJeLjz9MK…'] },
+    url: { type: 'string', minLength: 1, maxLength: 4096, examples: ['https://example.org/contract.pdf'] },
+  },
+  oneOf: [{ required: ['base64'] }, { required: ['url'] }],
+});
+export type DocumentSourceBody = Static<typeof DocumentSource>;
+
+/** A document handed back inside a JSON answer. */
+export const ReturnedDocument = Type.Object({
+  base64: Type.String({ description: 'The file, base64' }),
+  contentType: Type.String({ examples: ['application/pdf'] }),
+});
+
+/** The multipart upload of one document (convert, verify). */
+export const FileUpload = Type.Object(
+  { file: Type.String({ format: 'binary', description: 'The document (exactly one)' }) },
+  { required: ['file'] },
+);
+
+export const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+/** GET|HEAD /v1/health (CONTRACT §1). */
+export const HealthResponse = Type.Object(
+  {
+    status: StringEnum(['healthy', 'degraded', 'unhealthy'] as const),
+    timestamp: Type.String({ format: 'date-time' }),
+    version: Type.String({ examples: ['0.9.0'] }),
+    service: Type.String({ examples: ['folio-api'] }),
+    instance: Type.Object({ startTime: Type.String(), uptimeSeconds: Type.Integer() }),
+    engines: Type.Record(
+      Type.String(),
+      Type.Object(
+        {
+          status: StringEnum(['healthy', 'degraded', 'unhealthy'] as const),
+          workers: Type.Optional(Type.Integer()),
+          busy: Type.Optional(Type.Integer()),
+          queued: Type.Optional(Type.Integer()),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  {
+    examples: [
+      {
+        status: 'healthy',
+        timestamp: '2026-11-24T04:00:00.000Z',
+        version: '0.9.0',
+        service: 'folio-api',
+        instance: { startTime: '2026-11-24T03:00:00.000Z', uptimeSeconds: 3600 },
+        engines: { enginePool: { status: 'healthy', workers: 2, busy: 0, queued: 0 } },
+      },
+    ],
+  },
+);
+export type HealthResponseBody = Static<typeof HealthResponse>;

@@ -1,0 +1,61 @@
+/**
+ * POST /v1/verify (CONTRACT §6). Thin: takes the PDF from JSON `{document}` or a multipart `file`, and hands
+ * it to the verifier in the engine pool, whose workers build the trust store from the service's signing
+ * identity and TRUST_ANCHORS. Every readable PDF answers 200, also when its signatures fail.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { FolioError } from '../errors.js';
+import { errorResponses, FileUpload } from '../http/schema.js';
+import { readSingleFile } from '../http/multipart-file.js';
+import { abandonSignal } from '../http/abandon.js';
+import type { Capability } from '../http/capability.js';
+import type { Services } from '../services.js';
+import { resolveDocumentSource } from '../fetch/document-source.js';
+import { loadTrustStore } from './index.js';
+import { VerifyRequest, VerifyResponse, type VerifyRequestBody } from './schema.js';
+
+function verifyRoutes(services: Services) {
+  // Read once at start-up: a TRUST_ANCHORS file that cannot be read stops the server with a clear error
+  // instead of failing every request (the engine workers rebuild the same store from the same sources).
+  try {
+    loadTrustStore({
+      rootCertificatePem: services.signing?.rootCertificatePem,
+      certificatePem: services.signing?.certificatePem,
+      trustAnchorsPath: services.config.trustAnchors,
+    });
+  } catch (e) {
+    throw new Error(`TRUST_ANCHORS (${services.config.trustAnchors}) could not be read as PEM certificates: ${(e as Error).message}`);
+  }
+  return async (root: FastifyInstance) => {
+    const app = root.withTypeProvider<TypeBoxTypeProvider>();
+    app.route({
+      method: 'POST',
+      url: '/v1/verify',
+      config: { auth: true, documentEndpoint: true, endpoint: 'verify', multipartBody: FileUpload },
+      schema: {
+        operationId: 'verifyDocument',
+        summary: 'Validate the signatures of a PDF and what changed after each',
+        description:
+          'Send JSON `{document: {base64}|{url}}` or multipart/form-data with one `file`. Answers 200 for every readable PDF, ' +
+          'also when signatures fail: `valid` is true only when every signature is intact, covers a whole revision, and ' +
+          'nothing changed afterwards beyond further signatures or what a certification (DocMDP) permits. Trust is reported apart.',
+        tags: ['verify'],
+        consumes: ['application/json', 'multipart/form-data'],
+        body: { content: { 'application/json': { schema: VerifyRequest } } },
+        response: { 200: VerifyResponse, ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503, 504) },
+      },
+      handler: async (request, reply) => {
+        let bytes: Uint8Array;
+        const body = request.body as VerifyRequestBody | undefined;
+        if (request.isMultipart()) bytes = (await readSingleFile(request)).bytes;
+        else if (body && typeof body === 'object') bytes = await resolveDocumentSource(body.document, services.fetcher);
+        else throw new FolioError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON {"document": {...}} or multipart/form-data with a "file" field');
+        return services.enginePool.run('verify.pdf', { bytes }, { signal: abandonSignal(reply) });
+      },
+    });
+  };
+}
+
+/** Runs in the engine pool, which is always there. */
+export const verifyCapability: Capability = { name: 'verify', available: () => true, routes: verifyRoutes };

@@ -1,0 +1,89 @@
+/** POST /v1/verify (CONTRACT §6): the JSON body (or a multipart `file`) and the report. */
+import { DocumentSource, Nullable, StringEnum, Type, type Static } from '../http/schema.js';
+
+const O = Type.Optional;
+const LEVEL = ['NONE', 'SIGNATURES_ONLY', 'FORM_FILL', 'ANNOTATIONS', 'OTHER'] as const;
+
+export const VerifyRequest = Type.Object(
+  { document: DocumentSource },
+  { additionalProperties: false, examples: [{ document: { url: 'https://example.org/signed.pdf' } }] },
+);
+export type VerifyRequestBody = Static<typeof VerifyRequest>;
+
+const SignerCertificate = Nullable(
+  Type.Object({
+    name: O(Nullable(Type.String())),
+    email: O(Nullable(Type.String())),
+    subject: O(Type.String()),
+    issuer: O(Type.String()),
+    serialNumber: O(Type.String()),
+    notBefore: O(Type.String({ format: 'date-time' })),
+    notAfter: O(Type.String({ format: 'date-time' })),
+    fingerprint: O(Type.String({ description: 'SHA-256 of the certificate, colon-separated hex' })),
+  }),
+);
+
+const ModificationDetail = Type.Object({
+  object: O(Type.Integer()),
+  revision: O(Type.Integer({ description: '1-based revision that made the change' })),
+  kind: O(StringEnum(['added', 'changed', 'deleted', 're-pointed', 'emptied', 'structure'] as const)),
+  level: O(StringEnum(LEVEL)),
+  issue: O(Type.String()),
+  attack: O(
+    StringEnum(['EVIL_ANNOTATION', 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE'] as const, {
+      description:
+        'EVIL_ANNOTATION: a visible annotation added after signing; SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE: a signature field drawing an appearance with no signature behind it (the sneaky-signature attack)',
+    }),
+  ),
+  field: O(Type.String()),
+});
+
+export const SignatureReport = Type.Object({
+  fieldName: O(Nullable(Type.String(), { description: 'null for a signature dictionary no field points at (orphaned)' })),
+  subFilter: O(Nullable(Type.String())),
+  digestAlgorithm: O(Nullable(Type.String())),
+  signedAt: O(Nullable(Type.String({ format: 'date-time' }))),
+  timestamp: O(
+    Type.Object({ time: O(Type.String()), valid: O(Type.Boolean()), trusted: O(Type.Boolean()), tsaSubject: O(Nullable(Type.String())) }),
+  ),
+  signer: O(SignerCertificate),
+  byteRange: O(Type.Array(Type.Number())),
+  coverage: O(StringEnum(['ENTIRE_FILE', 'ENTIRE_REVISION', 'PARTIAL', 'UNCLEAR'] as const)),
+  integrity: O(Type.Object({ digestMatches: O(Type.Boolean()), signatureValid: O(Type.Boolean()) })),
+  certificate: O(Type.Object({ chainValid: O(Type.Boolean()), trusted: O(Type.Boolean()), validAtSigningTime: O(Type.Boolean()) })),
+  modificationsAfter: O(Type.Object({ level: O(StringEnum(LEVEL)), details: O(Type.Array(ModificationDetail)) })),
+  docMdp: O(
+    Type.Object({
+      permission: O(Type.Unsafe<1 | 2 | 3>({ type: 'integer', enum: [1, 2, 3] })),
+      respected: O(Type.Boolean()),
+      lockedFields: O(Type.Unsafe<string[] | 'ALL'>({ anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string', enum: ['ALL'] }] })),
+    }),
+  ),
+  indication: O(StringEnum(['TOTAL_PASSED', 'INDETERMINATE', 'TOTAL_FAILED'] as const)),
+  subIndication: O(Type.String()),
+  issuedByThisService: O(Type.Boolean()),
+  revision: O(Type.Integer({ description: '1-based revision the signature covers' })),
+  certifying: O(Type.Boolean()),
+  orphaned: O(Type.Boolean()),
+  valid: O(Type.Boolean()),
+  problems: O(Type.Array(Type.String())),
+  warnings: O(Type.Array(Type.String())),
+});
+
+export const VerifyResponse = Type.Object({
+  valid: Type.Boolean(),
+  indication: StringEnum(['TOTAL_PASSED', 'INDETERMINATE', 'TOTAL_FAILED', 'NO_SIGNATURE_FOUND'] as const),
+  reason: Type.String(),
+  signatureCount: Type.Integer(),
+  signer: O(Type.Object({ name: O(Nullable(Type.String())), email: O(Nullable(Type.String())), signedAt: O(Nullable(Type.String())) })),
+  signatures: Type.Array(SignatureReport),
+  unsignedSignatureFields: O(Type.Array(Type.Object({ fieldName: O(Type.String()), hasAppearance: O(Type.Boolean()) }))),
+  document: Type.Object({ sha256: O(Type.String()), revisions: O(Type.Integer()), size: O(Type.Integer()) }),
+  auditTrail: O(
+    Type.Object(
+      { hashMatches: O(Type.Boolean()), coveredBySignature: O(Type.Boolean()) },
+      { additionalProperties: true, description: "Folio's embedded audit-trail.json, plus hashMatches and coveredBySignature" },
+    ),
+  ),
+});
+export type VerifyResponseBody = Static<typeof VerifyResponse>;
