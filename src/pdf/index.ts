@@ -57,3 +57,4 @@ export {
   type ClaimedAuditRecord,
   type Signer,
 } from './audit-trail-format.js';
+export { DER, encodeLength, encodeOid, encodeSetOfContents, encodeTlv, readTlv, readTlvChildren, type Tlv } from './der.js';

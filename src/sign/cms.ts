@@ -1,13 +1,15 @@
 /**
  * CAdES detached SignedData for a PAdES baseline signature (ETSI EN 319 142-1): signed attributes
  * content-type, message-digest and ESS signing-certificate-v2, deliberately no signing-time (PAdES puts the
- * time in the signature dictionary's /M). The signature maths is node:crypto; the DER is built with asn1js.
+ * time in the signature dictionary's /M). The signature maths is node:crypto; the DER is
+ * written with src/pdf/der.ts (elements joined by tag, OIDs and certificate fields through asn1js).
  * An optional RFC 3161 token over the signature value becomes the unsigned attribute
  * id-aa-signatureTimeStampToken (PAdES B-T).
  */
 import crypto from 'node:crypto';
 import * as asn1js from 'asn1js';
 import type { SigningIdentity } from '../services.js';
+import { DER, encodeOid, encodeSetOfContents, encodeTlv } from '../pdf/index.js';
 
 export const OIDS = {
   data: '1.2.840.113549.1.7.1',
@@ -21,31 +23,10 @@ export const OIDS = {
   ecdsaWithSHA256: '1.2.840.10045.4.3.2',
 } as const;
 
-/** DER length octets. */
-function derLength(n: number): Buffer {
-  if (n < 0x80) return Buffer.from([n]);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-
-/** One DER TLV from a tag byte and already-encoded contents. */
-function tlv(tag: number, ...contents: Uint8Array[]): Buffer {
-  const body = Buffer.concat(contents);
-  return Buffer.concat([Buffer.from([tag]), derLength(body.length), body]);
-}
-
-const SEQUENCE = 0x30;
-const SET = 0x31;
-const OCTET_STRING = 0x04;
-const CONTEXT_0 = 0xa0;
-const CONTEXT_1 = 0xa1;
-const oid = (value: string) => Buffer.from(new asn1js.ObjectIdentifier({ value }).toBER(false));
-const INTEGER_1 = Buffer.from([0x02, 0x01, 0x01]);
-const NULL = Buffer.from([0x05, 0x00]);
-
-/** DER requires SET OF elements sorted by their encodings. */
-const derSortedConcat = (items: Buffer[]) => Buffer.concat([...items].sort(Buffer.compare));
+const { SEQUENCE, SET, OCTET_STRING, CONTEXT_0, CONTEXT_1, CONTEXT_4 } = DER;
+const oid = encodeOid;
+const INTEGER_1 = Buffer.from([DER.INTEGER, 0x01, 0x01]);
+const NULL = Buffer.from([DER.NULL, 0x00]);
 
 interface CertificateParts {
   issuer: Buffer;
@@ -84,22 +65,22 @@ function identityDer(identity: SigningIdentity): IdentityDer {
   const certHash = crypto.createHash('sha256').update(leaf).digest();
   // ESSCertIDv2 { certHash, issuerSerial { GeneralNames [directoryName [4] issuer], serial } }, with the
   // default hash algorithm (SHA-256) omitted as DER requires for a DEFAULT value.
-  const essCertId = tlv(SEQUENCE, tlv(OCTET_STRING, certHash), tlv(SEQUENCE, tlv(SEQUENCE, tlv(0xa4, issuer)), serial));
-  const signingCertificateV2 = tlv(SEQUENCE, tlv(SEQUENCE, essCertId));
+  const essCertId = encodeTlv(SEQUENCE, encodeTlv(OCTET_STRING, certHash), encodeTlv(SEQUENCE, encodeTlv(SEQUENCE, encodeTlv(CONTEXT_4, issuer)), serial));
+  const signingCertificateV2 = encodeTlv(SEQUENCE, encodeTlv(SEQUENCE, essCertId));
   cached = {
-    issuerAndSerial: tlv(SEQUENCE, issuer, serial),
-    signingCertificateV2Attr: tlv(SEQUENCE, oid(OIDS.signingCertificateV2), tlv(SET, signingCertificateV2)),
-    certificates: derSortedConcat(identity.chainDer.map((d) => Buffer.from(d))),
+    issuerAndSerial: encodeTlv(SEQUENCE, issuer, serial),
+    signingCertificateV2Attr: encodeTlv(SEQUENCE, oid(OIDS.signingCertificateV2), encodeTlv(SET, signingCertificateV2)),
+    certificates: encodeSetOfContents(identity.chainDer.map((d) => Buffer.from(d))),
     signatureAlgorithm:
-      identity.keyAlgorithm === 'RSA' ? tlv(SEQUENCE, oid(OIDS.sha256WithRSAEncryption), NULL) : tlv(SEQUENCE, oid(OIDS.ecdsaWithSHA256)),
+      identity.keyAlgorithm === 'RSA' ? encodeTlv(SEQUENCE, oid(OIDS.sha256WithRSAEncryption), NULL) : encodeTlv(SEQUENCE, oid(OIDS.ecdsaWithSHA256)),
     issuerLength: issuer.length,
   };
   identityCache.set(identity, cached);
   return cached;
 }
 
-const SHA256_ALGORITHM = tlv(SEQUENCE, oid(OIDS.sha256));
-const CONTENT_TYPE_DATA_ATTR = tlv(SEQUENCE, oid(OIDS.contentType), tlv(SET, oid(OIDS.data)));
+const SHA256_ALGORITHM = encodeTlv(SEQUENCE, oid(OIDS.sha256));
+const CONTENT_TYPE_DATA_ATTR = encodeTlv(SEQUENCE, oid(OIDS.contentType), encodeTlv(SET, oid(OIDS.data)));
 
 export interface CmsSigner {
   /** The DER signed attributes (as a SET, tag 0x31) and the signature over them. */
@@ -110,8 +91,8 @@ export interface CmsSigner {
 /** Computes the signed attributes and the signature for a document digest. */
 export function signDigest(identity: SigningIdentity, documentDigest: Uint8Array): CmsSigner {
   const der = identityDer(identity);
-  const messageDigestAttr = tlv(SEQUENCE, oid(OIDS.messageDigest), tlv(SET, tlv(OCTET_STRING, documentDigest)));
-  const signedAttributes = tlv(SET, derSortedConcat([CONTENT_TYPE_DATA_ATTR, messageDigestAttr, der.signingCertificateV2Attr]));
+  const messageDigestAttr = encodeTlv(SEQUENCE, oid(OIDS.messageDigest), encodeTlv(SET, encodeTlv(OCTET_STRING, documentDigest)));
+  const signedAttributes = encodeTlv(SET, encodeSetOfContents([CONTENT_TYPE_DATA_ATTR, messageDigestAttr, der.signingCertificateV2Attr]));
   const signature =
     identity.keyAlgorithm === 'RSA'
       ? crypto.sign('sha256', signedAttributes, { key: identity.privateKey, padding: crypto.constants.RSA_PKCS1_PADDING })
@@ -125,25 +106,25 @@ export function buildSignedData(identity: SigningIdentity, signer: CmsSigner, ti
   const attrs = Buffer.from(signer.signedAttributes);
   // [0] IMPLICIT SET OF Attribute: the signed SET with its tag replaced by the context tag.
   const signedAttrsTagged = Buffer.concat([Buffer.from([CONTEXT_0]), attrs.subarray(1)]);
-  const signerInfo = tlv(
+  const signerInfo = encodeTlv(
     SEQUENCE,
     INTEGER_1,
     der.issuerAndSerial,
     SHA256_ALGORITHM,
     signedAttrsTagged,
     der.signatureAlgorithm,
-    tlv(OCTET_STRING, signer.signature),
-    ...(timeStampToken ? [tlv(CONTEXT_1, tlv(SEQUENCE, oid(OIDS.signatureTimeStampToken), tlv(SET, timeStampToken)))] : []),
+    encodeTlv(OCTET_STRING, signer.signature),
+    ...(timeStampToken ? [encodeTlv(CONTEXT_1, encodeTlv(SEQUENCE, oid(OIDS.signatureTimeStampToken), encodeTlv(SET, timeStampToken)))] : []),
   );
-  const signedData = tlv(
+  const signedData = encodeTlv(
     SEQUENCE,
     INTEGER_1,
-    tlv(SET, SHA256_ALGORITHM),
-    tlv(SEQUENCE, oid(OIDS.data)), // detached: no eContent
-    tlv(CONTEXT_0, der.certificates),
-    tlv(SET, signerInfo),
+    encodeTlv(SET, SHA256_ALGORITHM),
+    encodeTlv(SEQUENCE, oid(OIDS.data)), // detached: no eContent
+    encodeTlv(CONTEXT_0, der.certificates),
+    encodeTlv(SET, signerInfo),
   );
-  return new Uint8Array(tlv(SEQUENCE, oid(OIDS.signedData), tlv(CONTEXT_0, signedData)));
+  return new Uint8Array(encodeTlv(SEQUENCE, oid(OIDS.signedData), encodeTlv(CONTEXT_0, signedData)));
 }
 
 /** Upper bound of the CMS size without a timestamp, to size the /Contents placeholder. */

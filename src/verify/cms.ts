@@ -7,7 +7,7 @@
  */
 import crypto, { X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import { tlv, tlvChildren } from './der.js';
+import { readTlv, readTlvChildren } from '../pdf/index.js';
 
 export const DIGEST_BY_OID: Record<string, string> = {
   '1.3.14.3.2.26': 'SHA-1',
@@ -113,16 +113,16 @@ const hexOf = (u: Uint8Array | undefined) => (u ? Buffer.from(u).toString('hex')
  * asn1js.
  */
 function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Array[]; signerInfos: Uint8Array } | undefined {
-  const ci = tlv(der, 0, der.length);
+  const ci = readTlv(der, 0, der.length);
   if (!ci || ci.tag !== 0x30) return undefined;
-  const [ct, content] = tlvChildren(der, ci) ?? [];
+  const [ct, content] = readTlvChildren(der, ci) ?? [];
   if (!ct || !content || ct.tag !== 0x06 || content.tag !== 0xa0) return undefined;
   if (Buffer.compare(der.subarray(ct.start, ct.contentEnd), SIGNED_DATA_OID) !== 0) return undefined;
-  const sdSeq = tlv(der, content.start, content.contentEnd);
-  const parts = sdSeq && sdSeq.tag === 0x30 ? tlvChildren(der, sdSeq) : undefined;
+  const sdSeq = readTlv(der, content.start, content.contentEnd);
+  const parts = sdSeq && sdSeq.tag === 0x30 ? readTlvChildren(der, sdSeq) : undefined;
   if (!parts || parts.length < 4) return undefined;
   const certSet = parts.find((p) => p.tag === 0xa0);
-  const certs = certSet ? tlvChildren(der, certSet) : [];
+  const certs = certSet ? readTlvChildren(der, certSet) : [];
   if (!certs) return undefined;
   const last = parts[parts.length - 1]!;
   if (parts[2]!.tag !== 0x30 || last.tag !== 0x31) return undefined;
@@ -143,21 +143,21 @@ interface CertIds {
 
 /** Serial number, raw issuer Name and subject key identifier of a DER certificate, read from its headers. */
 function certIdsOf(cert: Uint8Array): CertIds {
-  const outer = tlv(cert, 0, cert.length);
-  const tbs = outer && tlvChildren(cert, outer)?.[0];
-  const f = tbs && tlvChildren(cert, tbs);
+  const outer = readTlv(cert, 0, cert.length);
+  const tbs = outer && readTlvChildren(cert, outer)?.[0];
+  const f = tbs && readTlvChildren(cert, tbs);
   if (!f) throw new Error('certificate is not DER');
   const off = f[0]!.tag === 0xa0 ? 1 : 0; // explicit version
   const serial = f[off]!;
   const issuer = f[off + 2]!;
   let ski: Uint8Array | undefined;
   const extsWrap = f.find((t) => t.tag === 0xa3);
-  const extsSeq = extsWrap && tlv(cert, extsWrap.start, extsWrap.contentEnd);
-  for (const ext of (extsSeq && tlvChildren(cert, extsSeq)) ?? []) {
-    const e = tlvChildren(cert, ext);
+  const extsSeq = extsWrap && readTlv(cert, extsWrap.start, extsWrap.contentEnd);
+  for (const ext of (extsSeq && readTlvChildren(cert, extsSeq)) ?? []) {
+    const e = readTlvChildren(cert, ext);
     if (!e || e.length < 2 || Buffer.compare(cert.subarray(e[0]!.start, e[0]!.contentEnd), SKI_OID) !== 0) continue;
     const value = e[e.length - 1]!;
-    const inner = tlv(cert, value.start, value.contentEnd);
+    const inner = readTlv(cert, value.start, value.contentEnd);
     if (inner) ski = cert.subarray(inner.start, inner.contentEnd);
   }
   return { serialHex: hexOf(cert.subarray(serial.start, serial.contentEnd)), issuer: cert.subarray(issuer.at, issuer.end), ski };
