@@ -63,6 +63,8 @@ interface Job {
   options: DocxToPdfOptions;
   resolve(pdf: Uint8Array): void;
   reject(e: Error): void;
+  /** Leaves the queue: it waited longer than a conversion's budget, or its client went away. */
+  dequeue?: () => void;
 }
 
 type WorkerState = 'starting' | 'idle' | 'busy' | 'stopping';
@@ -199,7 +201,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     }
   }
 
-  async docxToPdf(docx: Uint8Array, options: DocxToPdfOptions = {}): Promise<Uint8Array> {
+  async docxToPdf(docx: Uint8Array, options: DocxToPdfOptions = {}, run: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
     if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 });
     if (this.isBroken()) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion engine is unavailable', { retryAfter: 30 });
@@ -209,7 +211,31 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     }
     // Validation and preparation (accept/reject of tracked changes, comments) happen in the worker.
     return new Promise<Uint8Array>((resolve, reject) => {
-      this.queue.push({ docx, options, resolve, reject });
+      const job: Job = { docx, options, resolve, reject };
+      const signal = run.signal;
+      // Waiting is bounded too: behind workers held by slow documents, a request would otherwise wait for
+      // as long as the queue ahead of it takes. After one conversion budget it is answered 503.
+      const timer = setTimeout(() => {
+        leave();
+        reject(new FolioError('SERVICE_UNAVAILABLE', 'Every conversion worker stayed busy; retry later', { retryAfter: this.retryAfterSeconds() }));
+      }, this.opts.timeoutMs);
+      const onAbort = () => {
+        leave();
+        reject(new FolioError('SERVICE_UNAVAILABLE', 'The request was abandoned by the client', { retryAfter: 1 }));
+      };
+      const leave = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const i = this.queue.indexOf(job);
+        if (i >= 0) this.queue.splice(i, 1);
+      };
+      job.dequeue = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(job);
       this.dispatch();
     });
   }
@@ -223,6 +249,8 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       if (w.state === 'idle') idle++;
       else if (w.state === 'busy') busy++;
       else if (w.state === 'starting') starting++;
+      // A worker being stopped for any reason but shutdown is replaced as soon as it has exited.
+      else if (w.state === 'stopping' && w.stopReason !== 'close') starting++;
       if (w.state !== 'starting') workerRss.push(w.rss);
     }
     const live = idle + busy;
@@ -346,6 +374,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       if (this.queue.length === 0) return;
       if (worker.state !== 'idle') continue;
       const job = this.queue.shift()!;
+      job.dequeue?.();
       this.assign(worker, job);
     }
   }

@@ -20,9 +20,10 @@ export interface OfficeEngine {
   /**
    * Converts a DOCX held in memory to PDF bytes. Throws FolioError: INVALID_FILE_FORMAT (not a DOCX),
    * UNPROCESSABLE_DOCUMENT (corrupt, encrypted, zip bomb, conversion failed), CONVERSION_TIMEOUT,
-   * SERVICE_UNAVAILABLE (queue full, with retryAfter).
+   * SERVICE_UNAVAILABLE (queue full, waited longer than one conversion budget, or `run.signal` aborted while
+   * queued; with retryAfter).
    */
-  docxToPdf(docx: Uint8Array, options?: DocxToPdfOptions): Promise<Uint8Array>;
+  docxToPdf(docx: Uint8Array, options?: DocxToPdfOptions, run?: { signal?: AbortSignal }): Promise<Uint8Array>;
   status(): OfficeEngineStatus;
   close(): Promise<void>;
 }
