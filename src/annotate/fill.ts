@@ -9,7 +9,7 @@
  */
 import { FolioError } from '../errors.js';
 import { htmlToWordFragment } from '../convert/index.js';
-import { STYLES_XML } from '../convert/package.js';
+import { styleDefinition } from '../docx/styles.js';
 import type { TemplateDocument } from './document.js';
 import { paragraphSegments, PLACEHOLDER_RE, type ControlField, type PlaceholderField } from './fields.js';
 import { DEFAULT_DATE_PICTURE, formatWordDate, fullDateAttr } from './dates.js';
@@ -462,7 +462,7 @@ export class Filler {
     }
   }
 
-  /** Adds the definitions of Word built-in styles the template lacks (from convert's style sheet). */
+  /** Adds the definitions of Word built-in styles the template lacks (from src/docx/styles.ts). */
   private ensureStyles(ids: string[]): Set<string> {
     // A template without a styles part stays without one: remember that instead of looking again per value.
     if (this.stylesPart === undefined) {
@@ -477,9 +477,9 @@ export class Filler {
     if (missing.length === 0) return this.styleIds;
     const add: string[] = [];
     for (const id of missing) {
-      const m = new RegExp(`<w:style\\b[^>]*w:styleId="${id.replace(/[^A-Za-z0-9]/g, '')}"[^>]*>[\\s\\S]*?</w:style>`).exec(STYLES_XML);
-      if (m) {
-        add.push(m[0]);
+      const def = styleDefinition(id);
+      if (def) {
+        add.push(def);
         this.styleIds.add(id);
       }
     }
