@@ -22,7 +22,7 @@ import {
 } from './attacks.js';
 import { appendUpdate, makePdf, makePki, nextObjectNumber, pdfsigReport, pdfsigSign, serialize, signPdf, patchLast, type TestPki } from './fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
-import type { PdfValue } from '../../src/pdf/index.js';
+import type { PdfRef, PdfValue } from '../../src/pdf/index.js';
 
 let pki: TestPki;
 let trust: { anchors: X509Certificate[]; service: X509Certificate[] };
@@ -293,7 +293,7 @@ describe('content changes disguised as permitted ones', () => {
     const doc = openPdf(pdf);
     const cat = doc.catalogAt(doc.last)!;
     const pages = doc.dictAt(cat.map.get('Pages'), doc.last)!;
-    const pageRef = (doc.deref(pages.map.get('Kids'), doc.last) as PdfValue[])[0] as { num: number };
+    const pageRef = (doc.deref(pages.map.get('Kids'), doc.last) as PdfValue[])[0] as PdfRef;
     const page = doc.dictAt(pageRef, doc.last)!;
     let c = page.map.get('Contents');
     if (Array.isArray(c)) c = c[0];

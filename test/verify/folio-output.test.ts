@@ -10,7 +10,7 @@ import { PDFDocument } from '@cantoo/pdf-lib';
 import { startTestApi, authed, type TestApi } from '../helpers/api.js';
 import { appendUpdate, makePdf, makePki, pdfsigSign, signPdf, type TestPki } from './fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
-import type { PdfValue } from '../../src/pdf/index.js';
+import type { PdfRef, PdfValue } from '../../src/pdf/index.js';
 import { addAnnotation, appendPage, changeContentStream, repointObject, widenGap, zeroContents, emptyContents } from './attacks.js';
 
 let api: TestApi;
@@ -40,7 +40,7 @@ async function sign(t: TestApi, pdf: Uint8Array, extra: Record<string, unknown> 
 
 async function verify(t: TestApi, pdf: Uint8Array) {
   const form = new FormData();
-  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'signed.pdf');
+  form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'signed.pdf');
   const res = await fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', body: form }));
   expect(res.status).toBe(200);
   return res.json();
@@ -102,7 +102,7 @@ describe("Folio's own signed output", () => {
     const tree = doc.dictAt(names.map.get('EmbeddedFiles'), doc.last)!;
     const pairs = doc.deref(tree.map.get('Names'), doc.last) as PdfValue[];
     const ef = doc.dictAt(doc.dictAt(pairs[1], doc.last)!.map.get('EF'), doc.last)!;
-    const fileRef = ef.map.get('F') as { num: number };
+    const fileRef = ef.map.get('F') as PdfRef;
     const genuine = JSON.parse(Buffer.from(doc.decode(doc.deref(fileRef, doc.last) as never)).toString('utf8'));
     const forged = JSON.stringify({ ...genuine, signer: { ...genuine.signer, name: 'Mallory' } });
     const attacked = appendUpdate(folioSigned, [

@@ -35,7 +35,7 @@ const postJson = (body: unknown, init: RequestInit = {}) =>
   fetch(`${api.url}/v1/verify`, authed(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...init }));
 const postFile = (bytes: Uint8Array, name = 'doc.pdf') => {
   const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'application/pdf' }), name);
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), name);
   return fetch(`${api.url}/v1/verify`, authed(api, { method: 'POST', body: form }));
 };
 
