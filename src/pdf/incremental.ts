@@ -25,6 +25,11 @@ const latin1 = (bytes: Uint8Array, start: number, end: number) => Buffer.from(by
 /**
  * Reads the final `startxref` and checks that it really points at a cross-reference section. Returns
  * undefined for a document whose cross-reference information is broken (it then needs repair first).
+ *
+ * This is the writer's precondition, stricter than the reader on purpose: the reader (reader.ts) tolerates
+ * and silently repairs what viewers tolerate (offsets a few bytes off, 19/21-byte rows, a body found by
+ * scanning), whereas an update may only be chained to a section whose every entry is exact. The signer
+ * also asks the reader, and refuses to chain to a section the reader found broken.
  */
 export function readLastXref(bytes: Uint8Array): LastXref | undefined {
   const tailStart = Math.max(0, bytes.length - 4096);
