@@ -19,9 +19,9 @@ const FieldOptions = Type.Object(
     format: Type.Optional(Type.String({ maxLength: 100 })),
     locale: Type.Optional(Type.String({ maxLength: 35 })),
     alt: Type.Optional(Type.String({ maxLength: 1000 })),
-    arcElement: Type.Optional(Type.Object({})),
-    topLabel: Type.Optional(Type.Object({})),
-    bottomLabel: Type.Optional(Type.Object({})),
+    arcElement: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    topLabel: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    bottomLabel: Type.Optional(Type.Object({}, { additionalProperties: true })),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@
  * (code, message, requestId, details) and the HTTP status.
  */
 import { FolioClientError } from './errors.js';
+import type * as Api from './api-types.js';
 
 export interface FolioClientOptions {
   /** e.g. `http://localhost:8080` (no trailing `/v1`). */
@@ -14,10 +15,7 @@ export interface FolioClientOptions {
   fetch?: typeof fetch;
 }
 
-export interface ErrorDetail {
-  field: string;
-  issue: string;
-}
+export type ErrorDetail = NonNullable<Api.ErrorEnvelope['details']>[number];
 
 export class FolioApiError extends Error {
   constructor(
@@ -33,111 +31,45 @@ export class FolioApiError extends Error {
   }
 }
 
+/*
+ * The request and answer types come from one generated source, ./api-types.ts, which is rendered from the
+ * API's OpenAPI document (itself built from the server's TypeBox schemas) and checked against it by
+ * test/foundation/openapi.test.ts. Type-only imports: esbuild erases them, so the bundle is unchanged.
+ */
+
 /** A document in a JSON body: raw base64 or a data: URI, or an http(s) URL the server fetches. */
-export type DocumentSource = { base64: string } | { url: string };
+export type DocumentSource = Api.VerifyDocumentRequest['document'];
 /** What the client accepts where a document goes: bytes (sent as base64), a Blob, or a source as is. */
 export type DocumentArg = Uint8Array | ArrayBuffer | Blob | DocumentSource;
 
-export interface HealthResponse {
-  status: 'healthy' | 'degraded' | 'unhealthy';
-  timestamp: string;
-  version: string;
-  service: string;
-  instance: { startTime: string; uptimeSeconds: number };
-  engines: Record<string, { status: string; workers?: number; busy?: number; queued?: number; [k: string]: unknown }>;
-}
-export interface RegisterResponse {
-  message: string;
-  email: string;
-  expiresInSeconds: number;
-}
-export interface VerifyEmailResponse {
-  apiKey: string;
-  keyId: string;
-  email: string;
-  createdAt: string;
-  message: string;
-}
-export interface KeyInfo {
-  keyId: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  current: boolean;
-}
-export interface ConvertOptions {
-  from?: 'docx' | 'md' | 'html';
-  to?: 'pdf' | 'docx';
+export type HealthResponse = Api.GetHealthResponse;
+export type RegisterResponse = Api.RegisterResponse;
+export type VerifyEmailResponse = Api.VerifyEmailResponse;
+export type KeyInfo = Api.ListKeysResponse['keys'][number];
+export type ConvertOptions = Omit<Api.ConvertDocumentQuery, 'tagged' | 'pageSize'> & {
   /** File name sent with the upload (used to infer `from` and to name the result). */
   filename?: string;
-  trackedChanges?: 'markup' | 'accept' | 'reject';
-  pdfa?: '1b' | '2b' | '3b';
   tagged?: boolean;
-}
+};
 export interface ConvertResult {
   bytes: Uint8Array;
   contentType: string;
   /** From Content-Disposition. */
   filename?: string;
 }
-export type AnnotateFieldType = 'text' | 'image' | 'signature' | 'table' | 'checkbox' | 'date' | 'html' | 'link';
-export type AnnotateField = ({ id: string; group?: never } | { group: string; id?: never }) & {
-  type: AnnotateFieldType;
-  value: unknown;
-  options?: Record<string, unknown>;
-};
+export type AnnotateField = Api.AnnotateDocumentRequest['fields'][number];
+export type AnnotateFieldType = AnnotateField['type'];
 export interface AnnotateOptions {
-  to?: 'docx' | 'pdf';
+  to?: Api.AnnotateDocumentQuery['to'];
   strict?: boolean;
 }
-export interface AnnotateResponse {
-  document: { base64: string; contentType: string };
-  report: {
-    filled: Array<{ id: string; type: string; occurrences: number }>;
-    unmatched: string[];
-    unfilled: string[];
-  };
-}
-export interface TemplateField {
-  id: string | null;
-  tag: string | null;
-  alias: string | null;
-  group: string | null;
-  type: string;
-  location: 'body' | 'header' | 'footer' | 'footnote' | 'endnote';
-}
-export interface SignRequest {
-  document: DocumentArg;
-  signer: { name: string; email: string; ip?: string; userAgent?: string };
-  auditTrail: Array<{ type: string; timestamp: string; data?: Record<string, unknown> }>;
-  eventId?: string;
-  metadata?: Record<string, unknown>;
-  certificate?: { enabled: boolean };
-}
-export interface SignResponse {
-  document: { base64: string; contentType: 'application/pdf' };
-}
-export interface VerifyKeyResponse {
-  algorithm: string;
-  certificate: string;
-  publicKey: string;
-  fingerprint: string;
-  validFrom: string;
-  validTo: string;
-  issuer: string;
-  subject: string;
-}
-export type Indication = 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED' | 'NO_SIGNATURE_FOUND';
-export interface VerifyResponse {
-  valid: boolean;
-  indication: Indication;
-  reason: string;
-  signatureCount: number;
-  signer?: { name: string; email: string; signedAt: string };
-  signatures: Array<Record<string, unknown> & { indication: Indication; issuedByThisService: boolean }>;
-  document: { sha256: string; revisions: number };
-  auditTrail?: Record<string, unknown> & { hashMatches: boolean };
-}
+export type AnnotateResponse = Api.AnnotateDocumentResponse;
+export type TemplateField = Api.ListTemplateFieldsResponse['fields'][number];
+export type SignRequest = Omit<Api.SignDocumentRequest, 'document'> & { document: DocumentArg };
+export type SignResponse = Api.SignDocumentResponse;
+export type VerifyKeyResponse = Api.GetSigningKeyResponse;
+export type VerifyResponse = Api.VerifyDocumentResponse;
+export type Indication = VerifyResponse['indication'];
 
 /** base64 of bytes without Node's Buffer (btoa over chunks keeps the argument list bounded). */
 export function toBase64(bytes: Uint8Array): string {

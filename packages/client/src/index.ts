@@ -7,6 +7,8 @@ export { Folio, FolioDocument, COMMUNITY_LICENSE_KEY, DEFAULT_TELEMETRY_ENDPOINT
 export type { FolioOptions, FolioTelemetryOptions, DocumentInput } from './folio.js';
 export { FolioClient, FolioApiError, toBase64, fromBase64 } from './api-client.js';
 export type * from './api-client.js';
+/** Every request and answer of the API, generated from its OpenAPI document. */
+export type * as ApiTypes from './api-types.js';
 export { FolioClientError } from './errors.js';
 export { readDocxMetadata, writeDocxMetadata, type DocxMetadata } from './docx.js';
 export { sha256Hex, documentIdOf, type IdentityRule } from './identity.js';
