@@ -73,8 +73,8 @@ if (process.argv.includes('--serve')) {
   });
   let buf = '';
   child.stderr.on('data', (d) => (buf += d));
-  const nextLine = (key: string) =>
-    new Promise<Record<string, any>>((resolve, reject) => {
+  const nextLine = <T,>(key: string) =>
+    new Promise<T>((resolve, reject) => {
       const check = () => {
         const line = buf.split('\n').find((l) => l.startsWith(`{"${key}"`));
         if (line) return resolve(JSON.parse(line));
@@ -83,7 +83,7 @@ if (process.argv.includes('--serve')) {
       };
       check();
     });
-  const ports = await nextLine('bare');
+  const ports = await nextLine<{ bare: number; sqlite: number; postgres: number | null }>('bare');
 
   let seq = 0;
   const body = () =>
@@ -100,7 +100,7 @@ if (process.argv.includes('--serve')) {
       connections,
       method: 'POST' as const,
       headers: { 'content-type': 'application/json', 'x-license-key': 'bench_license' },
-      requests: [{ setupRequest: (req: any) => ({ ...req, body: body() }) }],
+      requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }],
     };
     const warm = await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, connections, SQLite pages
     const r = await autocannon({ ...opts, duration: seconds });
@@ -120,7 +120,7 @@ if (process.argv.includes('--serve')) {
   console.log(`SQLite: ${sqlite.rps.toFixed(0)} events/s (goal ≥ 10000), p99 ${sqlite.p99} ms (goal ≤ 30), ${(sqlite.rps / bare.rps).toFixed(2)}× bare (goal ≥ 0.50)`);
   if (postgres) console.log(`PostgreSQL: ${postgres.rps.toFixed(0)} events/s, p99 ${postgres.p99} ms, ${(postgres.rps / bare.rps).toFixed(2)}× bare`);
   child.kill('SIGTERM');
-  const stored = await nextLine('stored');
+  const stored = await nextLine<{ stored: { sqlite: number; postgres: number | null } }>('stored');
   const sqliteAcked = acknowledged['Folio ingest, SQLite (durable 202)'];
   const pgAcked = acknowledged['Folio ingest, PostgreSQL (durable 202)'];
   console.log(`acknowledged (2xx, warm-up included) vs stored: SQLite ${sqliteAcked} / ${stored.stored.sqlite}` +

@@ -32,3 +32,12 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   echo "setup: installing npm packages (npm ci)" >&2
   npm ci --no-audit --no-fund >&2
 fi
+
+# Lint and format tools (`npm run lint`): their own lock in tools/lint, since typescript-eslint needs TypeScript's
+# JavaScript API, which the root's TypeScript 7 (native) no longer ships; tools/lint carries TypeScript 5.9 for it.
+if [ "${FOLIO_SETUP_DEV:-1}" = "1" ]; then
+  if [ ! -d tools/lint/node_modules ] || [ tools/lint/package-lock.json -nt tools/lint/node_modules/.package-lock.json ]; then
+    echo "setup: installing lint tools (npm ci in tools/lint)" >&2
+    npm ci --prefix tools/lint --no-audit --no-fund >&2
+  fi
+fi

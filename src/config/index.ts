@@ -105,7 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const entry of allowlist) {
-    if (!/^[A-Za-z0-9.\-]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(entry)) {
+    if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(entry)) {
       throw new ConfigError('URL_FETCH_ALLOWLIST', `entry "${entry}" is not host:port`);
     }
   }
