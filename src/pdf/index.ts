@@ -5,6 +5,8 @@
  * - writing: PDF syntax for a parsed value, and the one incremental-update writer (new objects plus an
  *   xref section of the document's own kind, chained by /Prev);
  * - the audit-trail format that the signer embeds and the verifier reads back.
+ * - DER, the encoding of the CMS in a signature's /Contents: header reading for the verifier, element
+ *   writing for the signer (values and OIDs through asn1js).
  * Everything else in this folder is internal to it.
  */
 export {
