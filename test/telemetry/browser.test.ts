@@ -123,6 +123,19 @@ async function waitFor(check: () => Promise<boolean>): Promise<void> {
   throw new Error('condition not reached');
 }
 
+/** What the test page (PAGE) puts on window; a cast only, since page.evaluate runs these bodies in the browser. */
+interface OpenResult {
+  documentId: string;
+  guid?: string;
+  createdAt?: string;
+  rule: string;
+}
+interface TestPage {
+  openDoc(name: string, options: object): Promise<OpenResult>;
+  exportAndReopen(name: string): Promise<{ first: string; identity: { guid: string; createdAt: string }; reopened: string; rule: string }>;
+  runPortable(): Promise<Array<{ name: string; ok: boolean; error?: string }>>;
+}
+
 const collects = (key: string) => seen.filter((s) => s.method === 'POST' && s.url === '/v1/collect' && s.headers['x-license-key'] === key);
 
 describe('@folio/client in Chromium', () => {
@@ -130,7 +143,7 @@ describe('@folio/client in Chromium', () => {
     const key = 'lic_browser';
     const result = await page.evaluate(
       ([name, endpoint, licenseKey]) =>
-        (window as any).openDoc(name, { licenseKey, telemetry: { endpoint, metadata: { suite: 'browser' } } }),
+        (window as unknown as TestPage).openDoc(name, { licenseKey, telemetry: { endpoint, metadata: { suite: 'browser' } } }),
       [DOCS.docid, `${ingest.url}/v1/collect`, key] as const,
     );
     expect(result.documentId).toBe(sha256('9E5C29AD-F95A-4ACD-93E4-77244B7D25C9|2016-05-09T20:15:00Z'));
@@ -156,9 +169,9 @@ describe('@folio/client in Chromium', () => {
 
   it('sends nothing when telemetry is disabled', async () => {
     const endpoint = `${ingest.url}/v1/collect`;
-    await page.evaluate(([name, ep]) => (window as any).openDoc(name, { licenseKey: 'lic_disabled', telemetry: { enabled: false, endpoint: ep } }), [DOCS.created, endpoint] as const);
+    await page.evaluate(([name, ep]) => (window as unknown as TestPage).openDoc(name, { licenseKey: 'lic_disabled', telemetry: { enabled: false, endpoint: ep } }), [DOCS.created, endpoint] as const);
     // Barrier: an enabled open afterwards; once it is stored, a request from the first would have arrived.
-    await page.evaluate(([name, ep]) => (window as any).openDoc(name, { licenseKey: 'lic_barrier', telemetry: { endpoint: ep } }), [DOCS.created, endpoint] as const);
+    await page.evaluate(([name, ep]) => (window as unknown as TestPage).openDoc(name, { licenseKey: 'lic_barrier', telemetry: { endpoint: ep } }), [DOCS.created, endpoint] as const);
     await waitFor(async () => (await ingest.ingest.store.usage('lic_barrier', month())).opens >= 1);
     await new Promise((r) => setTimeout(r, 200));
     expect(collects('lic_disabled')).toHaveLength(0);
@@ -174,7 +187,7 @@ describe('@folio/client in Chromium', () => {
     await new Promise((r) => closed.close(r));
     try {
       for (const endpoint of [`http://127.0.0.1:${closedPort}/v1/collect`, `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1/collect`]) {
-        const r = await page.evaluate(([name, ep]) => (window as any).openDoc(name, { telemetry: { endpoint: ep } }), [DOCS.docid, endpoint] as const);
+        const r = await page.evaluate(([name, ep]) => (window as unknown as TestPage).openDoc(name, { telemetry: { endpoint: ep } }), [DOCS.docid, endpoint] as const);
         expect(r.documentId).toMatch(/^[0-9a-f]{64}$/);
       }
     } finally {
@@ -184,7 +197,7 @@ describe('@folio/client in Chromium', () => {
   });
 
   it("runs the library's portable unit tests (the same as in Node) against the built bundle", async () => {
-    const results = (await page.evaluate(() => (window as any).runPortable())) as Array<{ name: string; ok: boolean; error?: string }>;
+    const results = (await page.evaluate(() => (window as unknown as TestPage).runPortable())) as Array<{ name: string; ok: boolean; error?: string }>;
     expect(results.length).toBeGreaterThanOrEqual(10);
     expect(results.filter((r) => !r.ok)).toEqual([]);
   });
@@ -192,7 +205,7 @@ describe('@folio/client in Chromium', () => {
   it('computes the same identities as Node, and export + reopen gives the rule-1 id', async () => {
     for (const name of Object.values(DOCS)) {
       const bytes = fs.readFileSync(path.join(CORPUS, name));
-      const r = await page.evaluate((n) => (window as any).exportAndReopen(n), name);
+      const r = await page.evaluate((n) => (window as unknown as TestPage).exportAndReopen(n), name);
       expect(r.rule, name).toBe('metadata');
       expect(r.reopened, name).toBe(sha256(`${r.identity.guid}|${r.identity.createdAt}`));
       if (name === DOCS.docid) expect(r.first).toBe(r.reopened);
