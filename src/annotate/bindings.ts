@@ -35,7 +35,7 @@ const localName = (qname: string) => qname.slice(qname.indexOf(':') + 1);
 /** `xmlns:ns0='uri' xmlns:ns1='uri'` → { ns0: uri, ... } */
 function prefixMappings(s: string): Map<string, string> {
   const map = new Map<string, string>();
-  for (const m of s.matchAll(/xmlns:([\w.\-]+)\s*=\s*['"]([^'"]*)['"]/g)) map.set(m[1]!, m[2]!);
+  for (const m of s.matchAll(/xmlns:([\w.-]+)\s*=\s*['"]([^'"]*)['"]/g)) map.set(m[1]!, m[2]!);
   return map;
 }
 
@@ -72,7 +72,7 @@ function resolve(root: XElement, xpath: string, mappings: Map<string, string>): 
   if (steps[0] !== '' || steps.length < 2) return undefined;
   let current: XElement | undefined;
   for (let i = 1; i < steps.length; i++) {
-    const m = /^(?:([A-Za-z_][\w.\-]*):)?([A-Za-z_][\w.\-]*)(?:\[(\d+)\])?$/.exec(steps[i]!);
+    const m = /^(?:([A-Za-z_][\w.-]*):)?([A-Za-z_][\w.-]*)(?:\[(\d+)\])?$/.exec(steps[i]!);
     if (!m) return undefined;
     const name = m[2]!;
     const index = Number(m[3] ?? 1);

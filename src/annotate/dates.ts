@@ -54,29 +54,55 @@ export function formatWordDate(d: CalendarDate, picture: string, lid?: string): 
   const h12 = d.hour % 12 === 0 ? 12 : d.hour % 12;
   return picture.replace(TOKEN_RE, (tok) => {
     switch (tok) {
-      case 'dddd': return name({ weekday: 'long' });
-      case 'ddd': return name({ weekday: 'short' });
-      case 'dd': return pad(d.day);
-      case 'd': return String(d.day);
-      case 'MMMM': return new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone: 'UTC' }).formatToParts(utc).find((p) => p.type === 'month')?.value ?? name({ month: 'long' });
-      case 'MMM': return name({ month: 'short' }).replace(/\.$/, '');
-      case 'MM': return pad(d.month);
-      case 'M': return String(d.month);
-      case 'yyyy': return pad(d.year, 4);
-      case 'yy': return pad(d.year % 100);
-      case 'HH': return pad(d.hour);
-      case 'H': return String(d.hour);
-      case 'hh': return pad(h12);
-      case 'h': return String(h12);
-      case 'mm': return pad(d.minute);
-      case 'm': return String(d.minute);
-      case 'ss': return pad(d.second);
-      case 's': return String(d.second);
-      case 'AM/PM': return d.hour < 12 ? 'AM' : 'PM';
-      case 'am/pm': return d.hour < 12 ? 'am' : 'pm';
-      case 'A/P': return d.hour < 12 ? 'A' : 'P';
-      case 'a/p': return d.hour < 12 ? 'a' : 'p';
-      default: return tok.slice(1, -1); // quoted literal
+      case 'dddd':
+        return name({ weekday: 'long' });
+      case 'ddd':
+        return name({ weekday: 'short' });
+      case 'dd':
+        return pad(d.day);
+      case 'd':
+        return String(d.day);
+      case 'MMMM':
+        return (
+          new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone: 'UTC' }).formatToParts(utc).find((p) => p.type === 'month')
+            ?.value ?? name({ month: 'long' })
+        );
+      case 'MMM':
+        return name({ month: 'short' }).replace(/\.$/, '');
+      case 'MM':
+        return pad(d.month);
+      case 'M':
+        return String(d.month);
+      case 'yyyy':
+        return pad(d.year, 4);
+      case 'yy':
+        return pad(d.year % 100);
+      case 'HH':
+        return pad(d.hour);
+      case 'H':
+        return String(d.hour);
+      case 'hh':
+        return pad(h12);
+      case 'h':
+        return String(h12);
+      case 'mm':
+        return pad(d.minute);
+      case 'm':
+        return String(d.minute);
+      case 'ss':
+        return pad(d.second);
+      case 's':
+        return String(d.second);
+      case 'AM/PM':
+        return d.hour < 12 ? 'AM' : 'PM';
+      case 'am/pm':
+        return d.hour < 12 ? 'am' : 'pm';
+      case 'A/P':
+        return d.hour < 12 ? 'A' : 'P';
+      case 'a/p':
+        return d.hour < 12 ? 'a' : 'p';
+      default:
+        return tok.slice(1, -1); // quoted literal
     }
   });
 }

@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import { FolioError } from '../errors.js';
 import { assertNoDoctype, DEFAULT_PACKAGE_LIMITS, openDocx, type DocxLimits, type DocxPackage } from '../docx/package.js';
-import { escapeAttr, parseXml, serializeXmlBytes, walk, attr, setAttr, MAX_DOCUMENT_ELEMENTS, type ParseBudget, type XDocument, type XElement } from './xml.js';
+import { escapeAttr, parseXml, serializeXmlBytes, walk, attr, setAttr, MAX_DOCUMENT_ELEMENTS, type ParseBudget, type XDocument } from './xml.js';
 
 /** Largest part annotate inflates (only XML parts are ever inflated: content types, rels, parts it reads). */
 export const MAX_INFLATED_PART = 64 * 1024 * 1024;
@@ -82,7 +82,10 @@ const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
 
 function checkParseable(name: string, size: number): void {
   if (size > MAX_PARSED_PART) {
-    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The part ${name} is too large to fill: ${mb(size)} of XML, at most ${mb(MAX_PARSED_PART)} per part`);
+    throw new FolioError(
+      'UNPROCESSABLE_DOCUMENT',
+      `The part ${name} is too large to fill: ${mb(size)} of XML, at most ${mb(MAX_PARSED_PART)} per part`,
+    );
   }
 }
 
@@ -173,7 +176,10 @@ export class TemplateDocument {
       checkParseable(name, size);
       this.parsedBytes += size;
       if (this.parsedBytes > MAX_PARSED_TOTAL) {
-        throw new FolioError('UNPROCESSABLE_DOCUMENT', `The document is too large to fill: the parts that can hold fields exceed ${mb(MAX_PARSED_TOTAL)} together (at ${name})`);
+        throw new FolioError(
+          'UNPROCESSABLE_DOCUMENT',
+          `The document is too large to fill: the parts that can hold fields exceed ${mb(MAX_PARSED_TOTAL)} together (at ${name})`,
+        );
       }
       const text = this.pkg.text(name);
       if (text === undefined) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The package has no part ${name}`);
@@ -249,10 +255,7 @@ export class TemplateDocument {
   ensureDefaultContentType(extension: string, contentType: string): void {
     const re = new RegExp(`<Default\\s[^>]*Extension="${extension}"`, 'i');
     if (re.test(this.contentTypes)) return;
-    this.contentTypes = this.contentTypes.replace(
-      /<\/Types>\s*$/,
-      `<Default Extension="${extension}" ContentType="${contentType}"/></Types>`,
-    );
+    this.contentTypes = this.contentTypes.replace(/<\/Types>\s*$/, `<Default Extension="${extension}" ContentType="${contentType}"/></Types>`);
     this.contentTypesDirty = true;
   }
 
@@ -290,7 +293,10 @@ export class TemplateDocument {
     for (const relsName of this.dirtyRels) {
       const rels = this.relsCache.get(relsName)!;
       const body = rels
-        .map((r) => `<Relationship Id="${escapeAttr(r.id)}" Type="${escapeAttr(r.type)}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`)
+        .map(
+          (r) =>
+            `<Relationship Id="${escapeAttr(r.id)}" Type="${escapeAttr(r.type)}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`,
+        )
         .join('');
       this.pkg.setText(
         relsName,

@@ -61,7 +61,7 @@ export interface PlaceholderField {
 export type TemplateField = ControlField | PlaceholderField;
 
 /** `{{ name }}`: a simple name (letters, digits, _, ., -); Jinja statements and filters are not placeholders. */
-export const PLACEHOLDER_RE = /\{\{\s*([\p{L}_][\p{L}\p{N}_.\-]*)\s*\}\}/gu;
+export const PLACEHOLDER_RE = /\{\{\s*([\p{L}_][\p{L}\p{N}_.-]*)\s*\}\}/gu;
 
 /** Elements whose text is not the paragraph's own visible text. */
 const NOT_PARAGRAPH_TEXT = new Set(['w:del', 'w:instrText', 'w:delInstrText', 'w:txbxContent', 'w:p', 'mc:Fallback', 'w:moveFrom']);
@@ -96,19 +96,35 @@ function controlKind(sdtPr: XElement | undefined): ControlKind {
   for (const c of sdtPr.children) {
     if (c.type !== 'el') continue;
     switch (c.name) {
-      case 'w:text': return 'text';
-      case 'w:richText': return 'richText';
-      case 'w:picture': return 'picture';
-      case 'w:date': return 'date';
-      case 'w14:checkbox': return 'checkbox';
-      case 'w:dropDownList': return 'dropDownList';
-      case 'w:comboBox': return 'comboBox';
-      case 'w15:repeatingSection': return 'repeatingSection';
-      case 'w15:repeatingSectionItem': return 'repeatingSectionItem';
-      case 'w:docPartObj': case 'w:docPartList': return 'docPartObj';
-      case 'w:group': return 'group';
-      case 'w:citation': case 'w:bibliography': case 'w:equation': return 'other';
-      default: break;
+      case 'w:text':
+        return 'text';
+      case 'w:richText':
+        return 'richText';
+      case 'w:picture':
+        return 'picture';
+      case 'w:date':
+        return 'date';
+      case 'w14:checkbox':
+        return 'checkbox';
+      case 'w:dropDownList':
+        return 'dropDownList';
+      case 'w:comboBox':
+        return 'comboBox';
+      case 'w15:repeatingSection':
+        return 'repeatingSection';
+      case 'w15:repeatingSectionItem':
+        return 'repeatingSectionItem';
+      case 'w:docPartObj':
+      case 'w:docPartList':
+        return 'docPartObj';
+      case 'w:group':
+        return 'group';
+      case 'w:citation':
+      case 'w:bibliography':
+      case 'w:equation':
+        return 'other';
+      default:
+        break;
     }
   }
   return 'richText';
@@ -191,7 +207,10 @@ export function findFields(parts: FieldPart[]): TemplateField[] {
   const out: TemplateField[] = [];
   let occurrences = 0;
   const tooMany = () =>
-    new FolioError('UNPROCESSABLE_DOCUMENT', `The template has more than ${MAX_TEMPLATE_FIELDS} fields (content controls and placeholders); at most ${MAX_TEMPLATE_FIELDS} are supported`);
+    new FolioError(
+      'UNPROCESSABLE_DOCUMENT',
+      `The template has more than ${MAX_TEMPLATE_FIELDS} fields (content controls and placeholders); at most ${MAX_TEMPLATE_FIELDS} are supported`,
+    );
   for (const part of parts) {
     walk(part.doc.root, (e) => {
       if (e.name === 'w:sdt') {
@@ -223,11 +242,19 @@ export function fieldType(f: TemplateField): string {
   const declared = f.declaredType?.toLowerCase();
   if (declared && ['text', 'image', 'signature', 'checkbox', 'html', 'link', 'date', 'table'].includes(declared)) return declared;
   switch (f.control) {
-    case 'picture': return 'image';
-    case 'date': return 'date';
-    case 'checkbox': return 'checkbox';
-    case 'repeatingSection': return 'table';
-    case 'docPartObj': case 'group': case 'other': case 'repeatingSectionItem': return 'other';
+    case 'picture':
+      return 'image';
+    case 'date':
+      return 'date';
+    case 'checkbox':
+      return 'checkbox';
+    case 'repeatingSection':
+      return 'table';
+    case 'docPartObj':
+    case 'group':
+    case 'other':
+    case 'repeatingSectionItem':
+      return 'other';
     default: {
       const content = child(f.sdt, 'w:sdtContent');
       return content && content.children.some((c) => c.type === 'el' && c.name === 'w:tbl') ? 'table' : 'text';

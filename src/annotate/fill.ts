@@ -17,8 +17,29 @@ import { drawnSize, inlineDrawingXml, pixels, type Box, type PreparedImage } fro
 import { updateBinding } from './bindings.js';
 import type { FieldOptions, ResolvedValue } from './types.js';
 import {
-  appendChild, attr, child, childElements, clone, descendants, el, escapeAttr, escapeText, firstDescendant, insertAfter,
-  insertBefore, parseFragment, remove, removeAll, replaceWith, setAttr, setChildren, setText, walk, ancestor, type XElement, type XNode,
+  appendChild,
+  attr,
+  child,
+  childElements,
+  clone,
+  descendants,
+  el,
+  escapeAttr,
+  escapeText,
+  firstDescendant,
+  insertAfter,
+  insertBefore,
+  parseFragment,
+  remove,
+  removeAll,
+  replaceWith,
+  setAttr,
+  setChildren,
+  setText,
+  walk,
+  ancestor,
+  type XElement,
+  type XNode,
 } from './xml.js';
 
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -26,7 +47,15 @@ const DEFAULT_TEXT_WIDTH_EMU = 6 * 914400;
 /** Placeholders × runs of one paragraph beyond which filling it is refused (real documents stay far below). */
 const MAX_PARAGRAPH_WORK = 1_000_000;
 /** Markers that belong to the document structure, not to a field's text: kept when content is replaced. */
-const KEEP_IN_PARAGRAPH = new Set(['w:pPr', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:commentRangeStart', 'w:commentRangeEnd', 'w:permStart', 'w:permEnd']);
+const KEEP_IN_PARAGRAPH = new Set([
+  'w:pPr',
+  'w:bookmarkStart',
+  'w:bookmarkEnd',
+  'w:commentRangeStart',
+  'w:commentRangeEnd',
+  'w:permStart',
+  'w:permEnd',
+]);
 
 interface Produced {
   inline: XNode[];
@@ -44,7 +73,10 @@ export class Filler {
   private readonly paragraphWork = new Map<XElement, number>();
   private stylesPart: string | null | undefined;
 
-  constructor(private readonly doc: TemplateDocument, private readonly warnings: string[]) {}
+  constructor(
+    private readonly doc: TemplateDocument,
+    private readonly warnings: string[],
+  ) {}
 
   // ---- content controls -----------------------------------------------------------------------------
 
@@ -70,19 +102,22 @@ export class Filler {
       let v = value;
       if (value.type === 'date') {
         const dateEl = child(sdtPr, 'w:date');
-        const picture = options.format ?? (dateEl && child(dateEl, 'w:dateFormat') ? attr(child(dateEl, 'w:dateFormat')!, 'w:val') : undefined) ?? DEFAULT_DATE_PICTURE;
+        const picture =
+          options.format ??
+          (dateEl && child(dateEl, 'w:dateFormat') ? attr(child(dateEl, 'w:dateFormat')!, 'w:val') : undefined) ??
+          DEFAULT_DATE_PICTURE;
         const lid = options.locale ?? (dateEl && child(dateEl, 'w:lid') ? attr(child(dateEl, 'w:lid')!, 'w:val') : undefined);
         if (dateEl) setAttr(dateEl, 'w:fullDate', fullDateAttr(value.date));
         const text = formatWordDate(value.date, picture, lid);
         v = { type: 'text', text };
         // The bound node holds the date as w:storeMappedDataAs says: xsd:dateTime (Word's default), xsd:date, or the text.
         const storedAs = dateEl && child(dateEl, 'w:storeMappedDataAs') ? attr(child(dateEl, 'w:storeMappedDataAs')!, 'w:val') : 'dateTime';
-        bound = !dateEl || storedAs === 'text' ? text : storedAs === 'date' ? fullDateAttr(value.date).slice(0, 10) : fullDateAttr(value.date).slice(0, 19);
+        bound =
+          !dateEl || storedAs === 'text' ? text : storedAs === 'date' ? fullDateAttr(value.date).slice(0, 10) : fullDateAttr(value.date).slice(0, 19);
       } else if (value.type === 'text') {
         bound = value.text;
         this.selectListItem(sdtPr, value.text);
-      }
-      else if (value.type === 'checkbox') {
+      } else if (value.type === 'checkbox') {
         v = { type: 'text', text: value.checked ? '\u2612' : '\u2610' };
         bound = value.checked ? 'true' : 'false';
       }
@@ -219,7 +254,10 @@ export class Filler {
     const work = (this.paragraphWork.get(f.paragraph) ?? 0) + segs.length * Math.max(1, matches.length);
     this.paragraphWork.set(f.paragraph, work);
     if (work > MAX_PARAGRAPH_WORK) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', `A paragraph of ${f.part.name} holds too many placeholders and runs to fill (${matches.length} × ${segs.length})`);
+      throw new FolioError(
+        'UNPROCESSABLE_DOCUMENT',
+        `A paragraph of ${f.part.name} holds too many placeholders and runs to fill (${matches.length} × ${segs.length})`,
+      );
     }
     for (const m of matches) {
       const done = replacePlaceholderAt(f.paragraph, m.index, m.index + m[0].length, (rPr) => {
@@ -241,7 +279,14 @@ export class Filler {
   /** Runs written by a fill: `{{name}}` typed inside a value is the value's text, never a field. */
   private readonly written = new WeakSet<XElement>();
 
-  private produce(part: string, v: ResolvedValue, base: XElement | undefined, options: FieldOptions, box: Box | undefined, fieldPath: string): Produced {
+  private produce(
+    part: string,
+    v: ResolvedValue,
+    base: XElement | undefined,
+    options: FieldOptions,
+    box: Box | undefined,
+    fieldPath: string,
+  ): Produced {
     const produced = this.produceContent(part, v, base, options, box, fieldPath);
     for (const n of [...produced.inline, ...(produced.block ?? [])]) {
       if (n.type !== 'el') continue;
@@ -251,7 +296,14 @@ export class Filler {
     return produced;
   }
 
-  private produceContent(part: string, v: ResolvedValue, base: XElement | undefined, options: FieldOptions, box: Box | undefined, fieldPath: string): Produced {
+  private produceContent(
+    part: string,
+    v: ResolvedValue,
+    base: XElement | undefined,
+    options: FieldOptions,
+    box: Box | undefined,
+    fieldPath: string,
+  ): Produced {
     switch (v.type) {
       case 'text':
         return { inline: textRuns(v.text, base) };
@@ -343,7 +395,14 @@ export class Filler {
     for (const c of extra) if (c.type === 'el') c.parent = rPr;
     sortRunProps(rPr);
     const runs = textRuns(text, rPr);
-    return el('w:hyperlink', [['r:id', escapeAttr(relId)], ['w:history', '1']], runs);
+    return el(
+      'w:hyperlink',
+      [
+        ['r:id', escapeAttr(relId)],
+        ['w:history', '1'],
+      ],
+      runs,
+    );
   }
 
   private htmlContent(part: string, html: string, base: XElement | undefined, fieldPath: string): Produced {
@@ -408,7 +467,10 @@ export class Filler {
     let name = this.doc.relatedPart('numbering');
     if (!name || !this.doc.pkg.has(name)) {
       name = 'word/numbering.xml';
-      this.doc.pkg.setText(name, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:numbering>`);
+      this.doc.pkg.setText(
+        name,
+        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:numbering>`,
+      );
       this.doc.addRelationship(this.doc.mainPart, `${REL_NS}/numbering`, relative(this.doc.mainPart, name));
       this.doc.ensureOverride(name, 'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml');
     }
@@ -439,7 +501,8 @@ export class Filler {
 
   private mergeFootnotes(notes: string[]): void {
     let name = this.doc.relatedPart('footnotes');
-    const nsDecl = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+    const nsDecl =
+      'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
     if (!name || !this.doc.pkg.has(name)) {
       name = 'word/footnotes.xml';
       this.doc.pkg.setText(
@@ -493,7 +556,12 @@ export class Filler {
 
   // ---- tables ---------------------------------------------------------------------------------------
 
-  fillTable(part: string, rows: string[][], options: FieldOptions, anchor: { control: ControlField; content: XElement } | { paragraph: XElement; name: string }): void {
+  fillTable(
+    part: string,
+    rows: string[][],
+    options: FieldOptions,
+    anchor: { control: ControlField; content: XElement } | { paragraph: XElement; name: string },
+  ): void {
     if ('control' in anchor) {
       const { control, content } = anchor;
       if (control.control === 'repeatingSection') return this.fillRepeatingSection(content, rows);
@@ -679,16 +747,55 @@ export function textRuns(text: string, rPr: XElement | undefined): XNode[] {
 
 /** CT_RPr child order (ECMA-376 §17.3.2.28): Word refuses run properties out of this order. */
 const RPR_ORDER = [
-  'w:rStyle', 'w:rFonts', 'w:b', 'w:bCs', 'w:i', 'w:iCs', 'w:caps', 'w:smallCaps', 'w:strike', 'w:dstrike', 'w:outline', 'w:shadow',
-  'w:emboss', 'w:imprint', 'w:noProof', 'w:snapToGrid', 'w:vanish', 'w:webHidden', 'w:color', 'w:spacing', 'w:w', 'w:kern',
-  'w:position', 'w:sz', 'w:szCs', 'w:highlight', 'w:u', 'w:effect', 'w:bdr', 'w:shd', 'w:fitText', 'w:vertAlign', 'w:rtl', 'w:cs',
-  'w:em', 'w:lang', 'w:eastAsianLayout', 'w:specVanish', 'w:oMath', 'w:rPrChange',
+  'w:rStyle',
+  'w:rFonts',
+  'w:b',
+  'w:bCs',
+  'w:i',
+  'w:iCs',
+  'w:caps',
+  'w:smallCaps',
+  'w:strike',
+  'w:dstrike',
+  'w:outline',
+  'w:shadow',
+  'w:emboss',
+  'w:imprint',
+  'w:noProof',
+  'w:snapToGrid',
+  'w:vanish',
+  'w:webHidden',
+  'w:color',
+  'w:spacing',
+  'w:w',
+  'w:kern',
+  'w:position',
+  'w:sz',
+  'w:szCs',
+  'w:highlight',
+  'w:u',
+  'w:effect',
+  'w:bdr',
+  'w:shd',
+  'w:fitText',
+  'w:vertAlign',
+  'w:rtl',
+  'w:cs',
+  'w:em',
+  'w:lang',
+  'w:eastAsianLayout',
+  'w:specVanish',
+  'w:oMath',
+  'w:rPrChange',
 ];
 const RPR_RANK = new Map(RPR_ORDER.map((n, i) => [n, i]));
 
 function sortRunProps(rPr: XElement): void {
   const rank = (c: XNode) => (c.type === 'el' ? (RPR_RANK.get(c.name) ?? RPR_ORDER.length - 1.5) : RPR_ORDER.length);
-  rPr.children = rPr.children.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
+  rPr.children = rPr.children
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
+    .map((x) => x.c);
 }
 
 /** Adds the field's run formatting under a converted HTML run, where the HTML did not set that property. */
@@ -740,7 +847,9 @@ export function placeholderRegex(name: string): RegExp {
 }
 
 export function paragraphText(p: XElement): string {
-  return paragraphSegments(p).map((s) => s.text).join('');
+  return paragraphSegments(p)
+    .map((s) => s.text)
+    .join('');
 }
 
 /** Cells of a row, including cells wrapped in cell-level content controls. */
@@ -790,7 +899,18 @@ function plainRow(values: string[], widths: number[]): XElement {
   const cells: XNode[] = [];
   for (let i = 0; i < n; i++) {
     const w = widths[i];
-    const tcW = el('w:tcW', w ? [['w:w', String(w)], ['w:type', 'dxa']] : [['w:w', '0'], ['w:type', 'auto']]);
+    const tcW = el(
+      'w:tcW',
+      w
+        ? [
+            ['w:w', String(w)],
+            ['w:type', 'dxa'],
+          ]
+        : [
+            ['w:w', '0'],
+            ['w:type', 'auto'],
+          ],
+    );
     const v = values[i] ?? '';
     cells.push(el('w:tc', [], [el('w:tcPr', [], [tcW]), el('w:p', [], v ? textRuns(v, undefined) : [])]));
   }
@@ -817,7 +937,11 @@ function splitRunAfter(run: XElement, node: XElement): XElement | undefined {
   const after = run.children.slice(i + 1);
   if (!after.some((c) => c.type === 'el')) return undefined;
   const rPr = child(run, 'w:rPr');
-  const copy = el(run.name, run.attrs.map(([k, v]) => [k, v]), [...(rPr ? [clone(rPr)] : []), ...after]);
+  const copy = el(
+    run.name,
+    run.attrs.map(([k, v]) => [k, v]),
+    [...(rPr ? [clone(rPr)] : []), ...after],
+  );
   run.children = run.children.slice(0, i + 1);
   insertAfter(run, [copy]);
   return copy;
@@ -830,7 +954,11 @@ function splitRunBefore(run: XElement, node: XElement): void {
   if (!before.length) return;
   const rPr = child(run, 'w:rPr');
   const moved = run.children.slice(i);
-  const copy = el(run.name, run.attrs.map(([k, v]) => [k, v]), [...(rPr ? [clone(rPr)] : []), ...moved]);
+  const copy = el(
+    run.name,
+    run.attrs.map(([k, v]) => [k, v]),
+    [...(rPr ? [clone(rPr)] : []), ...moved],
+  );
   run.children = run.children.slice(0, i);
   insertAfter(run, [copy]);
 }
@@ -894,4 +1022,3 @@ export function replacePlaceholderAt(p: XElement, ms: number, me: number, build:
   removeAll(runs);
   return true;
 }
-

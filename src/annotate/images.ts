@@ -37,7 +37,9 @@ function unusable(field: string, issue: string): FolioError {
 }
 
 function looksLikeSvg(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 2048)).toString('utf8').replace(/^\uFEFF/, '');
+  const head = Buffer.from(bytes.subarray(0, 2048))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/i.test(head);
 }
 
@@ -74,12 +76,23 @@ function prepareSvg(bytes: Uint8Array, field: string, description: string): Prep
     // Rasterise at twice the natural size (sharper when printed), never beyond MAX_RASTER_SIDE.
     const scale = Math.min(2, MAX_RASTER_SIDE / Math.max(natural.width, natural.height));
     const target = Math.max(1, Math.round(natural.width * scale));
-    const renderer = new Resvg(svg, { font: { loadSystemFonts: false, fontDirs: svgFontDirs(), defaultFontFamily: 'DejaVu Sans' }, fitTo: { mode: 'width', value: target } });
+    const renderer = new Resvg(svg, {
+      font: { loadSystemFonts: false, fontDirs: svgFontDirs(), defaultFontFamily: 'DejaVu Sans' },
+      fitTo: { mode: 'width', value: target },
+    });
     png = renderer.render().asPng();
   } catch {
     throw unusable(field, 'the SVG cannot be read');
   }
-  return { bytes: png, extension: 'png', contentType: 'image/png', svg: new Uint8Array(Buffer.from(svg, 'utf8')), widthPx: natural.width, heightPx: natural.height, description };
+  return {
+    bytes: png,
+    extension: 'png',
+    contentType: 'image/png',
+    svg: new Uint8Array(Buffer.from(svg, 'utf8')),
+    widthPx: natural.width,
+    heightPx: natural.height,
+    description,
+  };
 }
 
 const FONT_CANDIDATES = [
@@ -90,7 +103,12 @@ const FONT_CANDIDATES = [
   '/usr/share/fonts/truetype/liberation/LiberationSerif-Italic.ttf',
 ];
 /** Text in an SVG is drawn with the common free faces (not the whole system scan: its cost is per call). */
-const SVG_FONT_DIRS = ['/usr/share/fonts/truetype/dejavu', '/usr/share/fonts/truetype/liberation2', '/usr/share/fonts/truetype/liberation', '/usr/share/fonts/truetype/crosextra'];
+const SVG_FONT_DIRS = [
+  '/usr/share/fonts/truetype/dejavu',
+  '/usr/share/fonts/truetype/liberation2',
+  '/usr/share/fonts/truetype/liberation',
+  '/usr/share/fonts/truetype/crosextra',
+];
 let svgFontDirsCache: string[] | undefined;
 function svgFontDirs(): string[] {
   svgFontDirsCache ??= SVG_FONT_DIRS.filter((d) => fs.existsSync(d));
@@ -120,13 +138,23 @@ export function renderTypedSignature(name: string, field: string): PreparedImage
     `<line x1="10" y1="78" x2="${width - 10}" y2="78" stroke="#555" stroke-width="1.5"/></svg>`;
   let png: Uint8Array;
   try {
-    const r = new Resvg(svg, { font: { loadSystemFonts: false, fontFiles: fallbackFontFiles(), defaultFontFamily: 'DejaVu Serif' }, fitTo: { mode: 'width', value: width * 2 } });
+    const r = new Resvg(svg, {
+      font: { loadSystemFonts: false, fontFiles: fallbackFontFiles(), defaultFontFamily: 'DejaVu Serif' },
+      fitTo: { mode: 'width', value: width * 2 },
+    });
     png = r.render().asPng();
   } catch {
     throw unusable(field, 'the typed signature could not be rendered');
   }
   // Drawn at 60 % of the canvas (a signature line is about 0.6 inch tall); the raster has 3× that resolution.
-  return { bytes: png, extension: 'png', contentType: 'image/png', widthPx: Math.round(width * 0.6), heightPx: Math.round(height * 0.6), description: `Signature of ${clean}` };
+  return {
+    bytes: png,
+    extension: 'png',
+    contentType: 'image/png',
+    widthPx: Math.round(width * 0.6),
+    heightPx: Math.round(height * 0.6),
+    description: `Signature of ${clean}`,
+  };
 }
 
 export interface Box {

@@ -40,7 +40,9 @@ const nameOf = (f: AnnotateField) => (f.id !== undefined ? f.id : f.group!);
 function checkShape(fields: AnnotateField[]): void {
   // The HTTP schema says the same (maxItems); the engine holds to it for every caller.
   if (fields.length > MAX_REQUEST_FIELDS) {
-    throw new FolioError('VALIDATION_ERROR', `At most ${MAX_REQUEST_FIELDS} fields per request`, { details: [{ field: 'fields', issue: `more than ${MAX_REQUEST_FIELDS} items` }] });
+    throw new FolioError('VALIDATION_ERROR', `At most ${MAX_REQUEST_FIELDS} fields per request`, {
+      details: [{ field: 'fields', issue: `more than ${MAX_REQUEST_FIELDS} items` }],
+    });
   }
   const details: ErrorDetail[] = [];
   fields.forEach((f, i) => {
@@ -102,7 +104,8 @@ export async function annotateDocx(template: Uint8Array, fields: AnnotateField[]
   fields.forEach((f, i) => {
     const k = keyOf(f);
     const prev = lastIndex.get(k);
-    if (prev !== undefined) warnings.push(`fields[${prev}] and fields[${i}] both target ${f.id !== undefined ? 'id' : 'group'} "${nameOf(f)}"; fields[${i}] was used`);
+    if (prev !== undefined)
+      warnings.push(`fields[${prev}] and fields[${i}] both target ${f.id !== undefined ? 'id' : 'group'} "${nameOf(f)}"; fields[${i}] was used`);
     lastIndex.set(k, i);
   });
 

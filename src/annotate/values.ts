@@ -61,7 +61,8 @@ export async function resolveValue(f: AnnotateField, index: number, ctx: Resolve
     case 'signature': {
       if (typeof v !== 'string' || !v.trim()) throw unusable(field, 'expected an image (data URI, base64, URL) or a name');
       const s = v.trim();
-      if (/^data:/i.test(s) || /^https?:\/\//i.test(s)) return { type: 'image', image: await loadImage(s, field, ctx, f.options?.alt ?? 'Signature') };
+      if (/^data:/i.test(s) || /^https?:\/\//i.test(s))
+        return { type: 'image', image: await loadImage(s, field, ctx, f.options?.alt ?? 'Signature') };
       // Base64 that decodes to an image is an image; anything else that reads as a name is typed.
       if (s.length >= 32 && /^[A-Za-z0-9+/=\s_-]+$/.test(s) && !/\s/.test(s.trim())) {
         try {
@@ -81,12 +82,14 @@ export async function resolveValue(f: AnnotateField, index: number, ctx: Resolve
         const row = v[r];
         if (!Array.isArray(row)) throw unusable(`${field}[${r}]`, 'expected an array of strings');
         cells += row.length;
-        if (cells > MAX_TABLE_VALUE_CELLS) throw unusable(field, `a table value may hold at most ${MAX_TABLE_VALUE_CELLS} cells; this one reaches that at row ${r}`);
+        if (cells > MAX_TABLE_VALUE_CELLS)
+          throw unusable(field, `a table value may hold at most ${MAX_TABLE_VALUE_CELLS} cells; this one reaches that at row ${r}`);
         ctx.tableCells.used += row.length;
         if (ctx.tableCells.used > MAX_TABLE_CELLS) throw unusable(field, `tables may hold at most ${MAX_TABLE_CELLS} cells per request`);
         const texts = row.map((c, i) => (c === null || c === undefined ? '' : stripInvalidXmlChars(scalarText(c, `${field}[${r}][${i}]`))));
         for (const t of texts) ctx.tableCells.chars = (ctx.tableCells.chars ?? 0) + t.length;
-        if ((ctx.tableCells.chars ?? 0) > MAX_TABLE_CHARS) throw unusable(field, `table cells may hold at most ${MAX_TABLE_CHARS} characters per request`);
+        if ((ctx.tableCells.chars ?? 0) > MAX_TABLE_CHARS)
+          throw unusable(field, `table cells may hold at most ${MAX_TABLE_CHARS} characters per request`);
         rows.push(texts);
       }
       return { type: 'table', rows };

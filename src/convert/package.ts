@@ -46,8 +46,7 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     Buffer.from(body.bodyXml, 'utf8'),
     Buffer.from(`${sectPr}</w:body></w:document>`, 'utf8'),
   ]);
-  const numbering =
-    `${XML_DECL}<w:numbering xmlns:w="${NS_W}">${body.abstractNums.join('')}${body.nums.join('')}</w:numbering>`;
+  const numbering = `${XML_DECL}<w:numbering xmlns:w="${NS_W}">${body.abstractNums.join('')}${body.nums.join('')}</w:numbering>`;
 
   let rels = `${XML_DECL}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`;
   rels += `<Relationship Id="rIdStyles" Type="${REL}/styles" Target="styles.xml"/>`;
@@ -86,8 +85,7 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     `${XML_DECL}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">` +
     (body.title ? `<dc:title>${xmlText(body.title)}</dc:title>` : '') +
     `<dc:creator>Folio</dc:creator><dcterms:created xsi:type="dcterms:W3CDTF">${now}</dcterms:created><dcterms:modified xsi:type="dcterms:W3CDTF">${now}</dcterms:modified></cp:coreProperties>`;
-  const app =
-    `${XML_DECL}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>Folio</Application></Properties>`;
+  const app = `${XML_DECL}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>Folio</Application></Properties>`;
 
   const xml = (name: string, text: string): ZipWriteEntry => ({ name, data: Buffer.from(text, 'utf8'), store: false });
   const files: ZipWriteEntry[] = [

@@ -120,7 +120,12 @@ function parseInto(holder: XElement, xml: string, part: string, budget?: ParseBu
   // Without a document budget, one parse may create at most MAX_XML_ELEMENTS elements.
   let left = Math.min(MAX_XML_ELEMENTS, budget?.elements ?? MAX_XML_ELEMENTS);
   const tooMany = () =>
-    malformed(part, budget && budget.elements < MAX_XML_ELEMENTS ? `brings the document's parts beyond ${MAX_DOCUMENT_ELEMENTS} elements together` : `has more than ${MAX_XML_ELEMENTS} elements`);
+    malformed(
+      part,
+      budget && budget.elements < MAX_XML_ELEMENTS
+        ? `brings the document's parts beyond ${MAX_DOCUMENT_ELEMENTS} elements together`
+        : `has more than ${MAX_XML_ELEMENTS} elements`,
+    );
   // Start tags counted first (a '<' before a name character; comments and CDATA may over-count): an
   // element bomb is refused before a single node of it is built.
   let starts = 0;
@@ -184,7 +189,13 @@ function parseInto(holder: XElement, xml: string, part: string, budget?: ParseBu
     const name = sp < 0 ? inner : inner.slice(0, sp);
     if (!name) throw malformed(part);
     if (--left < 0) throw tooMany();
-    const node: XElement = { type: 'el', name, attrs: sp < 0 ? [] : parseAttrs(inner.slice(sp), part), children: [], parent: cur === holder ? undefined : cur };
+    const node: XElement = {
+      type: 'el',
+      name,
+      attrs: sp < 0 ? [] : parseAttrs(inner.slice(sp), part),
+      children: [],
+      parent: cur === holder ? undefined : cur,
+    };
     cur.children.push(node);
     if (!selfClosing) {
       stack.push(node);
@@ -280,8 +291,9 @@ export function decodeXml(raw: string): string {
  * Characters XML 1.0 cannot carry (C0 controls other than tab/LF/CR, lone surrogates, U+FFFE/U+FFFF) are
  * removed: a value must never make the part unreadable.
  */
-// eslint-disable-next-line no-control-regex
-const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const INVALID_XML_CHARS =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export function stripInvalidXmlChars(s: string): string {
   return s.replace(INVALID_XML_CHARS, '');

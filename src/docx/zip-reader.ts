@@ -203,7 +203,10 @@ export function readZipDirectory(zip: Uint8Array, limits: PackageLimits = DEFAUL
   for (let i = 1; i < byOffset.length; i++) {
     const prev = byOffset[i - 1]!;
     if (prev.dataStart + prev.compressedSize > byOffset[i]!.localOffset) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has overlapping entries (${shownName(prev.name)} and ${shownName(byOffset[i]!.name)} share bytes)`);
+      throw new FolioError(
+        'UNPROCESSABLE_DOCUMENT',
+        `The DOCX package has overlapping entries (${shownName(prev.name)} and ${shownName(byOffset[i]!.name)} share bytes)`,
+      );
     }
   }
   return entries;
@@ -224,15 +227,12 @@ export class InflateBudget {
  * lying size or a bomb costs at most the cap. The result must have exactly the declared size and CRC.
  * `what` names the limit in the message when maxBytes is what stopped it.
  */
-export function inflateEntry(
-  zip: Uint8Array,
-  e: ZipEntry,
-  opts: { maxBytes: number; budget?: InflateBudget; what?: string },
-): Uint8Array {
+export function inflateEntry(zip: Uint8Array, e: ZipEntry, opts: { maxBytes: number; budget?: InflateBudget; what?: string }): Uint8Array {
   if (e.flags & 1) throw new FolioError('UNPROCESSABLE_DOCUMENT', `The DOCX package has an encrypted entry ${shownName(e.name)}`);
   const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
   const overPart = () => tooLarge(`The part ${shownName(e.name)} is too large: ${opts.what ?? 'a part'} may expand to at most ${mb(opts.maxBytes)}`);
-  const overBudget = () => tooLarge(`The package expands to more than ${mb(opts.budget!.limit)} in total (at ${shownName(e.name)}); it is too large to process`);
+  const overBudget = () =>
+    tooLarge(`The package expands to more than ${mb(opts.budget!.limit)} in total (at ${shownName(e.name)}); it is too large to process`);
   if (e.uncompressedSize > opts.maxBytes) throw overPart();
   if (opts.budget && e.uncompressedSize > opts.budget.remaining) throw overBudget();
   const raw = zip.subarray(e.dataStart, e.dataStart + e.compressedSize);
@@ -243,7 +243,8 @@ export function inflateEntry(
       // One byte beyond the declared size is enough to tell a lying header: zlib throws at the cap.
       out = zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, e.uncompressedSize + 1) });
     } catch (err) {
-      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw corruptZip(`entry ${shownName(e.name)} inflates beyond its declared size`);
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+        throw corruptZip(`entry ${shownName(e.name)} inflates beyond its declared size`);
       throw corruptZip(`entry ${shownName(e.name)} cannot be inflated`);
     }
   } else throw corruptZip(`unsupported compression method ${e.method} for ${shownName(e.name)}`);

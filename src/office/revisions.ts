@@ -16,8 +16,26 @@ import { child, parseFragment, serializeNodes, setChildren, type XElement, type 
 
 export type RevisionMode = 'accept' | 'reject';
 
-const PROPERTY_CHANGES = new Set(['w:rPrChange', 'w:pPrChange', 'w:sectPrChange', 'w:tblPrChange', 'w:trPrChange', 'w:tcPrChange', 'w:tblGridChange', 'w:tblPrExChange', 'w:numberingChange']);
-const RANGE_MARKS = new Set(['w:moveFromRangeStart', 'w:moveFromRangeEnd', 'w:moveToRangeStart', 'w:moveToRangeEnd', 'w:cellIns', 'w:cellDel', 'w:cellMerge']);
+const PROPERTY_CHANGES = new Set([
+  'w:rPrChange',
+  'w:pPrChange',
+  'w:sectPrChange',
+  'w:tblPrChange',
+  'w:trPrChange',
+  'w:tcPrChange',
+  'w:tblGridChange',
+  'w:tblPrExChange',
+  'w:numberingChange',
+]);
+const RANGE_MARKS = new Set([
+  'w:moveFromRangeStart',
+  'w:moveFromRangeEnd',
+  'w:moveToRangeStart',
+  'w:moveToRangeEnd',
+  'w:cellIns',
+  'w:cellDel',
+  'w:cellMerge',
+]);
 const CONTENT_MARKS = new Set(['w:ins', 'w:del', 'w:moveFrom', 'w:moveTo']);
 /** Elements whose content is text of a deletion: ordinary text again once the deletion is rejected. */
 const DELETED_TEXT: Record<string, string> = { 'w:delText': 'w:t', 'w:delInstrText': 'w:instrText' };
@@ -32,7 +50,16 @@ export function resolveRevisions(xml: string, mode: RevisionMode, part = 'fragme
 
 /** Resolves the revisions under `root` in place; true when anything changed. */
 export function resolveTree(root: XElement, mode: RevisionMode): boolean {
-  const [dropMarks, keepMarks] = mode === 'accept' ? [['w:del', 'w:moveFrom'], ['w:ins', 'w:moveTo']] : [['w:ins', 'w:moveTo'], ['w:del', 'w:moveFrom']];
+  const [dropMarks, keepMarks] =
+    mode === 'accept'
+      ? [
+          ['w:del', 'w:moveFrom'],
+          ['w:ins', 'w:moveTo'],
+        ]
+      : [
+          ['w:ins', 'w:moveTo'],
+          ['w:del', 'w:moveFrom'],
+        ];
   const rowMark = mode === 'accept' ? 'w:del' : 'w:ins';
   const drop = new Set(dropMarks);
   const keep = new Set(keepMarks);

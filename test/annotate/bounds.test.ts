@@ -27,7 +27,11 @@ function withDocument(xml: string, extra: Record<string, Uint8Array | string> = 
  * Appends raw entries to a template by rewriting its ZIP: `declared` overrides the sizes in both headers
  * (a lie the reader must catch without inflating), `aliases` add central records for an entry's bytes.
  */
-function withRawEntries(template: Uint8Array, entries: Array<{ name: string; data: Uint8Array; declared?: number }>, aliases: Array<{ name: string; of: string }> = []): Uint8Array {
+function withRawEntries(
+  template: Uint8Array,
+  entries: Array<{ name: string; data: Uint8Array; declared?: number }>,
+  aliases: Array<{ name: string; of: string }> = [],
+): Uint8Array {
   const files = unzipSync(template);
   const all = [...Object.entries(files).map(([name, data]) => ({ name, data, declared: undefined as number | undefined })), ...entries];
   const chunks: Buffer[] = [];
@@ -129,9 +133,13 @@ describe('package size', () => {
     expect(e.message).toMatch(/^The package expands to more than 160 MB in total \(at "customXml\/item\d+\.xml"\)/);
   });
 
-  it('entries that share one entry\'s bytes (overlapping records) are refused', async () => {
+  it("entries that share one entry's bytes (overlapping records) are refused", async () => {
     const big = strToU8(`<r>${'x'.repeat(500_000)}</r>`);
-    const template = withRawEntries(makeDocx({ body: para(run('x')) }), [{ name: 'customXml/item1.xml', data: big }], Array.from({ length: 50 }, (_, i) => ({ name: `customXml/item1.xml`.replace('1', `x${i}`), of: 'customXml/item1.xml' })));
+    const template = withRawEntries(
+      makeDocx({ body: para(run('x')) }),
+      [{ name: 'customXml/item1.xml', data: big }],
+      Array.from({ length: 50 }, (_, i) => ({ name: `customXml/item1.xml`.replace('1', `x${i}`), of: 'customXml/item1.xml' })),
+    );
     const e = await refusal(annotateDocx(template, []));
     expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
     expect(e.message).toMatch(/disagrees with the central directory|overlapping/);
@@ -173,10 +181,14 @@ describe('XML', () => {
   });
 
   it('entity declarations (billion laughs) and DOCTYPEs are refused, in the body and in any other part', async () => {
-    const laughs = '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>';
+    const laughs =
+      '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>';
     const inBody = withDocument(laughs + doc(para(run('&c;'))).replace(/^<\?xml[^>]*>/, ''));
     const inOther = withDocument(doc(para(run('x'))), { 'customXml/item1.xml': `${laughs}<r>&c;</r>` });
-    for (const [docx, part] of [[inBody, 'word/document.xml'], [inOther, 'customXml/item1.xml']] as const) {
+    for (const [docx, part] of [
+      [inBody, 'word/document.xml'],
+      [inOther, 'customXml/item1.xml'],
+    ] as const) {
       const e = await refusal(() => listTemplateFields(docx));
       expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
       expect(e.message).toBe(`The part ${part} declares a DOCTYPE or entities, which are not allowed`);
@@ -218,7 +230,10 @@ describe('placeholders and fields', () => {
   it('thousands of split placeholders, each its own field, are all filled', async () => {
     const n = 4000;
     const docx = makeDocx({ body: Array.from({ length: n }, (_, i) => para(split(`f${i}`))).join('') });
-    const { docx: out, report } = await annotateDocx(docx, Array.from({ length: n }, (_, i) => text(`f${i}`, `v${i}.`)));
+    const { docx: out, report } = await annotateDocx(
+      docx,
+      Array.from({ length: n }, (_, i) => text(`f${i}`, `v${i}.`)),
+    );
     expect(report.filled.length).toBe(n);
     expect(report.unmatched).toEqual([]);
     expect(report.unfilled).toEqual([]);
@@ -231,12 +246,20 @@ describe('placeholders and fields', () => {
   it('one paragraph of many distinct split placeholders: the runs re-read over all its fields are bounded', async () => {
     const n = 1500;
     const docx = makeDocx({ body: para(Array.from({ length: n }, (_, i) => split(`f${i}`) + run(' ')).join('')) });
-    const e = await refusal(annotateDocx(docx, Array.from({ length: n }, (_, i) => text(`f${i}`, 'v'))));
+    const e = await refusal(
+      annotateDocx(
+        docx,
+        Array.from({ length: n }, (_, i) => text(`f${i}`, 'v')),
+      ),
+    );
     expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
     expect(e.message).toMatch(/^A paragraph of word\/document.xml holds too many placeholders and runs to fill/);
     // A few hundred in one paragraph are fine.
     const ok = makeDocx({ body: para(Array.from({ length: 200 }, (_, i) => split(`f${i}`) + run(' ')).join('')) });
-    const { report } = await annotateDocx(ok, Array.from({ length: 200 }, (_, i) => text(`f${i}`, 'v')));
+    const { report } = await annotateDocx(
+      ok,
+      Array.from({ length: 200 }, (_, i) => text(`f${i}`, 'v')),
+    );
     expect(report.filled.length).toBe(200);
   });
 
@@ -247,12 +270,24 @@ describe('placeholders and fields', () => {
       expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
       expect(e.message).toBe('The template has more than 25000 fields (content controls and placeholders); at most 25000 are supported');
     }
-    const controls = withDocument(doc(Array.from({ length: 25_001 }, (_, i) => `<w:sdt><w:sdtPr><w:tag w:val="c${i}"/></w:sdtPr><w:sdtContent>${para(run('x'))}</w:sdtContent></w:sdt>`).join('')));
+    const controls = withDocument(
+      doc(
+        Array.from(
+          { length: 25_001 },
+          (_, i) => `<w:sdt><w:sdtPr><w:tag w:val="c${i}"/></w:sdtPr><w:sdtContent>${para(run('x'))}</w:sdtContent></w:sdt>`,
+        ).join(''),
+      ),
+    );
     expect((await refusal(() => listTemplateFields(controls))).message).toMatch(/more than 25000 fields/);
   });
 
   it('a request with more than 5,000 fields is refused', async () => {
-    const e = await refusal(annotateDocx(makeDocx({ body: para(run('x')) }), Array.from({ length: 5001 }, (_, i) => text(`f${i}`, 'v'))));
+    const e = await refusal(
+      annotateDocx(
+        makeDocx({ body: para(run('x')) }),
+        Array.from({ length: 5001 }, (_, i) => text(`f${i}`, 'v')),
+      ),
+    );
     expect(e.code).toBe('VALIDATION_ERROR');
     expect(e.details).toEqual([{ field: 'fields', issue: 'more than 5000 items' }]);
   });
@@ -260,7 +295,11 @@ describe('placeholders and fields', () => {
   it('thousands of controls bound into a store of thousands of items are all written (children looked up by index)', async () => {
     const n = 5000;
     const store = '{11111111-2222-3333-4444-555555555555}';
-    const body = Array.from({ length: n }, (_, i) => `<w:sdt><w:sdtPr><w:tag w:val="x"/><w:dataBinding w:xpath="/root[1]/item[${i + 1}]" w:storeItemID="${store}"/><w:text/></w:sdtPr><w:sdtContent>${para(run('x'))}</w:sdtContent></w:sdt>`).join('');
+    const body = Array.from(
+      { length: n },
+      (_, i) =>
+        `<w:sdt><w:sdtPr><w:tag w:val="x"/><w:dataBinding w:xpath="/root[1]/item[${i + 1}]" w:storeItemID="${store}"/><w:text/></w:sdtPr><w:sdtContent>${para(run('x'))}</w:sdtContent></w:sdt>`,
+    ).join('');
     const docx = withDocument(doc(body), {
       'customXml/item1.xml': `<root>${'<item>old</item>'.repeat(n)}</root>`,
       'customXml/itemProps1.xml': `<?xml version="1.0"?><ds:datastoreItem ds:itemID="${store}" xmlns:ds="http://schemas.openxmlformats.org/officeDocument/2006/customXml"/>`,

@@ -12,7 +12,12 @@ import { authed, startTestApi, type TestApi } from '../helpers/api.js';
 import { b64, count, pdfImages, pdfText, pngOfSize, TEMPLATES, textOf, unpack } from './helpers.js';
 
 const read = (name: string) => new Uint8Array(fs.readFileSync(path.join(TEMPLATES, name)));
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 
 /** Runs of a part (no nested runs in these templates), with their rPr and text. */
 function runs(xml: string): Array<{ rPr: string; text: string }> {
@@ -55,7 +60,10 @@ describe('python-docx-template {{ }} templates', () => {
       expect(fields.length).toBeGreaterThan(0);
       const ids = [...new Set(fields.map((f) => f.id!))];
       const valueOf = (id: string) => `Val_${id.replace(/\W/g, '_')}_${id.length}`;
-      const { docx, report } = await annotateDocx(template, ids.map((id) => ({ id, type: 'text', value: valueOf(id) })));
+      const { docx, report } = await annotateDocx(
+        template,
+        ids.map((id) => ({ id, type: 'text', value: valueOf(id) })),
+      );
       expect(report.unmatched).toEqual([]);
       expect(report.unfilled).toEqual([]);
       expect(report.filled.map((f) => f.id).sort()).toEqual([...ids].sort());
@@ -79,7 +87,10 @@ describe('python-docx-template {{ }} templates', () => {
 
   it('docxtpl--inline_image_tpl.docx and header images: image placeholders become pictures in their part', async () => {
     const img = await pngOfSize(200, 100);
-    const occurrences = (id: string) => listTemplateFields(read('docxtpl--inline_image_tpl.docx')).filter((f) => f.id === id).reduce((n, f) => n + f.occurrences, 0);
+    const occurrences = (id: string) =>
+      listTemplateFields(read('docxtpl--inline_image_tpl.docx'))
+        .filter((f) => f.id === id)
+        .reduce((n, f) => n + f.occurrences, 0);
     const t1 = await annotateDocx(read('docxtpl--inline_image_tpl.docx'), [
       { id: 'myimage', type: 'image', value: b64(img) },
       { id: 'myimageratio', type: 'image', value: b64(img), options: { dimensions: { width: 100 } } },
@@ -114,7 +125,10 @@ describe('the whole template corpus', () => {
       const ids = [...new Set(fields.map((f) => f.id).filter((x): x is string => !!x))];
       if (ids.length) withFields++;
       const valueOf = (id: string) => `V${ids.indexOf(id)}<&>"`;
-      const { docx, report } = await annotateDocx(template, ids.map((id) => ({ id, type: 'text', value: valueOf(id) })));
+      const { docx, report } = await annotateDocx(
+        template,
+        ids.map((id) => ({ id, type: 'text', value: valueOf(id) })),
+      );
       expect(report.unmatched, name).toEqual([]);
       const u = unpack(docx); // every XML part well-formed
       const text = Object.keys(u.files)
@@ -164,11 +178,23 @@ describe('every field of the content-control templates', () => {
       const valueFor = (f: (typeof fields)[number]): AnnotateField => {
         const id = f.id ?? f.tag ?? f.alias!; // some docx4j controls have no w:id
         switch (f.type) {
-          case 'image': return { id, type: 'image', value: b64(img) };
-          case 'date': return { id, type: 'date', value: '2024-06-30' };
-          case 'checkbox': return { id, type: 'checkbox', value: true };
-          case 'table': return { id, type: 'table', value: [[`T1_${id}`, 'b'], [`T2_${id}`, 'd']] };
-          default: return { id, type: 'text', value: `Val_${id}` };
+          case 'image':
+            return { id, type: 'image', value: b64(img) };
+          case 'date':
+            return { id, type: 'date', value: '2024-06-30' };
+          case 'checkbox':
+            return { id, type: 'checkbox', value: true };
+          case 'table':
+            return {
+              id,
+              type: 'table',
+              value: [
+                [`T1_${id}`, 'b'],
+                [`T2_${id}`, 'd'],
+              ],
+            };
+          default:
+            return { id, type: 'text', value: `Val_${id}` };
         }
       };
       // Containers last: a repeating section rebuilds the controls inside it.
@@ -232,7 +258,9 @@ describe('content-control templates', () => {
     }
     // Contact lines keep their paragraph style; no control still shows its placeholder.
     const phone = request.find((r) => fields.find((f) => f.id === r.id)?.alias === 'Telephone')!;
-    expect(xml).toMatch(new RegExp(`<w:pStyle w:val="ContactInfo"/></w:pPr><w:r>(<w:rPr>.*?</w:rPr>)?<w:t xml:space="preserve">${phone.value}</w:t>`));
+    expect(xml).toMatch(
+      new RegExp(`<w:pStyle w:val="ContactInfo"/></w:pPr><w:r>(<w:rPr>.*?</w:rPr>)?<w:t xml:space="preserve">${phone.value}</w:t>`),
+    );
     for (const r of request.filter((x) => x.type === 'text' && report.filled.some((f) => f.id === x.id))) {
       const at = xml.indexOf(`<w:id w:val="${r.id}"/>`);
       if (at < 0) continue; // a temporary control, gone
@@ -268,7 +296,15 @@ describe('content-control templates', () => {
       { id: '/invoice[1]/invoicedate[1]', type: 'date', value: '2024-03-15' },
       { id: '/invoice[1]/VAT[1]/@applies', type: 'checkbox', value: true },
       { id: '/invoice[1]/logo[1]', type: 'image', value: b64(img) },
-      { id: 'w15 repeatingSection /invoice[1]/lines[1]/lineitem[1]', type: 'table', value: [['P-1', 'Widget', '2', '9.50'], ['P-2', 'Gadget', '1', '20.00'], ['P-3', 'Gizmo', '7', '1.25']] },
+      {
+        id: 'w15 repeatingSection /invoice[1]/lines[1]/lineitem[1]',
+        type: 'table',
+        value: [
+          ['P-1', 'Widget', '2', '9.50'],
+          ['P-2', 'Gadget', '1', '20.00'],
+          ['P-3', 'Gizmo', '7', '1.25'],
+        ],
+      },
     ]);
     expect(report.unmatched).toEqual([]);
     const u = unpack(docx);
@@ -298,7 +334,11 @@ describe('LibreOffice renders the filled templates (POST /v1/annotate?to=pdf)', 
   async function toPdf(name: string, fields: AnnotateField[]): Promise<string> {
     const res = await fetch(
       `${api.url}/v1/annotate?to=pdf`,
-      authed(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ document: { base64: b64(read(name)) }, fields }) }),
+      authed(api, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ document: { base64: b64(read(name)) }, fields }),
+      }),
     );
     const body = (await res.json()) as { document: { base64: string; contentType: string }; report: { unmatched: string[] } };
     expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
@@ -324,7 +364,9 @@ describe('LibreOffice renders the filled templates (POST /v1/annotate?to=pdf)', 
   });
 
   it('the footnote template and the order letter', async () => {
-    expect(await toPdf('docxtpl--footnotes_tpl.docx', [{ id: 'a_jinja_variable', type: 'text', value: 'Footnote Value Q' }])).toContain('Footnote Value Q');
+    expect(await toPdf('docxtpl--footnotes_tpl.docx', [{ id: 'a_jinja_variable', type: 'text', value: 'Footnote Value Q' }])).toContain(
+      'Footnote Value Q',
+    );
     const order = await toPdf('docxtpl--order_tpl.docx', [
       { id: 'customer_name', type: 'text', value: 'Mrs Dalloway' },
       { id: 'total_price', type: 'text', value: '123.45' },
@@ -348,7 +390,14 @@ describe('LibreOffice renders the filled templates (POST /v1/annotate?to=pdf)', 
     const invoice = await toPdf('docx4j--invoice2013.docx', [
       { id: '/invoice[1]/customer[1]/contact[1]', type: 'text', value: 'Grace Hopper' },
       { id: '/invoice[1]/invoicedate[1]', type: 'date', value: '2024-03-15' },
-      { id: 'w15 repeatingSection /invoice[1]/lines[1]/lineitem[1]', type: 'table', value: [['P-1', 'Widget', '2', '9.50'], ['P-2', 'Gadget', '1', '20.00']] },
+      {
+        id: 'w15 repeatingSection /invoice[1]/lines[1]/lineitem[1]',
+        type: 'table',
+        value: [
+          ['P-1', 'Widget', '2', '9.50'],
+          ['P-2', 'Gadget', '1', '20.00'],
+        ],
+      },
       { id: '/invoice[1]/terms[1]', type: 'html', value: '<p>Net <b>30</b> days</p>' },
     ]);
     for (const v of ['Grace Hopper', '15 March 2024', 'Widget', 'Gadget', 'Net 30 days']) expect(invoice).toContain(v);

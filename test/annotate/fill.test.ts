@@ -63,6 +63,7 @@ describe('placeholders split across runs', () => {
     const doc = unpack(docx).document;
     expect(doc).toContain('<w:t xml:space="preserve">a&lt;b&gt;&amp;"c\'</w:t><w:br/><w:t xml:space="preserve">line2</w:t><w:tab/>');
     expect(textOf(doc)).toContain('a<b>&"c\'\nline2\tcol end]]>');
+    // eslint-disable-next-line no-control-regex
     expect(doc).not.toMatch(/[\u0001\u0008\u000b\uFFFE]/);
   });
 
@@ -90,7 +91,7 @@ describe('placeholders split across runs', () => {
     expect(textOf(unpack(docx).document)).toContain('x{{a}}y and x{{a}}y');
   });
 
-  it('placeholders typed inside another field\'s value are text, not fields', async () => {
+  it("placeholders typed inside another field's value are text, not fields", async () => {
     const { docx } = await annotateDocx(makeDocx({ body: para(run('{{a}} / {{b}}')) }), [
       { id: 'a', type: 'text', value: 'see {{b}}' },
       { id: 'b', type: 'text', value: 'B' },
@@ -104,7 +105,9 @@ describe('placeholders split across runs', () => {
   });
 
   it('keepTextNodeStyles=false writes the value without the run formatting', async () => {
-    const { docx } = await annotateDocx(makeDocx({ body: para(run('{{v}}', '<w:b/>')) }), [{ id: 'v', type: 'text', value: 'plain', options: { keepTextNodeStyles: false } }]);
+    const { docx } = await annotateDocx(makeDocx({ body: para(run('{{v}}', '<w:b/>')) }), [
+      { id: 'v', type: 'text', value: 'plain', options: { keepTextNodeStyles: false } },
+    ]);
     expect(unpack(docx).document).toContain('<w:r><w:t xml:space="preserve">plain</w:t></w:r>');
   });
 });
@@ -117,7 +120,12 @@ describe('content controls', () => {
       para(sdt('<w:id w:val="101"/><w:showingPlcHdr/><w:text/>', plcRun)) +
       para(sdt('<w:tag w:val="city"/><w:id w:val="102"/>', run('x', '<w:i/>'))) +
       para(sdt('<w:alias w:val="Country"/><w:id w:val="103"/>', run('x'))) +
-      para(sdt(`<w:tag w:val="${'{&quot;fieldId&quot;:&quot;f-1&quot;,&quot;fieldTypeShort&quot;:&quot;text&quot;,&quot;group&quot;:&quot;g&quot;}'}"/><w:id w:val="104"/>`, run('x'))) +
+      para(
+        sdt(
+          `<w:tag w:val="${'{&quot;fieldId&quot;:&quot;f-1&quot;,&quot;fieldTypeShort&quot;:&quot;text&quot;,&quot;group&quot;:&quot;g&quot;}'}"/><w:id w:val="104"/>`,
+          run('x'),
+        ),
+      ) +
       para(sdt(`<w:tag w:val="${'{&quot;group&quot;:&quot;g&quot;}'}"/><w:id w:val="105"/>`, run('x')));
     const { docx, report } = await annotateDocx(makeDocx({ body }), [
       { id: '101', type: 'text', value: 'by-id' },
@@ -174,8 +182,20 @@ describe('content controls', () => {
   it('a temporary control goes away once filled; a drop-down selects the item its text names', async () => {
     const body =
       para(sdt('<w:tag w:val="tmp"/><w:id w:val="1"/><w:temporary/><w:showingPlcHdr/><w:text/>', run('[Job Title]'))) +
-      para(sdt('<w:tag w:val="dd"/><w:id w:val="2"/><w:dropDownList w:lastValue="a"><w:listItem w:displayText="Alpha" w:value="a"/><w:listItem w:displayText="Beta" w:value="b"/></w:dropDownList>', run('Alpha')));
-    const doc = unpack((await annotateDocx(makeDocx({ body }), [{ id: 'tmp', type: 'text', value: 'Engineer' }, { id: 'dd', type: 'text', value: 'Beta' }])).docx).document;
+      para(
+        sdt(
+          '<w:tag w:val="dd"/><w:id w:val="2"/><w:dropDownList w:lastValue="a"><w:listItem w:displayText="Alpha" w:value="a"/><w:listItem w:displayText="Beta" w:value="b"/></w:dropDownList>',
+          run('Alpha'),
+        ),
+      );
+    const doc = unpack(
+      (
+        await annotateDocx(makeDocx({ body }), [
+          { id: 'tmp', type: 'text', value: 'Engineer' },
+          { id: 'dd', type: 'text', value: 'Beta' },
+        ])
+      ).docx,
+    ).document;
     expect(count(doc, '<w:sdt>')).toBe(1);
     expect(doc).toContain('<w:p><w:r><w:t xml:space="preserve">Engineer</w:t></w:r></w:p>');
     expect(doc).toContain('<w:dropDownList w:lastValue="b">');
@@ -185,8 +205,18 @@ describe('content controls', () => {
   it('updates the customXml node a control is bound to, and drops a binding it cannot follow', async () => {
     const store = '{11111111-2222-3333-4444-555555555555}';
     const body =
-      para(sdt(`<w:tag w:val="name"/><w:id w:val="1"/><w:dataBinding w:prefixMappings="xmlns:ns0='urn:x'" w:xpath="/ns0:root[1]/ns0:name[1]" w:storeItemID="${store}"/><w:text/>`, run('old'))) +
-      para(sdt(`<w:tag w:val="complex"/><w:id w:val="2"/><w:dataBinding w:xpath="/root[1]/name[position()=1]" w:storeItemID="${store}"/><w:text/>`, run('old')));
+      para(
+        sdt(
+          `<w:tag w:val="name"/><w:id w:val="1"/><w:dataBinding w:prefixMappings="xmlns:ns0='urn:x'" w:xpath="/ns0:root[1]/ns0:name[1]" w:storeItemID="${store}"/><w:text/>`,
+          run('old'),
+        ),
+      ) +
+      para(
+        sdt(
+          `<w:tag w:val="complex"/><w:id w:val="2"/><w:dataBinding w:xpath="/root[1]/name[position()=1]" w:storeItemID="${store}"/><w:text/>`,
+          run('old'),
+        ),
+      );
     const extra = {
       'customXml/item1.xml': '<?xml version="1.0"?><ns0:root xmlns:ns0="urn:x"><ns0:name>old</ns0:name></ns0:root>',
       'customXml/itemProps1.xml': `<?xml version="1.0"?><ds:datastoreItem ds:itemID="${store}" xmlns:ds="http://schemas.openxmlformats.org/officeDocument/2006/customXml"/>`,
@@ -214,21 +244,38 @@ describe('content controls', () => {
     expect(count(textOf(off), '☐')).toBe(2); // the control and the {{agree}} placeholder
   });
 
-  it('date: writes w:fullDate and the text in the control\'s w:dateFormat and language', async () => {
-    const pr = (fmt: string, lid: string) => `<w:id w:val="9"/><w:tag w:val="d"/><w:date><w:dateFormat w:val="${fmt}"/><w:lid w:val="${lid}"/><w:storeMappedDataAs w:val="dateTime"/><w:calendar w:val="gregorian"/></w:date>`;
-    const us = unpack((await annotateDocx(makeDocx({ body: para(sdt(pr('dddd, MMMM d, yyyy', 'en-US'), run('x'))) }), [{ id: 'd', type: 'date', value: '2024-02-29' }])).docx).document;
+  it("date: writes w:fullDate and the text in the control's w:dateFormat and language", async () => {
+    const pr = (fmt: string, lid: string) =>
+      `<w:id w:val="9"/><w:tag w:val="d"/><w:date><w:dateFormat w:val="${fmt}"/><w:lid w:val="${lid}"/><w:storeMappedDataAs w:val="dateTime"/><w:calendar w:val="gregorian"/></w:date>`;
+    const us = unpack(
+      (
+        await annotateDocx(makeDocx({ body: para(sdt(pr('dddd, MMMM d, yyyy', 'en-US'), run('x'))) }), [
+          { id: 'd', type: 'date', value: '2024-02-29' },
+        ])
+      ).docx,
+    ).document;
     expect(us).toContain('w:fullDate="2024-02-29T00:00:00Z"');
     expect(textOf(us)).toContain('Thursday, February 29, 2024');
-    const fr = unpack((await annotateDocx(makeDocx({ body: para(sdt(pr("d MMMM yyyy", 'fr-FR'), run('x'))) }), [{ id: 'd', type: 'date', value: '2024-07-14' }])).docx).document;
+    const fr = unpack(
+      (await annotateDocx(makeDocx({ body: para(sdt(pr('d MMMM yyyy', 'fr-FR'), run('x'))) }), [{ id: 'd', type: 'date', value: '2024-07-14' }]))
+        .docx,
+    ).document;
     expect(textOf(fr)).toContain('14 juillet 2024');
-    const custom = unpack((await annotateDocx(makeDocx({ body: para(run('On {{d}}.')) }), [{ id: 'd', type: 'date', value: '2024-07-04', options: { format: 'dd/MM/yy' } }])).docx).document;
+    const custom = unpack(
+      (
+        await annotateDocx(makeDocx({ body: para(run('On {{d}}.')) }), [
+          { id: 'd', type: 'date', value: '2024-07-04', options: { format: 'dd/MM/yy' } },
+        ])
+      ).docx,
+    ).document;
     expect(textOf(custom)).toContain('On 04/07/24.');
   });
 });
 
 describe('images and signatures', () => {
   it('embeds a PNG fitted into the picture control box, with content type, relationship and unique docPr ids', async () => {
-    const box = '<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="1905000" cy="1905000"/><wp:docPr id="1" name="old"/></wp:inline></w:drawing>';
+    const box =
+      '<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="1905000" cy="1905000"/><wp:docPr id="1" name="old"/></wp:inline></w:drawing>';
     const body = para(sdt('<w:id w:val="1"/><w:tag w:val="logo"/><w:picture/>', `<w:r>${box}</w:r>`)) + para(run('{{logo}} {{logo}}'));
     const wide = await pngOfSize(400, 100);
     const { docx, report } = await annotateDocx(makeDocx({ body }), [{ id: 'logo', type: 'image', value: b64(wide) }]);
@@ -260,9 +307,13 @@ describe('images and signatures', () => {
   });
 
   it('embeds JPEG and GIF, and SVG with a PNG fallback', async () => {
-    const jpeg = Buffer.from('/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=', 'base64');
+    const jpeg = Buffer.from(
+      '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+      'base64',
+    );
     const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="150"><circle cx="75" cy="75" r="60" fill="red"/><image href="/etc/passwd" width="10" height="10"/></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="150"><circle cx="75" cy="75" r="60" fill="red"/><image href="/etc/passwd" width="10" height="10"/></svg>';
     const { docx } = await annotateDocx(makeDocx({ body: para(run('{{j}}')) + para(run('{{g}}')) + para(run('{{s}}')) }), [
       { id: 'j', type: 'image', value: `data:image/jpeg;base64,${b64(jpeg)}` },
       { id: 'g', type: 'image', value: b64(gif) },
@@ -281,7 +332,9 @@ describe('images and signatures', () => {
   });
 
   it('renders a signature given as a name as a typed signature image', async () => {
-    const { docx, report } = await annotateDocx(makeDocx({ body: para(run('Signed: {{sig}}')) }), [{ id: 'sig', type: 'signature', value: 'Jane Q. Public' }]);
+    const { docx, report } = await annotateDocx(makeDocx({ body: para(run('Signed: {{sig}}')) }), [
+      { id: 'sig', type: 'signature', value: 'Jane Q. Public' },
+    ]);
     expect(report.filled[0]).toEqual({ id: 'sig', type: 'signature', occurrences: 1 });
     const u = unpack(docx);
     expect(u.document).toContain('descr="Signature of Jane Q. Public"');
@@ -299,7 +352,16 @@ describe('tables', () => {
 
   it('a placeholder row is the template: one styled copy per value row', async () => {
     const body = table(tr('Name', 'Qty') + tr('{{items}}', '', '<w:color w:val="00FF00"/>') + tr('Total', '3'));
-    const { docx } = await annotateDocx(makeDocx({ body }), [{ id: 'items', type: 'table', value: [['apple', '1'], ['pear', '2']] }]);
+    const { docx } = await annotateDocx(makeDocx({ body }), [
+      {
+        id: 'items',
+        type: 'table',
+        value: [
+          ['apple', '1'],
+          ['pear', '2'],
+        ],
+      },
+    ]);
     const doc = unpack(docx).document;
     expect(textOf(doc).replace(/\n+/g, '|')).toContain('Name|Qty|apple|1|pear|2|Total|3');
     expect(count(doc, '<w:color w:val="00FF00"/>')).toBe(4);
@@ -308,7 +370,9 @@ describe('tables', () => {
 
   it('a control around a table gets rows appended, copying the last row when copyRowStyle is set', async () => {
     const body = sdt('<w:tag w:val="t"/><w:id w:val="5"/>', table(tr('H1', 'H2') + tr('a', 'b', '<w:i/>')));
-    const styled = unpack((await annotateDocx(makeDocx({ body }), [{ id: 't', type: 'table', value: [['x', 'y']], options: { copyRowStyle: true } }])).docx).document;
+    const styled = unpack(
+      (await annotateDocx(makeDocx({ body }), [{ id: 't', type: 'table', value: [['x', 'y']], options: { copyRowStyle: true } }])).docx,
+    ).document;
     expect(textOf(styled).replace(/\n+/g, '|')).toContain('H1|H2|a|b|x|y');
     expect(count(styled, '<w:i/>')).toBe(4);
     const plain = unpack((await annotateDocx(makeDocx({ body }), [{ id: 't', type: 'table', value: [['x', 'y', 'z']] }])).docx).document;
@@ -319,9 +383,26 @@ describe('tables', () => {
 
   it('a w15:repeatingSection gets one item per row, with fresh ids', async () => {
     const item = (id: string) =>
-      sdt(`<w:id w:val="${id}"/><w15:repeatingSectionItem/>`, `<w:tr><w:tc>${para(sdt('<w:id w:val="31"/><w:text/>', run('code')))}</w:tc><w:tc>${para(run('desc'))}</w:tc></w:tr>`);
+      sdt(
+        `<w:id w:val="${id}"/><w15:repeatingSectionItem/>`,
+        `<w:tr><w:tc>${para(sdt('<w:id w:val="31"/><w:text/>', run('code')))}</w:tc><w:tc>${para(run('desc'))}</w:tc></w:tr>`,
+      );
     const body = `<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="2000"/><w:gridCol w:w="2000"/></w:tblGrid>${sdt('<w:tag w:val="lines"/><w:id w:val="20"/><w15:repeatingSection/>', item('21'))}</w:tbl>${para('')}`;
-    const doc = unpack((await annotateDocx(makeDocx({ body }), [{ id: 'lines', type: 'table', value: [['A', 'Apple'], ['B', 'Banana'], ['C', 'Cherry']] }])).docx).document;
+    const doc = unpack(
+      (
+        await annotateDocx(makeDocx({ body }), [
+          {
+            id: 'lines',
+            type: 'table',
+            value: [
+              ['A', 'Apple'],
+              ['B', 'Banana'],
+              ['C', 'Cherry'],
+            ],
+          },
+        ])
+      ).docx,
+    ).document;
     expect(count(doc, '<w15:repeatingSectionItem/>')).toBe(3);
     expect(textOf(doc).replace(/\n+/g, '|')).toContain('A|Apple|B|Banana|C|Cherry');
     const ids = [...doc.matchAll(/<w:id w:val="(-?\d+)"\/>/g)].map((m) => m[1]);
@@ -329,7 +410,20 @@ describe('tables', () => {
   });
 
   it('a placeholder outside any table becomes a new table', async () => {
-    const doc = unpack((await annotateDocx(makeDocx({ body: para(run('{{rows}}')) }), [{ id: 'rows', type: 'table', value: [['1', '2'], ['3', '4']] }])).docx).document;
+    const doc = unpack(
+      (
+        await annotateDocx(makeDocx({ body: para(run('{{rows}}')) }), [
+          {
+            id: 'rows',
+            type: 'table',
+            value: [
+              ['1', '2'],
+              ['3', '4'],
+            ],
+          },
+        ])
+      ).docx,
+    ).document;
     expect(count(doc, '<w:tbl>')).toBe(1);
     expect(count(doc, '<w:tr>')).toBe(2);
   });
@@ -339,7 +433,12 @@ describe('html and links', () => {
   it('converts HTML into the block control, merging numbering and styles', async () => {
     const body = sdt('<w:tag w:val="terms"/><w:id w:val="1"/>', para(run('x')));
     const { docx } = await annotateDocx(makeDocx({ body }), [
-      { id: 'terms', type: 'html', value: '<h2>Terms</h2><p>Pay in <b>30</b> days <a href="https://example.com/t">here</a></p><ol><li>one</li><li>two</li></ol><script>alert(1)</script>' },
+      {
+        id: 'terms',
+        type: 'html',
+        value:
+          '<h2>Terms</h2><p>Pay in <b>30</b> days <a href="https://example.com/t">here</a></p><ol><li>one</li><li>two</li></ol><script>alert(1)</script>',
+      },
     ]);
     const u = unpack(docx);
     expect(textOf(u.document)).toContain('Pay in 30 days here');
@@ -351,20 +450,28 @@ describe('html and links', () => {
     expect(u.part('[Content_Types].xml')).toContain('/word/numbering.xml');
   });
 
-  it('HTML inside a sentence stays inline in the field\'s formatting', async () => {
-    const { docx } = await annotateDocx(makeDocx({ body: para(run('A {{h}} B', '<w:sz w:val="30"/>')) }), [{ id: 'h', type: 'html', value: '<i>x</i>' }]);
+  it("HTML inside a sentence stays inline in the field's formatting", async () => {
+    const { docx } = await annotateDocx(makeDocx({ body: para(run('A {{h}} B', '<w:sz w:val="30"/>')) }), [
+      { id: 'h', type: 'html', value: '<i>x</i>' },
+    ]);
     const p = paragraphWith(unpack(docx).document, 'x')!;
     expect(textOf(p).trim()).toBe('A x B');
     expect(p).toMatch(/<w:i\/>.*<w:sz w:val="30"\/>.*<w:t[^>]*>x<\/w:t>/);
   });
 
   it('link: a hyperlink relationship and a styled run; javascript: is refused', async () => {
-    const { docx } = await annotateDocx(makeDocx({ body: para(run('See {{l}}')) }), [{ id: 'l', type: 'link', value: { url: 'example.com/a?b=1&c=2', text: 'our site' } }]);
+    const { docx } = await annotateDocx(makeDocx({ body: para(run('See {{l}}')) }), [
+      { id: 'l', type: 'link', value: { url: 'example.com/a?b=1&c=2', text: 'our site' } },
+    ]);
     const u = unpack(docx);
     const id = /<w:hyperlink r:id="([^"]+)"/.exec(u.document)![1];
-    expect(u.part('word/_rels/document.xml.rels')).toContain(`Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="http://example.com/a?b=1&amp;c=2" TargetMode="External"`);
+    expect(u.part('word/_rels/document.xml.rels')).toContain(
+      `Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="http://example.com/a?b=1&amp;c=2" TargetMode="External"`,
+    );
     expect(textOf(u.document)).toContain('See our site');
-    await expect(annotateDocx(makeDocx({ body: para(run('{{l}}')) }), [{ id: 'l', type: 'link', value: { url: 'javascript:alert(1)' } }])).rejects.toMatchObject({
+    await expect(
+      annotateDocx(makeDocx({ body: para(run('{{l}}')) }), [{ id: 'l', type: 'link', value: { url: 'javascript:alert(1)' } }]),
+    ).rejects.toMatchObject({
       status: 422,
       details: [{ field: 'fields[0].value.url' }],
     });
@@ -372,13 +479,15 @@ describe('html and links', () => {
 });
 
 describe('schema order', () => {
-  it('run properties built from the field\'s formatting stay in CT_RPr order', async () => {
+  it("run properties built from the field's formatting stay in CT_RPr order", async () => {
     const styles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style></w:styles>`;
     const { docx } = await annotateDocx(makeDocx({ body: para(run('{{l}}', '<w:b/><w:sz w:val="28"/><w:lang w:val="fr-FR"/>')), styles }), [
       { id: 'l', type: 'link', value: { url: 'https://example.com', text: 'site' } },
     ]);
     const u = unpack(docx);
-    expect(u.document).toContain('<w:rPr><w:rStyle w:val="Hyperlink"/><w:b/><w:color w:val="0563C1"/><w:sz w:val="28"/><w:u w:val="single"/><w:lang w:val="fr-FR"/></w:rPr>');
+    expect(u.document).toContain(
+      '<w:rPr><w:rStyle w:val="Hyperlink"/><w:b/><w:color w:val="0563C1"/><w:sz w:val="28"/><w:u w:val="single"/><w:lang w:val="fr-FR"/></w:rPr>',
+    );
     // The template had no Hyperlink style: it was added.
     expect(u.part('word/styles.xml')).toContain('w:styleId="Hyperlink"');
   });
@@ -387,17 +496,29 @@ describe('schema order', () => {
 describe('report and strict mode', () => {
   it('lists unmatched request ids and unfilled template fields; strict turns unmatched into a 422', async () => {
     const docx = makeDocx({ body: para(run('{{a}} {{b}}')) + para(sdt('<w:alias w:val="Title"/><w:id w:val="3"/>', run('t'))) });
-    const { report } = await annotateDocx(docx, [{ id: 'a', type: 'text', value: '1' }, { id: 'zzz', type: 'text', value: '2' }]);
+    const { report } = await annotateDocx(docx, [
+      { id: 'a', type: 'text', value: '1' },
+      { id: 'zzz', type: 'text', value: '2' },
+    ]);
     expect(report.unmatched).toEqual(['zzz']);
     expect(report.unfilled).toEqual(['b', 'Title']);
     const err = await annotateDocx(docx, [{ id: 'zzz', type: 'text', value: '2' }], { strict: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FolioError);
-    expect(err).toMatchObject({ status: 422, code: 'VALIDATION_ERROR', details: [{ field: 'fields[0].id', issue: 'matches no field in the template' }] });
+    expect(err).toMatchObject({
+      status: 422,
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'fields[0].id', issue: 'matches no field in the template' }],
+    });
   });
 
   it('duplicate ids in the template are all filled; a duplicate in the request is reported and the last one wins', async () => {
-    const docx = makeDocx({ body: para(sdt('<w:tag w:val="n"/><w:id w:val="1"/>', run('x'))) + para(sdt('<w:tag w:val="n"/><w:id w:val="2"/>', run('y'))) });
-    const { docx: out, report } = await annotateDocx(docx, [{ id: 'n', type: 'text', value: 'first' }, { id: 'n', type: 'text', value: 'second' }]);
+    const docx = makeDocx({
+      body: para(sdt('<w:tag w:val="n"/><w:id w:val="1"/>', run('x'))) + para(sdt('<w:tag w:val="n"/><w:id w:val="2"/>', run('y'))),
+    });
+    const { docx: out, report } = await annotateDocx(docx, [
+      { id: 'n', type: 'text', value: 'first' },
+      { id: 'n', type: 'text', value: 'second' },
+    ]);
     expect(report.filled).toEqual([{ id: 'n', type: 'text', occurrences: 2 }]);
     expect(report.warnings[0]).toMatch(/fields\[0\] and fields\[1\] both target id "n"/);
     expect(count(textOf(unpack(out).document), 'second')).toBe(2);
@@ -434,7 +555,11 @@ describe('empty values', () => {
 
 describe('text into a block control that holds a table', () => {
   it('writes into the first cell and keeps the table', async () => {
-    const body = sdt('<w:tag w:val="box"/><w:id w:val="1"/>', `<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid><w:tr><w:tc>${para(run('a'))}</w:tc></w:tr></w:tbl>${para(run('after'))}`) + para('');
+    const body =
+      sdt(
+        '<w:tag w:val="box"/><w:id w:val="1"/>',
+        `<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid><w:tr><w:tc>${para(run('a'))}</w:tc></w:tr></w:tbl>${para(run('after'))}`,
+      ) + para('');
     const doc = unpack((await annotateDocx(makeDocx({ body }), [{ id: 'box', type: 'text', value: 'inside' }])).docx).document;
     expect(doc).toMatch(/<w:sdtContent><w:tbl>.*<w:t xml:space="preserve">inside<\/w:t>.*<\/w:tbl><\/w:sdtContent>/s);
     expect(textOf(doc)).not.toContain('after');
@@ -446,7 +571,9 @@ describe('crafted paragraphs', () => {
     const docx = makeDocx({ body: para(Array.from({ length: 1500 }, () => run('{{a}} ')).join('')) });
     await expect(annotateDocx(docx, [{ id: 'a', type: 'text', value: 'v' }])).rejects.toMatchObject({ code: 'UNPROCESSABLE_DOCUMENT', status: 422 });
     // Hundreds are fine.
-    const ok = await annotateDocx(makeDocx({ body: para(Array.from({ length: 300 }, () => run('{{a}} ')).join('')) }), [{ id: 'a', type: 'text', value: 'v' }]);
+    const ok = await annotateDocx(makeDocx({ body: para(Array.from({ length: 300 }, () => run('{{a}} ')).join('')) }), [
+      { id: 'a', type: 'text', value: 'v' },
+    ]);
     expect(ok.report.filled).toEqual([{ id: 'a', type: 'text', occurrences: 300 }]);
   });
 });

@@ -38,29 +38,38 @@ export function makeDocx(parts: TemplateParts): Uint8Array {
     '<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>',
   ];
   const files: Zippable = {};
-  let sect = '<w:sectPr><w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" w:gutter="0"/>';
+  let sect =
+    '<w:sectPr><w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" w:gutter="0"/>';
   if (parts.header !== undefined) {
     rels.push(`<Relationship Id="rIdH1" Type="${REL}/header" Target="header1.xml"/>`);
-    overrides.push('<Override PartName="/word/header1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.header+xml"/>');
+    overrides.push(
+      '<Override PartName="/word/header1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.header+xml"/>',
+    );
     files['word/header1.xml'] = strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:hdr ${W_NS}>${parts.header}</w:hdr>`);
     sect = sect.replace('<w:pgSz', '<w:headerReference w:type="default" r:id="rIdH1"/><w:pgSz');
   }
   if (parts.footer !== undefined) {
     rels.push(`<Relationship Id="rIdF1" Type="${REL}/footer" Target="footer1.xml"/>`);
-    overrides.push('<Override PartName="/word/footer1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"/>');
+    overrides.push(
+      '<Override PartName="/word/footer1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"/>',
+    );
     files['word/footer1.xml'] = strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:ftr ${W_NS}>${parts.footer}</w:ftr>`);
     sect = sect.replace('<w:pgSz', '<w:footerReference w:type="default" r:id="rIdF1"/><w:pgSz');
   }
   if (parts.footnotes !== undefined) {
     rels.push(`<Relationship Id="rIdFn" Type="${REL}/footnotes" Target="footnotes.xml"/>`);
-    overrides.push('<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"/>');
+    overrides.push(
+      '<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"/>',
+    );
     files['word/footnotes.xml'] = strToU8(
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:footnotes ${W_NS}><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote><w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:footnote>${parts.footnotes}</w:footnotes>`,
     );
   }
   if (parts.endnotes !== undefined) {
     rels.push(`<Relationship Id="rIdEn" Type="${REL}/endnotes" Target="endnotes.xml"/>`);
-    overrides.push('<Override PartName="/word/endnotes.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.endnotes+xml"/>');
+    overrides.push(
+      '<Override PartName="/word/endnotes.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.endnotes+xml"/>',
+    );
     files['word/endnotes.xml'] = strToU8(
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:endnotes ${W_NS}><w:endnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:endnote><w:endnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:endnote>${parts.endnotes}</w:endnotes>`,
     );
@@ -82,7 +91,9 @@ export function makeDocx(parts: TemplateParts): Uint8Array {
     parts.styles ??
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:styles ${W_NS}><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style><w:style w:type="character" w:styleId="PlaceholderText"><w:name w:val="Placeholder Text"/><w:rPr><w:color w:val="808080"/></w:rPr></w:style></w:styles>`,
   );
-  files['word/document.xml'] = strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document ${W_NS}><w:body>${parts.body}${sect}</w:body></w:document>`);
+  files['word/document.xml'] = strToU8(
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document ${W_NS}><w:body>${parts.body}${sect}</w:body></w:document>`,
+  );
   for (const [name, xml] of Object.entries(parts.extra ?? {})) files[name] = strToU8(xml);
   return zipSync(files);
 }
@@ -109,7 +120,13 @@ export function unpack(docx: Uint8Array): Unpacked {
   return { files, part, document: part('word/document.xml') };
 }
 
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 
 /** Visible text of WordprocessingML: w:t contents, w:br/w:cr as \n, w:tab as \t. */
 export function textOf(xml: string): string {

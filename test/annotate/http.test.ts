@@ -28,7 +28,11 @@ interface Annotated {
 }
 
 async function post(path: string, body: unknown, withKey = true): Promise<{ status: number; json: unknown }> {
-  const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) };
+  const init: RequestInit = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  };
   const res = await fetch(`${api.url}${path}`, withKey ? authed(api, init) : init);
   return { status: res.status, json: await res.json() };
 }
@@ -45,11 +49,25 @@ function withPart(docx: Uint8Array, name: string, xml: string): Uint8Array {
 
 describe('POST /v1/annotate', () => {
   it('fills and answers the document as base64 with the report', async () => {
-    const r = await post('/v1/annotate', { document: { base64: b64(template) }, fields: [{ id: 'name', type: 'text', value: 'World' }, { id: 'city', type: 'text', value: 'Paris' }] });
+    const r = await post('/v1/annotate', {
+      document: { base64: b64(template) },
+      fields: [
+        { id: 'name', type: 'text', value: 'World' },
+        { id: 'city', type: 'text', value: 'Paris' },
+      ],
+    });
     expect(r.status).toBe(200);
     const body = r.json as Annotated;
     expect(body.document.contentType).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
-    expect(body.report).toEqual({ filled: [{ id: 'name', type: 'text', occurrences: 1 }, { id: 'city', type: 'text', occurrences: 1 }], unmatched: [], unfilled: [], warnings: [] });
+    expect(body.report).toEqual({
+      filled: [
+        { id: 'name', type: 'text', occurrences: 1 },
+        { id: 'city', type: 'text', occurrences: 1 },
+      ],
+      unmatched: [],
+      unfilled: [],
+      warnings: [],
+    });
     expect(textOf(docOf(r).document)).toContain('Hello World');
     // A data: URI is accepted for the document too.
     const uri = await post('/v1/annotate', { document: { base64: `data:application/octet-stream;base64,${b64(template)}` }, fields: [] });
@@ -64,10 +82,19 @@ describe('POST /v1/annotate', () => {
   });
 
   it('?strict=true makes unmatched ids a 422 naming them; ?flatten=true removes every control', async () => {
-    const strict = await post('/v1/annotate?strict=true', { document: { base64: b64(template) }, fields: [{ id: 'name', type: 'text', value: 'a' }, { id: 'nothing', type: 'text', value: 'b' }] });
+    const strict = await post('/v1/annotate?strict=true', {
+      document: { base64: b64(template) },
+      fields: [
+        { id: 'name', type: 'text', value: 'a' },
+        { id: 'nothing', type: 'text', value: 'b' },
+      ],
+    });
     expect(strict.status).toBe(422);
     expect(strict.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'fields[1].id', issue: 'matches no field in the template' }] });
-    const flat = await post('/v1/annotate?flatten=true', { document: { base64: b64(template) }, fields: [{ id: 'city', type: 'text', value: 'Rome' }] });
+    const flat = await post('/v1/annotate?flatten=true', {
+      document: { base64: b64(template) },
+      fields: [{ id: 'city', type: 'text', value: 'Rome' }],
+    });
     expect(flat.status).toBe(200);
     const doc = docOf(flat).document;
     expect(count(doc, '<w:sdt>')).toBe(0);
@@ -75,7 +102,14 @@ describe('POST /v1/annotate', () => {
   });
 
   it('?to=pdf without an office engine is 503 with Retry-After', async () => {
-    const res = await fetch(`${api.url}/v1/annotate?to=pdf`, authed(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ document: { base64: b64(template) }, fields: [] }) }));
+    const res = await fetch(
+      `${api.url}/v1/annotate?to=pdf`,
+      authed(api, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ document: { base64: b64(template) }, fields: [] }),
+      }),
+    );
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBeTruthy();
   });
@@ -108,7 +142,10 @@ describe('bad input', () => {
     const notZip = await post('/v1/annotate', { document: { base64: Buffer.from('just some text, not a document').toString('base64') }, fields: [] });
     expect(notZip.status).toBe(400);
     expect((notZip.json as Envelope).code).toBe('INVALID_FILE_FORMAT');
-    const pdf = await post('/v1/annotate', { document: { base64: Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF').toString('base64') }, fields: [] });
+    const pdf = await post('/v1/annotate', {
+      document: { base64: Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF').toString('base64') },
+      fields: [],
+    });
     expect(pdf.status).toBe(400);
     const zipNoWord = await post('/v1/annotate', { document: { base64: b64(zipSync({ 'a.txt': strToU8('hello') })) }, fields: [] });
     expect(zipNoWord.status).toBe(400);
@@ -119,7 +156,10 @@ describe('bad input', () => {
 
   it('duplicate ids in the template are all filled and reported with their count', async () => {
     const dup = makeDocx({
-      body: para(sdt('<w:tag w:val="n"/><w:id w:val="1"/>', run('x'))) + para(sdt('<w:tag w:val="n"/><w:id w:val="1"/>', run('y'))) + para(run('{{n}} {{n}}')),
+      body:
+        para(sdt('<w:tag w:val="n"/><w:id w:val="1"/>', run('x'))) +
+        para(sdt('<w:tag w:val="n"/><w:id w:val="1"/>', run('y'))) +
+        para(run('{{n}} {{n}}')),
       header: para(sdt('<w:tag w:val="n"/><w:id w:val="1"/>', run('z'))),
     });
     const r = await post('/v1/annotate', { document: { base64: b64(dup) }, fields: [{ id: 'n', type: 'text', value: 'Same' }] });
@@ -132,12 +172,26 @@ describe('bad input', () => {
   });
 
   it('an image that is not an image is 422 naming the field', async () => {
-    for (const value of [Buffer.from('this is not an image at all, just text').toString('base64'), 'data:image/png;base64,AAAA', 'not base64 !!', 'data:image/png;base64,' + Buffer.from('<html></html>').toString('base64')]) {
-      const r = await post('/v1/annotate', { document: { base64: b64(template) }, fields: [{ id: 'name', type: 'text', value: 'ok' }, { id: 'city', type: 'image', value }] });
+    for (const value of [
+      Buffer.from('this is not an image at all, just text').toString('base64'),
+      'data:image/png;base64,AAAA',
+      'not base64 !!',
+      'data:image/png;base64,' + Buffer.from('<html></html>').toString('base64'),
+    ]) {
+      const r = await post('/v1/annotate', {
+        document: { base64: b64(template) },
+        fields: [
+          { id: 'name', type: 'text', value: 'ok' },
+          { id: 'city', type: 'image', value },
+        ],
+      });
       expect(r.status, value).toBe(422);
       expect(r.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'fields[1].value' }] });
     }
-    const ssrf = await post('/v1/annotate', { document: { base64: b64(template) }, fields: [{ id: 'city', type: 'image', value: 'http://127.0.0.1:9/x.png' }] });
+    const ssrf = await post('/v1/annotate', {
+      document: { base64: b64(template) },
+      fields: [{ id: 'city', type: 'image', value: 'http://127.0.0.1:9/x.png' }],
+    });
     expect(ssrf.status).toBe(400);
     expect(ssrf.json).toMatchObject({ code: 'URL_NOT_ALLOWED', details: [{ field: 'fields[0].value' }] });
   });
@@ -169,13 +223,25 @@ describe('bad input', () => {
     const laughs =
       '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;"><!ENTITY lol9 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">]>';
     const parts: Array<[string, string]> = [
-      ['word/document.xml', `${laughs}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>&lol9; {{name}}</w:t></w:r></w:p></w:body></w:document>`],
-      ['word/header1.xml', `${laughs}<w:hdr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:hdr>`],
+      [
+        'word/document.xml',
+        `${laughs}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>&lol9; {{name}}</w:t></w:r></w:p></w:body></w:document>`,
+      ],
+      [
+        'word/header1.xml',
+        `${laughs}<w:hdr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:hdr>`,
+      ],
       ['customXml/item1.xml', '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>'],
-      ['[Content_Types].xml', '<?xml version="1.0"?><!DOCTYPE Types SYSTEM "http://example.com/t.dtd"><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'],
+      [
+        '[Content_Types].xml',
+        '<?xml version="1.0"?><!DOCTYPE Types SYSTEM "http://example.com/t.dtd"><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+      ],
     ];
     // A UTF-16 part cannot hide its DOCTYPE from the check.
-    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>', 'utf16le')]);
+    const utf16 = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>', 'utf16le'),
+    ]);
     const base = makeDocx({ body: para(run('{{name}}')), header: para(run('h')) });
     const utf16Docx = unzipSync(base);
     utf16Docx['customXml/item1.xml'] = new Uint8Array(utf16);
@@ -183,7 +249,10 @@ describe('bad input', () => {
     expect(r16.status).toBe(422);
     expect((r16.json as Envelope).code).toBe('UNPROCESSABLE_DOCUMENT');
     for (const [name, xml] of parts) {
-      const r = await post('/v1/annotate', { document: { base64: b64(withPart(base, name, xml)) }, fields: [{ id: 'name', type: 'text', value: 'v' }] });
+      const r = await post('/v1/annotate', {
+        document: { base64: b64(withPart(base, name, xml)) },
+        fields: [{ id: 'name', type: 'text', value: 'v' }],
+      });
       expect(r.status, name).toBe(422);
       const env = r.json as Envelope;
       expect(env.code).toBe('UNPROCESSABLE_DOCUMENT');
@@ -194,8 +263,16 @@ describe('bad input', () => {
 
   it('malformed or absurdly deep XML in a part is 422, not a crash', async () => {
     const base = makeDocx({ body: para(run('{{name}}')) });
-    const broken = withPart(base, 'word/document.xml', '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>x</w:r></w:p></w:body></w:document>');
-    const deep = withPart(base, 'word/document.xml', `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${'<w:sdt><w:sdtContent>'.repeat(5000)}${'</w:sdtContent></w:sdt>'.repeat(5000)}</w:body></w:document>`);
+    const broken = withPart(
+      base,
+      'word/document.xml',
+      '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>x</w:r></w:p></w:body></w:document>',
+    );
+    const deep = withPart(
+      base,
+      'word/document.xml',
+      `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${'<w:sdt><w:sdtContent>'.repeat(5000)}${'</w:sdtContent></w:sdt>'.repeat(5000)}</w:body></w:document>`,
+    );
     for (const docx of [broken, deep]) {
       const r = await post('/v1/annotate', { document: { base64: b64(docx) }, fields: [{ id: 'name', type: 'text', value: 'v' }] });
       expect(r.status).toBe(422);
@@ -206,7 +283,12 @@ describe('bad input', () => {
   it('XML metacharacters and control characters in every kind of value never corrupt the XML', async () => {
     const nasty = 'a</w:t></w:r><w:r><w:t>b]]>&amp;&lt;"\'\u0000\u0007\u001f\ud800 <!-- --> <?pi?> &#0; end';
     const docx = makeDocx({
-      body: para(run('{{t}}')) + para(run('{{l}}')) + para(run('{{h}}')) + para(run('{{s}}')) + `<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid><w:tr><w:tc>${para(run('{{tb}}'))}</w:tc></w:tr></w:tbl>${para('')}`,
+      body:
+        para(run('{{t}}')) +
+        para(run('{{l}}')) +
+        para(run('{{h}}')) +
+        para(run('{{s}}')) +
+        `<w:tbl><w:tblPr/><w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid><w:tr><w:tc>${para(run('{{tb}}'))}</w:tc></w:tr></w:tbl>${para('')}`,
     });
     const r = await post('/v1/annotate', {
       document: { base64: b64(docx) },
@@ -223,6 +305,7 @@ describe('bad input', () => {
     const text = textOf(u.document);
     expect(text).toContain('a</w:t></w:r><w:r><w:t>b]]>&amp;&lt;"\' <!-- --> <?pi?> &#0; end');
     expect(text).toContain('plain');
+    // eslint-disable-next-line no-control-regex
     expect(u.document).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
     expect(u.part('word/_rels/document.xml.rels')).toContain('Target="https://example.com/?q=&quot;&lt;x&gt;&quot;&amp;y=1"');
     expect(u.document).toContain('descr="Signature of Ann &quot;O\'Neil&quot; &amp; Co"');
@@ -234,14 +317,28 @@ describe('POST /v1/annotate/fields', () => {
     const docx = makeDocx({
       body: para(run('{{a}}')) + para(sdt('<w:alias w:val="Title"/><w:tag w:val="title"/><w:id w:val="12"/><w:text/>', run('t'))),
       header: para(run('{{a}} and {{ a }}')),
-      footer: para(sdt('<w:id w:val="13"/><w:tag w:val="{&quot;fieldId&quot;:&quot;f1&quot;,&quot;group&quot;:&quot;g1&quot;,&quot;fieldType&quot;:&quot;signature&quot;}"/>', run('s'))),
+      footer: para(
+        sdt(
+          '<w:id w:val="13"/><w:tag w:val="{&quot;fieldId&quot;:&quot;f1&quot;,&quot;group&quot;:&quot;g1&quot;,&quot;fieldType&quot;:&quot;signature&quot;}"/>',
+          run('s'),
+        ),
+      ),
     });
     const r = await post('/v1/annotate/fields', { document: { base64: b64(docx) } });
     expect(r.status).toBe(200);
     const fields = (r.json as { fields: Array<Record<string, unknown>> }).fields;
     expect(fields).toEqual([
       expect.objectContaining({ id: 'a', tag: null, alias: null, group: null, type: 'text', location: 'body', kind: 'placeholder', occurrences: 1 }),
-      expect.objectContaining({ id: '12', tag: 'title', alias: 'Title', group: null, type: 'text', location: 'body', kind: 'control', control: 'text' }),
+      expect.objectContaining({
+        id: '12',
+        tag: 'title',
+        alias: 'Title',
+        group: null,
+        type: 'text',
+        location: 'body',
+        kind: 'control',
+        control: 'text',
+      }),
       expect.objectContaining({ id: 'a', location: 'header', kind: 'placeholder', occurrences: 2 }),
       expect.objectContaining({ id: '13', group: 'g1', type: 'signature', location: 'footer', kind: 'control' }),
     ]);
@@ -250,7 +347,9 @@ describe('POST /v1/annotate/fields', () => {
   });
 
   it('is in the OpenAPI document with its error statuses', async () => {
-    const spec = (await (await fetch(`${api.url}/openapi.json`)).json()) as { paths: Record<string, { post: { responses: Record<string, unknown> } }> };
+    const spec = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post: { responses: Record<string, unknown> } }>;
+    };
     for (const s of ['200', '400', '401', '413', '422', '429', '500']) expect(spec.paths['/v1/annotate']!.post.responses[s], s).toBeDefined();
     expect(spec.paths['/v1/annotate/fields']).toBeDefined();
   });
@@ -258,7 +357,10 @@ describe('POST /v1/annotate/fields', () => {
 
 // Keep the 1×1 PNG import used by other files tree-shaken here (a valid image for a quick sanity check).
 it('a valid 1×1 PNG over HTTP is embedded', async () => {
-  const r = await post('/v1/annotate', { document: { base64: b64(template) }, fields: [{ id: 'city', type: 'image', value: `data:image/png;base64,${PNG_1x1}` }] });
+  const r = await post('/v1/annotate', {
+    document: { base64: b64(template) },
+    fields: [{ id: 'city', type: 'image', value: `data:image/png;base64,${PNG_1x1}` }],
+  });
   expect(r.status).toBe(200);
   expect(docOf(r).document).toContain('<wp:inline');
 });

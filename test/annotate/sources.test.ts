@@ -36,8 +36,14 @@ afterAll(async () => {
 });
 
 async function post(body: unknown) {
-  const res = await fetch(`${api.url}/v1/annotate`, authed(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-  return { status: res.status, json: (await res.json()) as { document: { base64: string }; report: unknown; code?: string; details?: Array<{ field: string }> } };
+  const res = await fetch(
+    `${api.url}/v1/annotate`,
+    authed(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  );
+  return {
+    status: res.status,
+    json: (await res.json()) as { document: { base64: string }; report: unknown; code?: string; details?: Array<{ field: string }> },
+  };
 }
 
 describe('URLs', () => {
@@ -56,10 +62,16 @@ describe('URLs', () => {
   });
 
   it('a URL that serves something else than an image is 422 naming the field; a 404 is URL_FETCH_FAILED', async () => {
-    const notImage = await post({ document: { base64: b64(template) }, fields: [{ id: 'logo', type: 'image', value: `http://127.0.0.1:${port}/text.png` }] });
+    const notImage = await post({
+      document: { base64: b64(template) },
+      fields: [{ id: 'logo', type: 'image', value: `http://127.0.0.1:${port}/text.png` }],
+    });
     expect(notImage.status).toBe(422);
     expect(notImage.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'fields[0].value' }] });
-    const missing = await post({ document: { base64: b64(template) }, fields: [{ id: 'logo', type: 'signature', value: `http://127.0.0.1:${port}/nothing.png` }] });
+    const missing = await post({
+      document: { base64: b64(template) },
+      fields: [{ id: 'logo', type: 'signature', value: `http://127.0.0.1:${port}/nothing.png` }],
+    });
     expect(missing.status).toBe(422);
     expect(missing.json).toMatchObject({ code: 'URL_FETCH_FAILED', details: [{ field: 'fields[0].value' }] });
   });

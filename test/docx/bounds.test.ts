@@ -97,7 +97,9 @@ function refusal(fn: () => unknown): FolioError {
 
 describe('the package reader on honest input', () => {
   it('reads every part with its bytes (directory entries are not parts)', () => {
-    const pkg = openDocx(rawZip([...base(), { name: 'word/', data: '', store: true }, { name: 'word/media/a.png', data: new Uint8Array([1, 2, 3]), store: true }]));
+    const pkg = openDocx(
+      rawZip([...base(), { name: 'word/', data: '', store: true }, { name: 'word/media/a.png', data: new Uint8Array([1, 2, 3]), store: true }]),
+    );
     expect(pkg.names()).toEqual(['[Content_Types].xml', 'word/document.xml', 'word/media/a.png']);
     expect(pkg.text('word/document.xml')).toBe(DOC);
     expect([...pkg.get('word/media/a.png')!]).toEqual([1, 2, 3]);
@@ -105,7 +107,16 @@ describe('the package reader on honest input', () => {
 });
 
 describe('entry names', () => {
-  for (const name of ['../../x', 'word/../../x', '/etc/passwd.xml', 'word\\document2.xml', 'C:evil.xml', 'word//a.xml', 'word/./a.xml', 'a\u0000.xml']) {
+  for (const name of [
+    '../../x',
+    'word/../../x',
+    '/etc/passwd.xml',
+    'word\\document2.xml',
+    'C:evil.xml',
+    'word//a.xml',
+    'word/./a.xml',
+    'a\u0000.xml',
+  ]) {
     it(`refuses ${JSON.stringify(name)} naming the entry`, () => {
       expect(badEntryName(name)).toBeDefined();
       const e = refusal(() => readAll(rawZip([...base(), { name, data: 'x' }])));
@@ -116,7 +127,8 @@ describe('entry names', () => {
   }
 
   it('accepts ordinary part names and directory entries', () => {
-    for (const name of ['word/document.xml', '[Content_Types].xml', 'customXml/item1.xml', 'word/', 'docProps/app.xml']) expect(badEntryName(name)).toBeUndefined();
+    for (const name of ['word/document.xml', '[Content_Types].xml', 'customXml/item1.xml', 'word/', 'docProps/app.xml'])
+      expect(badEntryName(name)).toBeUndefined();
   });
 
   it('refuses two entries with the same name, also differing only in case', () => {
@@ -137,7 +149,10 @@ describe('structure', () => {
   });
 
   it('refuses hundreds of records aliasing one entry (a quoted-overlap bomb) without inflating them', () => {
-    const zip = rawZip([...base(), { name: 'word/a.xml', localName: 'word/a.xml', data: 'x'.repeat(100_000) }], Array.from({ length: 300 }, (_, i) => ({ name: 'word/a.xml'.replace('a', `a${i}`), of: 2 })));
+    const zip = rawZip(
+      [...base(), { name: 'word/a.xml', localName: 'word/a.xml', data: 'x'.repeat(100_000) }],
+      Array.from({ length: 300 }, (_, i) => ({ name: 'word/a.xml'.replace('a', `a${i}`), of: 2 })),
+    );
     expect(() => readAll(zip)).toThrow(FolioError);
   });
 
@@ -185,7 +200,9 @@ describe('inflating', () => {
     const zip = rawZip([...base(), { name: 'word/a.xml', data: part }, { name: 'word/b.xml', data: part }, { name: 'word/c.xml', data: part }]);
     const entries = readZipDirectory(zip);
     const byName = new Map(entries.map((e) => [e.name, e]));
-    expect(refusal(() => inflateEntry(zip, byName.get('word/a.xml')!, { maxBytes: 100_000, what: 'an XML part' })).message).toMatch(/"word\/a.xml" is too large: an XML part may expand to at most/);
+    expect(refusal(() => inflateEntry(zip, byName.get('word/a.xml')!, { maxBytes: 100_000, what: 'an XML part' })).message).toMatch(
+      /"word\/a.xml" is too large: an XML part may expand to at most/,
+    );
     const budget = new InflateBudget(1_000_000);
     expect(inflateEntry(zip, byName.get('word/a.xml')!, { maxBytes: 1e9, budget }).length).toBe(400_000);
     expect(inflateEntry(zip, byName.get('word/b.xml')!, { maxBytes: 1e9, budget }).length).toBe(400_000);

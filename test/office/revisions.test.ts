@@ -52,7 +52,8 @@ describe('resolveRevisions', () => {
   });
 
   it('formatting changes: accept keeps the new properties, reject restores the old run properties', () => {
-    const xml = `<w:r><w:rPr><w:b/><w:rPrChange ${rev}><w:rPr><w:i/></w:rPr></w:rPrChange></w:rPr><w:t>styled</w:t></w:r>` +
+    const xml =
+      `<w:r><w:rPr><w:b/><w:rPrChange ${rev}><w:rPr><w:i/></w:rPr></w:rPrChange></w:rPr><w:t>styled</w:t></w:r>` +
       `<w:p><w:pPr><w:jc w:val="center"/><w:pPrChange ${rev}><w:pPr><w:jc w:val="left"/></w:pPr></w:pPrChange></w:pPr>${run('p')}</w:p>`;
     const accepted = resolveRevisions(xml, 'accept');
     expect(accepted).toContain('<w:rPr><w:b/></w:rPr>');
@@ -73,7 +74,9 @@ describe('comments', () => {
     const xml =
       `<?xml version="1.0"?>\n<w:document xmlns:w="urn:w"><w:body><w:p><w:commentRangeStart w:id="0"/>${run('kept')}<w:commentRangeEnd w:id="0"/>` +
       `<w:r><w:rPr><w:rStyle w:val="CommentReference"/></w:rPr><w:commentReference w:id="0"/></w:r>${run('after &amp; more')}</w:p></w:body></w:document>`;
-    expect(stripCommentMarks(xml)).toBe(`<?xml version="1.0"?>\n<w:document xmlns:w="urn:w"><w:body><w:p>${run('kept')}${run('after &amp; more')}</w:p></w:body></w:document>`);
+    expect(stripCommentMarks(xml)).toBe(
+      `<?xml version="1.0"?>\n<w:document xmlns:w="urn:w"><w:body><w:p>${run('kept')}${run('after &amp; more')}</w:p></w:body></w:document>`,
+    );
   });
 
   it('a reference inside a text box removes only its own run, and the part stays well-formed', () => {
@@ -91,8 +94,11 @@ describe('comments', () => {
   it('drops the comment relationships and content types only', () => {
     const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
     const rels = `<Relationships xmlns="urn:r"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/><Relationship Id="rId2" Type="${R}/comments" Target="comments.xml"/><Relationship Id="rId3" Type="http://schemas.microsoft.com/office/2011/relationships/commentsExtended" Target="commentsExtended.xml"/></Relationships>`;
-    expect(stripCommentRelationships(rels)).toBe(`<Relationships xmlns="urn:r"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/></Relationships>`);
-    const types = '<Types xmlns="urn:t"><Override PartName="/word/document.xml" ContentType="a"/><Override PartName="/word/comments.xml" ContentType="b"/><Override PartName="/word/commentsIds.xml" ContentType="c"/></Types>';
+    expect(stripCommentRelationships(rels)).toBe(
+      `<Relationships xmlns="urn:r"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/></Relationships>`,
+    );
+    const types =
+      '<Types xmlns="urn:t"><Override PartName="/word/document.xml" ContentType="a"/><Override PartName="/word/comments.xml" ContentType="b"/><Override PartName="/word/commentsIds.xml" ContentType="c"/></Types>';
     expect(stripCommentContentTypes(types)).toBe('<Types xmlns="urn:t"><Override PartName="/word/document.xml" ContentType="a"/></Types>');
   });
 });
