@@ -56,7 +56,11 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
     engines: [],
     closers: [],
   };
-  services.closers.push(() => services.fetcher.close(), () => services.auth.close(), () => enginePool.close());
+  services.closers.push(
+    () => services.fetcher.close(),
+    () => services.auth.close(),
+    () => enginePool.close(),
+  );
   services.engines.push({
     name: 'enginePool',
     required: true,

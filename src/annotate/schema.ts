@@ -29,7 +29,11 @@ const FieldOptions = Type.Object(
 export const AnnotateFieldSchema = Type.Object(
   {
     id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: "Matches the control's w:id, then its w:tag (or JSON fieldId), then its w:alias; and {{id}} placeholders" }),
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: "Matches the control's w:id, then its w:tag (or JSON fieldId), then its w:alias; and {{id}} placeholders",
+      }),
     ),
     group: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Matches every control whose JSON w:tag has this group' })),
     type: StringEnum(FIELD_TYPES),
@@ -39,7 +43,11 @@ export const AnnotateFieldSchema = Type.Object(
     }),
     options: Type.Optional(FieldOptions),
   },
-  { additionalProperties: false, description: 'Exactly one of id and group.', ...({ oneOf: [{ required: ['id'] }, { required: ['group'] }] } as object) },
+  {
+    additionalProperties: false,
+    description: 'Exactly one of id and group.',
+    ...({ oneOf: [{ required: ['id'] }, { required: ['group'] }] } as object),
+  },
 );
 
 export const AnnotateQuery = Type.Object(

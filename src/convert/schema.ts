@@ -6,10 +6,15 @@ import { BooleanString, FileUpload, StringEnum, Type, type Static } from '../htt
 
 export const ConvertOptions = Type.Object(
   {
-    from: Type.Optional(StringEnum(['docx', 'md', 'html'] as const, { description: 'Source format; inferred from the file name and content when absent' })),
+    from: Type.Optional(
+      StringEnum(['docx', 'md', 'html'] as const, { description: 'Source format; inferred from the file name and content when absent' }),
+    ),
     to: Type.Optional(StringEnum(['pdf', 'docx'] as const, { default: 'pdf', description: 'Target format' })),
     trackedChanges: Type.Optional(
-      StringEnum(['markup', 'accept', 'reject'] as const, { default: 'markup', description: 'DOCX→PDF: show tracked changes as markup, or accept/reject them first' }),
+      StringEnum(['markup', 'accept', 'reject'] as const, {
+        default: 'markup',
+        description: 'DOCX→PDF: show tracked changes as markup, or accept/reject them first',
+      }),
     ),
     pdfa: Type.Optional(StringEnum(['1b', '2b', '3b'] as const, { description: 'PDF/A conformance level of a PDF answer' })),
     tagged: Type.Optional(BooleanString('Tagged (accessible) PDF')),
@@ -25,5 +30,8 @@ export const CONVERT_OPTION_NAMES = Object.keys(ConvertOptions.properties) as Ar
 /** The multipart body as the OpenAPI document describes it: `file` plus the options as form fields. */
 export const ConvertForm = Type.Object(
   { ...FileUpload.properties, ...ConvertOptions.properties },
-  { required: ['file'], description: 'The document in `file`; the options may also be sent as form fields (a value that conflicts with the query string is a 400)' },
+  {
+    required: ['file'],
+    description: 'The document in `file`; the options may also be sent as form fields (a value that conflicts with the query string is a 400)',
+  },
 );

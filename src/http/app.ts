@@ -4,7 +4,14 @@
  * their routes as plugins (src/<capability>/routes.ts, registered by src/api.ts) and know nothing of each other.
  */
 import Fastify, {
-  LogController, type FastifyBaseLogger, type FastifySchema, type RouteOptions, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
+  LogController,
+  type FastifyBaseLogger,
+  type FastifySchema,
+  type RouteOptions,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyReply,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
@@ -24,7 +31,6 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 /** A JSON body carries the document in base64 (4/3 larger) plus fields: room for that, no more. */
 export const MAX_JSON_BODY_BYTES = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 2 * 1024 * 1024;
 export const MAX_IN_FLIGHT_PER_KEY = 10;
-
 
 export interface ApiAppOptions {
   logger: Logger;
@@ -108,7 +114,12 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   app.addHook('onRoute', (route) => {
     const url = route.url;
     const re = new RegExp(
-      '^' + url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+').replace(/\\\*/g, '.*') + '/?$',
+      '^' +
+        url
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/:[A-Za-z0-9_]+/g, '[^/]+')
+          .replace(/\\\*/g, '.*') +
+        '/?$',
     );
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     let entry = routePatterns.find((p) => p.re.source === re.source);
@@ -136,11 +147,9 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     request.apiKey = await authenticate(opts.authenticator, request);
     if (config.documentEndpoint) {
       if (!(await opts.limiter.tryAcquire(request.apiKey.keyId))) {
-        throw new FolioError(
-          'RATE_LIMIT_ERROR',
-          `At most ${MAX_IN_FLIGHT_PER_KEY} requests may be in flight per API key; retry when one finishes`,
-          { retryAfter: 1 },
-        );
+        throw new FolioError('RATE_LIMIT_ERROR', `At most ${MAX_IN_FLIGHT_PER_KEY} requests may be in flight per API key; retry when one finishes`, {
+          retryAfter: 1,
+        });
       }
       request.holdsDocumentSlot = true;
       opts.metrics?.inFlight.inc({ endpoint: config.endpoint ?? request.routeOptions.url ?? '' });

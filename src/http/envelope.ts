@@ -102,10 +102,7 @@ export function toFolioError(thrown: unknown): FolioError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: FolioError): FastifyReply {
   if (err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
-  return reply
-    .code(err.status)
-    .header('Content-Type', 'application/json; charset=utf-8')
-    .send(envelopeFor(err, request.id));
+  return reply.code(err.status).header('Content-Type', 'application/json; charset=utf-8').send(envelopeFor(err, request.id));
 }
 
 /**

@@ -58,7 +58,12 @@ return n`;
 export class RedisInFlightLimiter implements InFlightLimiter {
   private readonly redis: Redis;
 
-  constructor(url: string, readonly limit: number, private readonly ttlMs = 10 * 60_000, private readonly prefix = 'folio:inflight:') {
+  constructor(
+    url: string,
+    readonly limit: number,
+    private readonly ttlMs = 10 * 60_000,
+    private readonly prefix = 'folio:inflight:',
+  ) {
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
     this.redis.defineCommand('folioAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     this.redis.defineCommand('folioRelease', { numberOfKeys: 1, lua: RELEASE });

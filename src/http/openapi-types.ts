@@ -1,7 +1,8 @@
 /**
  * Renders the API's OpenAPI document as TypeScript types: the single generated source of @folio/client's
  * request and answer types (packages/client/src/api-types.ts). test/foundation/openapi.test.ts regenerates
- * it from the live /openapi.json and fails when the committed file differs (`UPDATE_API_TYPES=1` rewrites it).
+ * it from the live /openapi.json, formats it with the repository's Prettier, and fails when the committed file
+ * differs (`UPDATE_API_TYPES=1` rewrites it).
  *
  * Why not openapi-typescript: it needs TypeScript 5's compiler API (peer typescript@^5), and this repository
  * builds with TypeScript 7, which has none. Why not let the client import the TypeBox modules: its declaration
@@ -100,10 +101,9 @@ function objectToTs(schema: Schema, indent: string): string {
 export function openApiToTypeScript(doc: OpenApiDocument): string {
   const out: string[] = [
     '/**',
-    ' * Generated from the Folio API\'s OpenAPI document (src/http/openapi-types.ts) — do not edit by hand.',
+    " * Generated from the Folio API's OpenAPI document (src/http/openapi-types.ts) — do not edit by hand.",
     ' * Regenerate: UPDATE_API_TYPES=1 npx vitest run test/foundation/openapi.test.ts',
     ' */',
-    '/* eslint-disable */',
     '',
   ];
   for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {

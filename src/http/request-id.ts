@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,64}$/;
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export function requestIdFor(req: IncomingMessage): string {
   const sent = req.headers['x-request-id'];

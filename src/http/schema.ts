@@ -67,10 +67,7 @@ export const ReturnedDocument = Type.Object({
 });
 
 /** The multipart upload of one document (convert, verify). */
-export const FileUpload = Type.Object(
-  { file: Type.String({ format: 'binary', description: 'The document (exactly one)' }) },
-  { required: ['file'] },
-);
+export const FileUpload = Type.Object({ file: Type.String({ format: 'binary', description: 'The document (exactly one)' }) }, { required: ['file'] });
 
 export const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 

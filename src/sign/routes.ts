@@ -46,9 +46,11 @@ function semanticDetails(body: SignRequestBody): ErrorDetail[] {
   if (nameLength < 2 || nameLength > 255) details.push({ field: 'signer.name', issue: 'must be 2 to 255 characters' });
   if (body.signer.email.length > 254 || !EMAIL.test(body.signer.email)) details.push({ field: 'signer.email', issue: 'must be an e-mail address' });
   if (body.signer.ip !== undefined && net.isIP(body.signer.ip) === 0) details.push({ field: 'signer.ip', issue: 'must be an IPv4 or IPv6 address' });
-  if (typeof body.metadata?.ip === 'string' && net.isIP(body.metadata.ip) === 0) details.push({ field: 'metadata.ip', issue: 'must be an IPv4 or IPv6 address' });
+  if (typeof body.metadata?.ip === 'string' && net.isIP(body.metadata.ip) === 0)
+    details.push({ field: 'metadata.ip', issue: 'must be an IPv4 or IPv6 address' });
   body.auditTrail.forEach((event, i) => {
-    if (parseIsoTimestamp(event.timestamp) === undefined) details.push({ field: `auditTrail.${i}.timestamp`, issue: 'must be an ISO 8601 date-time' });
+    if (parseIsoTimestamp(event.timestamp) === undefined)
+      details.push({ field: `auditTrail.${i}.timestamp`, issue: 'must be an ISO 8601 date-time' });
     if (event.data !== undefined && Buffer.byteLength(JSON.stringify(event.data), 'utf8') > MAX_EVENT_DATA_BYTES) {
       details.push({ field: `auditTrail.${i}.data`, issue: 'must be at most 16 KB as JSON' });
     }
@@ -104,7 +106,12 @@ function signRoutes(services: Services) {
         if (result.timestampSkipped !== undefined) {
           request.log.warn({ reason: result.timestampSkipped }, 'TSA failed; signed without a timestamp (TSA_OPTIONAL)');
         }
-        return { document: { base64: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength).toString('base64'), contentType: 'application/pdf' as const } };
+        return {
+          document: {
+            base64: Buffer.from(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength).toString('base64'),
+            contentType: 'application/pdf' as const,
+          },
+        };
       },
     });
 

@@ -43,9 +43,7 @@ export const SignatureReport = Type.Object({
   subFilter: O(Nullable(Type.String())),
   digestAlgorithm: O(Nullable(Type.String())),
   signedAt: O(Nullable(Type.String({ format: 'date-time' }))),
-  timestamp: O(
-    Type.Object({ time: O(Type.String()), valid: O(Type.Boolean()), trusted: O(Type.Boolean()), tsaSubject: O(Nullable(Type.String())) }),
-  ),
+  timestamp: O(Type.Object({ time: O(Type.String()), valid: O(Type.Boolean()), trusted: O(Type.Boolean()), tsaSubject: O(Nullable(Type.String())) })),
   signer: O(SignerCertificate),
   byteRange: O(Type.Array(Type.Number())),
   coverage: O(StringEnum(['ENTIRE_FILE', 'ENTIRE_REVISION', 'PARTIAL', 'UNCLEAR'] as const)),
@@ -56,7 +54,14 @@ export const SignatureReport = Type.Object({
     Type.Object({
       permission: O(Type.Unsafe<1 | 2 | 3>({ type: 'integer', enum: [1, 2, 3] })),
       respected: O(Type.Boolean()),
-      lockedFields: O(Type.Unsafe<string[] | 'ALL'>({ anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string', enum: ['ALL'] }] })),
+      lockedFields: O(
+        Type.Unsafe<string[] | 'ALL'>({
+          anyOf: [
+            { type: 'array', items: { type: 'string' } },
+            { type: 'string', enum: ['ALL'] },
+          ],
+        }),
+      ),
     }),
   ),
   indication: O(StringEnum(['TOTAL_PASSED', 'INDETERMINATE', 'TOTAL_FAILED'] as const)),

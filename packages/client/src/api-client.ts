@@ -185,7 +185,7 @@ export class FolioClient {
     if (options.pdfa) q.set('pdfa', options.pdfa);
     if (options.tagged !== undefined) q.set('tagged', String(options.tagged));
     const form = new FormData();
-    const blob = file instanceof Blob ? file : new Blob([await bytesOf(file) as BlobPart]);
+    const blob = file instanceof Blob ? file : new Blob([(await bytesOf(file)) as BlobPart]);
     const name = options.filename ?? (typeof File !== 'undefined' && file instanceof File ? file.name : `document.${options.from ?? 'docx'}`);
     form.append('file', blob, name);
     const res = await this.request('POST', `/v1/convert${q.size ? `?${q}` : ''}`, { body: form });
@@ -207,7 +207,8 @@ export class FolioClient {
 
   /** POST /v1/annotate/fields: lists a template's fillable fields. */
   async annotateFields(document: DocumentArg): Promise<TemplateField[]> {
-    return (await this.json<{ fields: TemplateField[] }>('POST', '/v1/annotate/fields', { json: { document: await documentSource(document) } })).fields;
+    return (await this.json<{ fields: TemplateField[] }>('POST', '/v1/annotate/fields', { json: { document: await documentSource(document) } }))
+      .fields;
   }
 
   /** POST /v1/sign: audit-trail page(s) and a PAdES signature. */

@@ -2,7 +2,6 @@
  * Generated from the Folio API's OpenAPI document (src/http/openapi-types.ts) — do not edit by hand.
  * Regenerate: UPDATE_API_TYPES=1 npx vitest run test/foundation/openapi.test.ts
  */
-/* eslint-disable */
 
 export type ErrorEnvelope = {
   code: string;
@@ -16,41 +15,43 @@ export type ErrorEnvelope = {
 };
 
 export interface AnnotateDocumentQuery {
-  to?: "docx" | "pdf";
-  strict?: "true" | "false";
-  flatten?: "true" | "false";
+  to?: 'docx' | 'pdf';
+  strict?: 'true' | 'false';
+  flatten?: 'true' | 'false';
 }
 
 export type AnnotateDocumentRequest = {
   document: { base64: string; url?: never } | { url: string; base64?: never };
-  fields: Array<({ id: string } | { group: string }) & {
-    id?: string;
-    group?: string;
-    type: "text" | "image" | "signature" | "table" | "checkbox" | "date" | "html" | "link";
-    value: unknown;
-    options?: {
-      keepTextNodeStyles?: boolean;
-      dimensions?: {
-        width?: number | string;
-        height?: number | string;
+  fields: Array<
+    ({ id: string } | { group: string }) & {
+      id?: string;
+      group?: string;
+      type: 'text' | 'image' | 'signature' | 'table' | 'checkbox' | 'date' | 'html' | 'link';
+      value: unknown;
+      options?: {
+        keepTextNodeStyles?: boolean;
+        dimensions?: {
+          width?: number | string;
+          height?: number | string;
+        };
+        copyRowStyle?: boolean;
+        tableIndex?: number;
+        flatten?: boolean;
+        format?: string;
+        locale?: string;
+        alt?: string;
+        arcElement?: {
+          [key: string]: unknown;
+        };
+        topLabel?: {
+          [key: string]: unknown;
+        };
+        bottomLabel?: {
+          [key: string]: unknown;
+        };
       };
-      copyRowStyle?: boolean;
-      tableIndex?: number;
-      flatten?: boolean;
-      format?: string;
-      locale?: string;
-      alt?: string;
-      arcElement?: {
-        [key: string]: unknown;
-      };
-      topLabel?: {
-        [key: string]: unknown;
-      };
-      bottomLabel?: {
-        [key: string]: unknown;
-      };
-    };
-  }>;
+    }
+  >;
 };
 
 export type AnnotateDocumentResponse = {
@@ -71,16 +72,16 @@ export type AnnotateDocumentResponse = {
 };
 
 export interface ConvertDocumentQuery {
-  from?: "docx" | "md" | "html";
-  to?: "pdf" | "docx";
-  trackedChanges?: "markup" | "accept" | "reject";
-  pdfa?: "1b" | "2b" | "3b";
-  tagged?: "true" | "false";
-  pageSize?: "A4" | "Letter";
+  from?: 'docx' | 'md' | 'html';
+  to?: 'pdf' | 'docx';
+  trackedChanges?: 'markup' | 'accept' | 'reject';
+  pdfa?: '1b' | '2b' | '3b';
+  tagged?: 'true' | 'false';
+  pageSize?: 'A4' | 'Letter';
 }
 
 export type GetHealthResponse = {
-  status: "healthy" | "degraded" | "unhealthy";
+  status: 'healthy' | 'degraded' | 'unhealthy';
   timestamp: string;
   version: string;
   service: string;
@@ -90,7 +91,7 @@ export type GetHealthResponse = {
   };
   engines: {
     [key: string]: {
-      status: "healthy" | "degraded" | "unhealthy";
+      status: 'healthy' | 'degraded' | 'unhealthy';
       workers?: number;
       busy?: number;
       queued?: number;
@@ -131,8 +132,8 @@ export type ListTemplateFieldsResponse = {
     alias: string | null;
     group: string | null;
     type: string;
-    location: "body" | "header" | "footer" | "footnote" | "endnote";
-    kind?: "control" | "placeholder";
+    location: 'body' | 'header' | 'footer' | 'footnote' | 'endnote';
+    kind?: 'control' | 'placeholder';
     control?: string;
     level?: string;
     part?: string;
@@ -179,7 +180,7 @@ export type SignDocumentRequest = {
 export type SignDocumentResponse = {
   document: {
     base64: string;
-    contentType: "application/pdf";
+    contentType: 'application/pdf';
   };
 };
 
@@ -189,7 +190,7 @@ export type VerifyDocumentRequest = {
 
 export type VerifyDocumentResponse = {
   valid: boolean;
-  indication: "TOTAL_PASSED" | "INDETERMINATE" | "TOTAL_FAILED" | "NO_SIGNATURE_FOUND";
+  indication: 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED' | 'NO_SIGNATURE_FOUND';
   reason: string;
   signatureCount: number;
   signer?: {
@@ -219,7 +220,7 @@ export type VerifyDocumentResponse = {
       fingerprint?: string;
     } | null;
     byteRange?: Array<number>;
-    coverage?: "ENTIRE_FILE" | "ENTIRE_REVISION" | "PARTIAL" | "UNCLEAR";
+    coverage?: 'ENTIRE_FILE' | 'ENTIRE_REVISION' | 'PARTIAL' | 'UNCLEAR';
     integrity?: {
       digestMatches?: boolean;
       signatureValid?: boolean;
@@ -230,23 +231,23 @@ export type VerifyDocumentResponse = {
       validAtSigningTime?: boolean;
     };
     modificationsAfter?: {
-      level?: "NONE" | "SIGNATURES_ONLY" | "FORM_FILL" | "ANNOTATIONS" | "OTHER";
+      level?: 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'OTHER';
       details?: Array<{
         object?: number;
         revision?: number;
-        kind?: "added" | "changed" | "deleted" | "re-pointed" | "emptied" | "structure";
-        level?: "NONE" | "SIGNATURES_ONLY" | "FORM_FILL" | "ANNOTATIONS" | "OTHER";
+        kind?: 'added' | 'changed' | 'deleted' | 're-pointed' | 'emptied' | 'structure';
+        level?: 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'OTHER';
         issue?: string;
-        attack?: "EVIL_ANNOTATION" | "SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE";
+        attack?: 'EVIL_ANNOTATION' | 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE';
         field?: string;
       }>;
     };
     docMdp?: {
       permission?: 1 | 2 | 3;
       respected?: boolean;
-      lockedFields?: Array<string> | "ALL";
+      lockedFields?: Array<string> | 'ALL';
     };
-    indication?: "TOTAL_PASSED" | "INDETERMINATE" | "TOTAL_FAILED";
+    indication?: 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED';
     subIndication?: string;
     issuedByThisService?: boolean;
     revision?: number;
