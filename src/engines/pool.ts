@@ -9,7 +9,7 @@
  * frees its thread. Beyond the queue bound the answer is 503 with a Retry-After estimate.
  *
  * Memory outside the V8 heap (ArrayBuffers: ZIP and PDF inflation) is not covered by resourceLimits; the
- * parsers bound it themselves (src/docx, src/verify/pdf).
+ * parsers bound it themselves (src/docx, src/pdf).
  */
 import { randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
