@@ -21,6 +21,7 @@ import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
 import { createOfficePool } from './office/index.js';
 import { createEnginePool, registerEnginePoolMetrics } from './engines/index.js';
+import { attachDecodedDocument } from './fetch/document-source.js';
 import type { Services } from './services.js';
 import { MAX_IN_FLIGHT_PER_KEY } from './http/app.js';
 
@@ -46,12 +47,15 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
   const auth = await createAuthService(config, logger);
   const signing = await loadSigningIdentity(config, logger);
   const enginePool = createEnginePool(config, logger, signing);
+  // Its own thread, so a body never waits behind long engine jobs; parsing a 33 MB body takes about 1 s.
+  const bodyPool = createEnginePool(config, logger, signing, { workers: 1, timeoutMs: 15_000, memoryMb: 768 });
   const services: Services = {
     config,
     logger,
     fetcher: new SafeFetcher({ allowlist: config.urlFetchAllowlist }),
     auth,
     enginePool,
+    bodyPool,
     signing,
     engines: [],
     closers: [],
@@ -60,6 +64,7 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
     () => services.fetcher.close(),
     () => services.auth.close(),
     () => enginePool.close(),
+    () => bodyPool.close(),
   );
   services.engines.push({
     name: 'enginePool',
@@ -99,6 +104,12 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     ? new RedisInFlightLimiter(opts.config.redisUrl, MAX_IN_FLIGHT_PER_KEY)
     : new LocalInFlightLimiter(MAX_IN_FLIGHT_PER_KEY);
   const app = await buildApiApp({
+    parseLargeJson: async (body) => {
+      const parsed = await services.bodyPool.run('http.parseJson', { body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
+      const document = (parsed.value as { document?: unknown } | null)?.document;
+      if (parsed.document && document && typeof document === 'object') attachDecodedDocument(document, parsed.document);
+      return parsed.value;
+    },
     logger: opts.logger,
     authenticator: services.auth,
     limiter,

@@ -37,6 +37,8 @@ export interface Services {
   office?: OfficeEngine;
   /** Worker threads running every CPU-bound engine call (convert to DOCX, annotate, sign, verify). */
   enginePool: EnginePool;
+  /** One thread that parses large JSON bodies (and decodes their document) off the event loop. */
+  bodyPool: EnginePool;
   signing?: SigningIdentity;
   /** Engines reported by /v1/health. */
   engines: EngineHealth[];

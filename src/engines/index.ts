@@ -2,19 +2,24 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from 'pino';
 import type { SigningIdentity } from '../services.js';
-import { EnginePool } from './pool.js';
+import { EnginePool, type EnginePoolOptions } from './pool.js';
 
 export { EnginePool, type EnginePoolOptions, type EnginePoolStatus, type RunOptions } from './pool.js';
 export type { EngineTasks, TaskName } from './tasks.js';
 export { registerEnginePoolMetrics } from './metrics.js';
 
 /** The pool as configured by ENGINE_*, with what the workers need to rebuild signing, trust and fetching. */
-export function createEnginePool(config: Config, logger: Logger, signing?: SigningIdentity): EnginePool {
+export function createEnginePool(
+  config: Config,
+  logger: Logger,
+  signing?: SigningIdentity,
+  size: Partial<Pick<EnginePoolOptions, 'workers' | 'queueSize' | 'timeoutMs' | 'memoryMb'>> = {},
+): EnginePool {
   return new EnginePool({
-    workers: config.engineWorkers,
-    queueSize: config.engineQueueSize,
-    timeoutMs: config.engineTimeoutMs,
-    memoryMb: config.engineMemoryMb,
+    workers: size.workers ?? config.engineWorkers,
+    queueSize: size.queueSize ?? config.engineQueueSize,
+    timeoutMs: size.timeoutMs ?? config.engineTimeoutMs,
+    memoryMb: size.memoryMb ?? config.engineMemoryMb,
     logger,
     workerData: {
       signing: signing && {

@@ -11,6 +11,14 @@ import type { ErrorCode, ErrorDetail } from '../errors.js';
 export type PageSize = 'A4' | 'Letter';
 
 export interface EngineTasks {
+  /**
+   * A large JSON request body, parsed off the request thread: the bounded scan and JSON.parse, and the
+   * base64 of its `document` decoded to bytes (its string replaced by PREDECODED_DOCUMENT).
+   */
+  'http.parseJson': {
+    input: { body: Uint8Array };
+    output: { value: unknown; document?: Uint8Array };
+  };
   /** Markdown or HTML (bytes as uploaded) → DOCX. */
   'convert.toDocx': {
     input: { from: 'md' | 'html'; bytes: Uint8Array; pageSize: PageSize };

@@ -10,6 +10,8 @@ import { createPrivateKey } from 'node:crypto';
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { isFolioError } from '../errors.js';
 import { SafeFetcher } from '../fetch/safe-fetch.js';
+import { decodeBase64Input, PREDECODED_DOCUMENT } from '../fetch/document-source.js';
+import { parseJsonBody } from '../http/json-body.js';
 import { markdownToDocx, htmlToDocx } from '../convert/index.js';
 import { decodeText } from '../convert/text.js';
 import { annotateDocx, listTemplateFields } from '../annotate/index.js';
@@ -54,6 +56,20 @@ const getTrust = () => (trust ??= loadTrustStore(data.trust));
 type Handlers = { [N in TaskName]: (input: EngineTasks[N]['input']) => Promise<EngineTasks[N]['output']> | EngineTasks[N]['output'] };
 
 const handlers: Handlers = {
+  'http.parseJson': ({ body }) => {
+    const value = parseJsonBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+    const document = (value as { document?: { base64?: unknown; url?: unknown } } | null)?.document;
+    if (document && typeof document === 'object' && typeof document.base64 === 'string' && document.url === undefined) {
+      try {
+        const { bytes } = decodeBase64Input(document.base64, 'document.base64');
+        document.base64 = PREDECODED_DOCUMENT;
+        return { value, document: bytes };
+      } catch {
+        // Left as it came: the route decodes it again and reports the problem exactly as for a small body.
+      }
+    }
+    return { value };
+  },
   'convert.toDocx': ({ from, bytes, pageSize }) => {
     const text = decodeText(bytes);
     return from === 'md' ? markdownToDocx(text, { pageSize }) : htmlToDocx(text, { pageSize });

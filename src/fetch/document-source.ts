@@ -50,6 +50,19 @@ export function decodeBase64Input(value: string, field: string, maxBytes = MAX_D
   return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), mime };
 }
 
+/**
+ * Marks a `document.base64` that was already decoded off the request thread (large JSON bodies, see
+ * src/engines `http.parseJson`); the bytes are attached to the source object. Not base64, so a source that
+ * somehow lost its bytes fails loudly instead of decoding to something else.
+ */
+export const PREDECODED_DOCUMENT = '(decoded off the request thread)';
+const predecoded = new WeakMap<object, Uint8Array>();
+
+/** Attaches the bytes decoded from `source.base64` by the body parser. */
+export function attachDecodedDocument(source: object, bytes: Uint8Array): void {
+  predecoded.set(source, bytes);
+}
+
 export async function resolveDocumentSource(source: DocumentSource | undefined, fetcher: SafeFetcher, field = 'document'): Promise<Uint8Array> {
   if (!source || typeof source !== 'object') {
     throw new FolioError('VALIDATION_ERROR', `${field} is required`, { details: [{ field, issue: 'required' }] });
@@ -61,6 +74,6 @@ export async function resolveDocumentSource(source: DocumentSource | undefined, 
       details: [{ field, issue: 'exactly one of base64, url' }],
     });
   }
-  if (hasB64) return decodeBase64Input(source.base64!, `${field}.base64`).bytes;
+  if (hasB64) return predecoded.get(source) ?? decodeBase64Input(source.base64!, `${field}.base64`).bytes;
   return (await fetcher.fetch(source.url!, `${field}.url`)).bytes;
 }

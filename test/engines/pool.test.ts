@@ -140,3 +140,43 @@ describe('engine pool: memory ceiling', () => {
     expect(small.status).toBe(200);
   }, 120_000);
 });
+
+describe('large JSON bodies are parsed off the event loop', () => {
+  let t: TestApi;
+  beforeAll(async () => {
+    t = await startTestApi();
+  });
+  afterAll(() => t?.close());
+
+  const post = (body: string) =>
+    fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+
+  it('a large body is parsed and its document decoded on the body thread, with the same answers as a small one', async () => {
+    // An unsigned PDF padded with a comment to about 1 MB: above the off-thread threshold.
+    const pdf = Buffer.concat([
+      Buffer.from('%PDF-1.4\n%' + 'x'.repeat(1024 * 1024) + '\n'),
+      Buffer.from('1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n'),
+    ]);
+    const before = t.services.bodyPool.status().completed;
+    const large = await post(JSON.stringify({ document: { base64: pdf.toString('base64') } }));
+    const small = await post(JSON.stringify({ document: { base64: pdf.subarray(0, 200).toString('base64') } }));
+    expect(t.services.bodyPool.status().completed).toBe(before + 1);
+    const answer = await large.json();
+    expect(large.status).toBe(200);
+    expect(answer.document.size).toBe(pdf.length);
+    expect(answer.signatureCount).toBe(0);
+    expect(small.status).not.toBe(500);
+  }, 120_000);
+
+  it('errors of a large body keep their status and code: invalid JSON, bad base64, the value bound', async () => {
+    const junk = await post(`{"document":{"base64":"${'A'.repeat(400_000)}"`);
+    expect(junk.status).toBe(400);
+    expect((await junk.json()).code).toBe('VALIDATION_ERROR');
+    const badBase64 = await post(JSON.stringify({ document: { base64: '!'.repeat(400_000) } }));
+    expect(badBase64.status).toBe(400);
+    expect((await badBase64.json()).details).toEqual([{ field: 'document.base64', issue: 'invalid base64' }]);
+    const bomb = await post(`[${'{},'.repeat(600_000)}{}]`);
+    expect(bomb.status).toBe(400);
+    expect((await bomb.json()).details?.[0]?.issue).toBe('more than 500000 values');
+  }, 120_000);
+});
