@@ -48,7 +48,7 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
   const signing = await loadSigningIdentity(config, logger);
   const enginePool = createEnginePool(config, logger, signing);
   // Its own thread, so a body never waits behind long engine jobs; parsing a 33 MB body takes about 1 s.
-  const bodyPool = createEnginePool(config, logger, signing, { workers: 1, timeoutMs: 15_000, memoryMb: 768 });
+  const bodyPool = createEnginePool(config, logger, signing, { workers: 1, timeoutMs: 15_000, memoryMb: 256, preloadEngines: false });
   const services: Services = {
     config,
     logger,

@@ -13,7 +13,7 @@ export function createEnginePool(
   config: Config,
   logger: Logger,
   signing?: SigningIdentity,
-  size: Partial<Pick<EnginePoolOptions, 'workers' | 'queueSize' | 'timeoutMs' | 'memoryMb'>> = {},
+  size: Partial<Pick<EnginePoolOptions, 'workers' | 'queueSize' | 'timeoutMs' | 'memoryMb'>> & { preloadEngines?: boolean } = {},
 ): EnginePool {
   return new EnginePool({
     workers: size.workers ?? config.engineWorkers,
@@ -22,6 +22,7 @@ export function createEnginePool(
     memoryMb: size.memoryMb ?? config.engineMemoryMb,
     logger,
     workerData: {
+      preloadEngines: size.preloadEngines ?? true,
       signing: signing && {
         privateKeyPem: signing.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
         keyAlgorithm: signing.keyAlgorithm,

@@ -80,6 +80,8 @@ export type JobOutcome<N extends TaskName = TaskName> =
 export interface EngineWorkerData {
   /** Name of the BroadcastChannel on which a worker announces each job it starts. */
   startChannel: string;
+  /** Load the engine modules when the thread starts (engine threads), not on first use (the body thread). */
+  preloadEngines: boolean;
   signing?: {
     privateKeyPem: string;
     keyAlgorithm: 'RSA' | 'ECDSA';

@@ -9,14 +9,10 @@
 import { createPrivateKey } from 'node:crypto';
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { isFolioError } from '../errors.js';
-import { SafeFetcher } from '../fetch/safe-fetch.js';
+import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { decodeBase64Input, PREDECODED_DOCUMENT } from '../fetch/document-source.js';
 import { parseJsonBody } from '../http/json-body.js';
-import { markdownToDocx, htmlToDocx } from '../convert/index.js';
-import { decodeText } from '../convert/text.js';
-import { annotateDocx, listTemplateFields } from '../annotate/index.js';
-import { signDocument, warmUpAuditFonts } from '../sign/index.js';
-import { loadTrustStore, verifyPdf, type TrustStore } from '../verify/index.js';
+import type { TrustStore } from '../verify/index.js';
 import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
@@ -28,14 +24,41 @@ const data = workerData as EngineWorkerData;
 const startChannel = new BroadcastChannel(data.startChannel);
 startChannel.unref();
 
-// The audit-page fonts load once per thread, before the first signing job needs them.
-setTimeout(warmUpAuditFonts, 0);
+/**
+ * The engines, imported on demand: the body thread (large JSON bodies) never needs them and stays small;
+ * engine threads load them at start (preloadEngines), so a job does not pay for module loading.
+ */
+let enginesLoading: Promise<Engines> | undefined;
+interface Engines {
+  convert: typeof import('../convert/index.js');
+  text: typeof import('../convert/text.js');
+  annotate: typeof import('../annotate/index.js');
+  sign: typeof import('../sign/index.js');
+  verify: typeof import('../verify/index.js');
+  fetch: typeof import('../fetch/safe-fetch.js');
+}
+const engines = (): Promise<Engines> =>
+  (enginesLoading ??= Promise.all([
+    import('../convert/index.js'),
+    import('../convert/text.js'),
+    import('../annotate/index.js'),
+    import('../sign/index.js'),
+    import('../verify/index.js'),
+    import('../fetch/safe-fetch.js'),
+  ]).then(([convert, text, annotate, sign, verify, fetch]) => ({ convert, text, annotate, sign, verify, fetch })));
+
+if (data.preloadEngines) {
+  // Top-level await: piscina counts the thread ready only once this module has loaded, engines included,
+  // so module loading never runs inside a job's time budget. The audit-page fonts follow in the background.
+  const loaded = await engines();
+  setTimeout(loaded.sign.warmUpAuditFonts, 0);
+}
 
 let fetcher: SafeFetcher | undefined;
 let identity: SigningIdentity | undefined;
 let trust: TrustStore | undefined;
 
-const getFetcher = () => (fetcher ??= new SafeFetcher({ allowlist: data.urlFetchAllowlist }));
+const getFetcher = (e: Engines) => (fetcher ??= new e.fetch.SafeFetcher({ allowlist: data.urlFetchAllowlist }));
 
 function getIdentity(): SigningIdentity | undefined {
   if (!identity && data.signing) {
@@ -51,7 +74,7 @@ function getIdentity(): SigningIdentity | undefined {
   return identity;
 }
 
-const getTrust = () => (trust ??= loadTrustStore(data.trust));
+const getTrust = (e: Engines) => (trust ??= e.verify.loadTrustStore(data.trust));
 
 type Handlers = { [N in TaskName]: (input: EngineTasks[N]['input']) => Promise<EngineTasks[N]['output']> | EngineTasks[N]['output'] };
 
@@ -70,16 +93,19 @@ const handlers: Handlers = {
     }
     return { value };
   },
-  'convert.toDocx': ({ from, bytes, pageSize }) => {
-    const text = decodeText(bytes);
-    return from === 'md' ? markdownToDocx(text, { pageSize }) : htmlToDocx(text, { pageSize });
+  'convert.toDocx': async ({ from, bytes, pageSize }) => {
+    const e = await engines();
+    const text = e.text.decodeText(bytes);
+    return from === 'md' ? e.convert.markdownToDocx(text, { pageSize }) : e.convert.htmlToDocx(text, { pageSize });
   },
   'annotate.fill': async ({ template, fields, strict, flatten }) => {
-    const result = await annotateDocx(template, fields, { strict, flatten, fetcher: getFetcher() });
+    const e = await engines();
+    const result = await e.annotate.annotateDocx(template, fields, { strict, flatten, fetcher: getFetcher(e) });
     return { docx: result.docx, report: result.report };
   },
-  'annotate.fields': ({ template }) => listTemplateFields(template),
+  'annotate.fields': async ({ template }) => (await engines()).annotate.listTemplateFields(template),
   'sign.seal': async (input) => {
+    const e = await engines();
     const signing = getIdentity();
     if (!signing) throw new Error('the engine worker has no signing identity');
     // The DOCX was converted by the office engine before this job (its own supervised processes); the sign
@@ -92,7 +118,7 @@ const handlers: Handlers = {
         }
       : undefined;
     let timestampSkipped: string | undefined;
-    const result = await signDocument(
+    const result = await e.sign.signDocument(
       {
         document: input.document,
         signer: input.signer,
@@ -113,7 +139,10 @@ const handlers: Handlers = {
     );
     return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
   },
-  'verify.pdf': ({ bytes }) => verifyPdf(bytes, { trust: getTrust() }),
+  'verify.pdf': async ({ bytes }) => {
+    const e = await engines();
+    return e.verify.verifyPdf(bytes, { trust: getTrust(e) });
+  },
 };
 
 export default async function runJob(job: EngineJob): Promise<JobOutcome> {

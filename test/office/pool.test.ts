@@ -264,7 +264,7 @@ describe('office pool: supervision', () => {
     await new Promise((r) => setTimeout(r, 200));
     const left = fs.readdirSync('/dev/shm').filter((f) => f.startsWith('folio-office-') && !before.has(f));
     expect(left).toEqual([]);
-  });
+  }, 240_000); // four LibreOffice boots (two pools, two replacements): 60 s is too tight on a busy 2-core box
 
   it('answers 503 with Retry-After beyond the queue bound, and serves the admitted requests', async () => {
     const pool = new OfficePool({ workers: 1, queueSize: 2, timeoutMs: 120_000 });
