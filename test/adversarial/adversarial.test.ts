@@ -26,7 +26,12 @@ const OFFICE_TIMEOUT_MS = 15_000;
 const OFFICE_RESTART_MS = 20_000;
 /** Upload, base64 decoding, queueing behind the previous victim's replacement worker, a loaded 2-core box. */
 const MARGIN_MS = 6_000;
-const HEALTH_MAX_MS = 500;
+/**
+ * Longest health answer tolerated during one case. Before isolation these cases froze health for minutes;
+ * 20 MB inputs still cost the event loop a few hundred ms in transit (upload, copies to and from threads),
+ * so the bound is 1 s here and the p99 goal is measured by the soak benchmark.
+ */
+const HEALTH_MAX_MS = 1_000;
 /**
  * Main thread + two engine threads + the body thread, each keeping some heap after a burst of hostile work
  * (V8 returns freed pages lazily); a leak of per-request memory over the ~50 cases would pass it quickly.
