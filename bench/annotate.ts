@@ -12,7 +12,10 @@ import { makeDocx, para, run, sdt } from '../test/annotate/helpers.js';
 
 const require = createRequire(import.meta.url);
 const PizZip = require('pizzip') as new (data?: Uint8Array) => { generate(o: { type: 'uint8array'; compression: 'DEFLATE' }): Uint8Array };
-const Docxtemplater = require('docxtemplater') as new (zip: unknown, o: { paragraphLoop: boolean; linebreaks: boolean }) => { render(data: unknown): void; getZip(): { generate(o: { type: 'uint8array'; compression: 'DEFLATE' }): Uint8Array } };
+const Docxtemplater = require('docxtemplater') as new (
+  zip: unknown,
+  o: { paragraphLoop: boolean; linebreaks: boolean },
+) => { render(data: unknown): void; getZip(): { generate(o: { type: 'uint8array'; compression: 'DEFLATE' }): Uint8Array } };
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -40,8 +43,12 @@ function templates(): { folio: Uint8Array; dxt: Uint8Array } {
   const bodyDxt: string[] = [];
   for (let i = 1; i <= 100; i++) {
     const label = run(`Field ${i}: `, '<w:b/>');
-    if (i % 3 === 0) bodyFolio.push(para(label + run('{{') + '<w:proofErr w:type="spellStart"/>' + run(`f${i}`, '<w:i/>') + '<w:proofErr w:type="spellEnd"/>' + run('}}')));
-    else if (i % 3 === 1) bodyFolio.push(para(label + sdt(`<w:tag w:val="f${i}"/><w:id w:val="${1000 + i}"/><w:text/>`, run('Click here', '<w:color w:val="808080"/>'))));
+    if (i % 3 === 0)
+      bodyFolio.push(
+        para(label + run('{{') + '<w:proofErr w:type="spellStart"/>' + run(`f${i}`, '<w:i/>') + '<w:proofErr w:type="spellEnd"/>' + run('}}')),
+      );
+    else if (i % 3 === 1)
+      bodyFolio.push(para(label + sdt(`<w:tag w:val="f${i}"/><w:id w:val="${1000 + i}"/><w:text/>`, run('Click here', '<w:color w:val="808080"/>'))));
     else bodyFolio.push(para(label + run(`{{f${i}}}`)));
     bodyDxt.push(para(label + run(`{f${i}}`)));
   }
@@ -58,7 +65,12 @@ function templates(): { folio: Uint8Array; dxt: Uint8Array } {
   return { folio: makeDocx({ body: bodyFolio.join('') }), dxt: makeDocx({ body: bodyDxt.join('') }) };
 }
 
-const png = new Resvg('<svg xmlns="http://www.w3.org/2000/svg" width="240" height="120"><rect width="240" height="120" fill="#2a6"/><circle cx="60" cy="60" r="40" fill="#fff"/></svg>', { font: { loadSystemFonts: false } }).render().asPng();
+const png = new Resvg(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="120"><rect width="240" height="120" fill="#2a6"/><circle cx="60" cy="60" r="40" fill="#fff"/></svg>',
+  { font: { loadSystemFonts: false } },
+)
+  .render()
+  .asPng();
 const pngB64 = Buffer.from(png).toString('base64');
 const rows = Array.from({ length: 200 }, (_, i) => [`Item ${i}`, String(i % 17), `${(i * 1.25).toFixed(2)}`]);
 
@@ -103,13 +115,26 @@ results.push({ case: 'same with a 10,000-row table', folio: bigFolio, dxt: bigDx
 const resume = new Uint8Array(fs.readFileSync('/work/shared/corpus/templates/poi--ChronologicalResume.dotx'));
 results.push({
   case: 'corpus résumé (.dotx, 3 controls)',
-  folio: await time(() => annotateDocx(resume, [{ id: 'Your Name', type: 'text', value: 'Ada' }, { id: 'Email', type: 'text', value: 'a@b.c' }, { id: 'Telephone', type: 'text', value: '1' }]), 30),
+  folio: await time(
+    () =>
+      annotateDocx(resume, [
+        { id: 'Your Name', type: 'text', value: 'Ada' },
+        { id: 'Email', type: 'text', value: 'a@b.c' },
+        { id: 'Telephone', type: 'text', value: '1' },
+      ]),
+    30,
+  ),
 });
 
 console.log(`docxtemplater ${require('docxtemplater/package.json').version} (free core), pizzip DEFLATE output; Node ${process.version}`);
 console.log('case'.padEnd(42), 'folio ms'.padStart(10), 'docxtemplater ms'.padStart(18), 'ratio'.padStart(8));
 for (const r of results) {
-  console.log(r.case.padEnd(42), r.folio.toFixed(2).padStart(10), (r.dxt?.toFixed(2) ?? '-').padStart(18), (r.dxt ? `${(r.dxt / r.folio).toFixed(2)}×` : '-').padStart(8));
+  console.log(
+    r.case.padEnd(42),
+    r.folio.toFixed(2).padStart(10),
+    (r.dxt?.toFixed(2) ?? '-').padStart(18),
+    (r.dxt ? `${(r.dxt / r.folio).toFixed(2)}×` : '-').padStart(8),
+  );
 }
 console.log(`heap after the 10,000-row runs: +${((heap1 - heap0) / 1024 / 1024).toFixed(1)} MB`);
 console.log('goals: the 100-field template at least as fast as docxtemplater and under 50 ms');

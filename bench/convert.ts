@@ -64,18 +64,31 @@ for (const f of fs.readdirSync(path.join(CORPUS, 'markdown')).filter((f) => f.en
 }
 const corpusMd = examples.join('\n\n');
 fs.writeFileSync(path.join(tmp, 'corpus.md'), corpusMd);
-rows.push({ input: `corpus Markdown concatenated (${examples.length} examples)`, bytes: Buffer.byteLength(corpusMd), folio: timeNative(() => markdownToDocx(corpusMd), 15), pandoc: timePandoc('markdown', path.join(tmp, 'corpus.md'), 5) });
+rows.push({
+  input: `corpus Markdown concatenated (${examples.length} examples)`,
+  bytes: Buffer.byteLength(corpusMd),
+  folio: timeNative(() => markdownToDocx(corpusMd), 15),
+  pandoc: timePandoc('markdown', path.join(tmp, 'corpus.md'), 5),
+});
 
 // 2. A generated 1 MB Markdown document.
 const bigMd = generatedMarkdown(1024 * 1024);
 fs.writeFileSync(path.join(tmp, 'big.md'), bigMd);
 const heapBefore = process.memoryUsage().heapUsed;
-rows.push({ input: 'generated 1 MB Markdown', bytes: Buffer.byteLength(bigMd), folio: timeNative(() => markdownToDocx(bigMd), 7), pandoc: timePandoc('markdown', path.join(tmp, 'big.md'), 3) });
+rows.push({
+  input: 'generated 1 MB Markdown',
+  bytes: Buffer.byteLength(bigMd),
+  folio: timeNative(() => markdownToDocx(bigMd), 7),
+  pandoc: timePandoc('markdown', path.join(tmp, 'big.md'), 3),
+});
 const heapAfter = process.memoryUsage().heapUsed;
 
 // 3. The 20 HTML files, median per file.
 const htmlDir = path.join(CORPUS, 'html');
-const htmlFiles = fs.readdirSync(htmlDir).filter((f) => /\.x?html?$/.test(f)).sort();
+const htmlFiles = fs
+  .readdirSync(htmlDir)
+  .filter((f) => /\.x?html?$/.test(f))
+  .sort();
 const folioPerFile: number[] = [];
 const pandocPerFile: number[] = [];
 let htmlBytes = 0;
@@ -87,7 +100,12 @@ for (const f of htmlFiles) {
   const pd = timePandoc('html', p, 3);
   if (pd !== undefined) pandocPerFile.push(pd);
 }
-rows.push({ input: `${htmlFiles.length} HTML files (median per file)`, bytes: Math.round(htmlBytes / htmlFiles.length), folio: median(folioPerFile), pandoc: pandocPerFile.length ? median(pandocPerFile) : undefined });
+rows.push({
+  input: `${htmlFiles.length} HTML files (median per file)`,
+  bytes: Math.round(htmlBytes / htmlFiles.length),
+  folio: median(folioPerFile),
+  pandoc: pandocPerFile.length ? median(pandocPerFile) : undefined,
+});
 
 fs.rmSync(tmp, { recursive: true, force: true });
 

@@ -29,7 +29,9 @@ async function run(title: string, url: string, headers: Record<string, string> =
   await autocannon({ url, connections: 50, duration: 1, headers });
   const r = await autocannon({ url, connections: 50, duration: seconds, headers });
   const non2xx = r.non2xx + r.errors;
-  console.log(`${title.padEnd(34)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx/errors ${non2xx}`);
+  console.log(
+    `${title.padEnd(34)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx/errors ${non2xx}`,
+  );
   return r.requests.average;
 }
 

@@ -29,15 +29,19 @@ const ms = (x: number) => `${x.toFixed(0)} ms`;
 /** A report of about 25 pages: 25 sections of a heading, paragraphs and a small table, each on its own page. */
 function generatedReport(pages = 25): Uint8Array {
   const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-  const p = (t: string, style = '') => `<w:p>${style ? `<w:pPr><w:pStyle w:val="${style}"/></w:pPr>` : ''}<w:r><w:t xml:space="preserve">${t}</w:t></w:r></w:p>`;
+  const p = (t: string, style = '') =>
+    `<w:p>${style ? `<w:pPr><w:pStyle w:val="${style}"/></w:pPr>` : ''}<w:r><w:t xml:space="preserve">${t}</w:t></w:r></w:p>`;
   const sentence = 'The quarterly review covers revenue, costs, hiring and the roadmap for the next period in some detail. ';
   const cell = (t: string) => `<w:tc><w:tcPr><w:tcW w:w="3000" w:type="dxa"/></w:tcPr>${p(t)}</w:tc>`;
-  const body = Array.from({ length: pages }, (_, i) =>
-    p(`Section ${i + 1}`, 'Heading1') +
-    Array.from({ length: 5 }, (_, j) => p(`${sentence.repeat(4)}(${i + 1}.${j + 1})`)).join('') +
-    `<w:tbl><w:tblPr><w:tblW w:w="9000" w:type="dxa"/></w:tblPr><w:tblGrid><w:gridCol w:w="3000"/><w:gridCol w:w="3000"/><w:gridCol w:w="3000"/></w:tblGrid>` +
-    Array.from({ length: 6 }, (_, r) => `<w:tr>${cell(`Item ${r}`)}${cell(String(r * 17))}${cell('ok')}</w:tr>`).join('') +
-    `</w:tbl>` + (i < pages - 1 ? '<w:p><w:r><w:br w:type="page"/></w:r></w:p>' : ''),
+  const body = Array.from(
+    { length: pages },
+    (_, i) =>
+      p(`Section ${i + 1}`, 'Heading1') +
+      Array.from({ length: 5 }, (_, j) => p(`${sentence.repeat(4)}(${i + 1}.${j + 1})`)).join('') +
+      `<w:tbl><w:tblPr><w:tblW w:w="9000" w:type="dxa"/></w:tblPr><w:tblGrid><w:gridCol w:w="3000"/><w:gridCol w:w="3000"/><w:gridCol w:w="3000"/></w:tblGrid>` +
+      Array.from({ length: 6 }, (_, r) => `<w:tr>${cell(`Item ${r}`)}${cell(String(r * 17))}${cell('ok')}</w:tr>`).join('') +
+      `</w:tbl>` +
+      (i < pages - 1 ? '<w:p><w:r><w:br w:type="page"/></w:r></w:p>' : ''),
   ).join('');
   return zipSync({
     '[Content_Types].xml': strToU8(
@@ -106,10 +110,11 @@ async function startRawLok() {
         waiting.push((line) => resolve(Number(line)));
         child.stdin.write(file + '\n');
       }),
-    close: () => new Promise<void>((resolve) => {
-      child.on('exit', () => resolve());
-      child.stdin.end();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.on('exit', () => resolve());
+        child.stdin.end();
+      }),
   };
 }
 
@@ -135,7 +140,11 @@ async function startApi(workers: number): Promise<{ api: RunningApi; url: string
 async function convertOverHttp(target: { url: string; apiKey: string }, bytes: Uint8Array): Promise<Uint8Array> {
   const body = new FormData();
   body.append('file', new Blob([bytes as BlobPart]), 'input.docx');
-  const res = await fetch(`${target.url}/v1/convert?from=docx&to=pdf`, { method: 'POST', body, headers: { authorization: `Bearer ${target.apiKey}` } });
+  const res = await fetch(`${target.url}/v1/convert?from=docx&to=pdf`, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${target.apiKey}` },
+  });
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
   return new Uint8Array(await res.arrayBuffer());
 }
@@ -159,7 +168,9 @@ function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-console.log(`machine: ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, load average ${os.loadavg()[0]!.toFixed(1)}; ${RUNS} timed runs per latency figure (medians)`);
+console.log(
+  `machine: ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, load average ${os.loadavg()[0]!.toFixed(1)}; ${RUNS} timed runs per latency figure (medians)`,
+);
 
 // 1. Latency, interleaved so that all three see the same machine load: an HTTP request (1 worker), the
 //    same file through raw LOK in its own warm process, and every third round soffice spawned per file.
@@ -251,7 +262,9 @@ console.log(
 );
 console.log('\nthroughput, 4 concurrent clients              1 worker        2 workers     ratio (goal ≥ 1.7)');
 for (const [i, d] of inputs.entries()) {
-  console.log(`${d.name.padEnd(46)}${`${tput1[i]!.toFixed(2)}/s`.padStart(9)}${`${tput2[i]!.toFixed(2)}/s`.padStart(17)}${(tput2[i]! / tput1[i]!).toFixed(2).padStart(12)}`);
+  console.log(
+    `${d.name.padEnd(46)}${`${tput1[i]!.toFixed(2)}/s`.padStart(9)}${`${tput2[i]!.toFixed(2)}/s`.padStart(17)}${(tput2[i]! / tput1[i]!).toFixed(2).padStart(12)}`,
+  );
 }
 console.log(
   `\nRSS after ${done} corpus conversions on 2 workers (${st.conversions - conversionsBefore} counted by the pool, ${st.restarts} restarts): ` +

@@ -42,7 +42,12 @@ async function makePdf(pages: number): Promise<Uint8Array> {
   for (let i = 0; i < pages; i++) {
     const page = doc.addPage([595.28, 841.89]);
     for (let line = 0; line < 40; line++) {
-      page.drawText(`Page ${i + 1}, clause ${line + 1}: the parties agree to the terms set out in this agreement.`, { x: 40, y: 800 - line * 18, size: 10, font });
+      page.drawText(`Page ${i + 1}, clause ${line + 1}: the parties agree to the terms set out in this agreement.`, {
+        x: 40,
+        y: 800 - line * 18,
+        size: 10,
+        font,
+      });
     }
   }
   return doc.save();
@@ -74,7 +79,10 @@ const median = (xs: number[]) => {
 };
 
 async function client(): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/sign.ts'), '--server'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/sign.ts'), '--server'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const info = await new Promise<{ port: number; apiKey: string }>((resolve, reject) => {
     let buf = '';
     child.stderr.on('data', (d) => {
@@ -102,7 +110,9 @@ async function client(): Promise<void> {
     const wall = (performance.now() - wallBefore) / 1000;
     const cpu = cpuSeconds(child.pid!) - cpuBefore;
     console.log(
-      `${title.padEnd(30)} median ${median(times).toFixed(1).padStart(6)} ms   min ${Math.min(...times).toFixed(1).padStart(6)} ms   ` +
+      `${title.padEnd(30)} median ${median(times).toFixed(1).padStart(6)} ms   min ${Math.min(...times)
+        .toFixed(1)
+        .padStart(6)} ms   ` +
         `server CPU ${((cpu / runs) * 1000).toFixed(1).padStart(5)} ms/request   CPU/wall ${(cpu / wall).toFixed(2)}   (${runs} requests)`,
     );
   }

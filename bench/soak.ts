@@ -25,15 +25,24 @@ const ENV = {
   ENGINE_TIMEOUT_MS: String(ENGINE_TIMEOUT_MS),
   ENGINE_MEMORY_MB: '512',
 };
-const deadline = (b: Budget) => ({ engine: ENGINE_TIMEOUT_MS, office: OFFICE_TIMEOUT_MS, 'engine+office': ENGINE_TIMEOUT_MS + OFFICE_TIMEOUT_MS, none: 2_000 })[b] + 30_000;
+const deadline = (b: Budget) =>
+  ({ engine: ENGINE_TIMEOUT_MS, office: OFFICE_TIMEOUT_MS, 'engine+office': ENGINE_TIMEOUT_MS + OFFICE_TIMEOUT_MS, none: 2_000 })[b] + 30_000;
 
 // A real document for docx→pdf when the shared corpus is there; the generated template otherwise.
 const CORPUS_DOCX = path.resolve(import.meta.dirname, '../../shared/corpus/docx/mammoth--simple-list.docx');
 const docx = fs.existsSync(CORPUS_DOCX) ? fs.readFileSync(CORPUS_DOCX) : validTemplate();
 
-console.log(`soak: ${SECONDS} s, ${CLIENTS} clients, ${HOSTILE_SHARE * 100}% hostile; ${Object.entries(ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+console.log(
+  `soak: ${SECONDS} s, ${CLIENTS} clients, ${HOSTILE_SHARE * 100}% hostile; ${Object.entries(ENV)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')}`,
+);
 // Budgets are wall-clock: on a host whose load is far above its cores, valid jobs can reach them too.
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 console.log(`host: ${os.availableParallelism()} CPUs, load average ${load()}`);
 console.log(`docx→pdf input: ${fs.existsSync(CORPUS_DOCX) ? path.basename(CORPUS_DOCX) : 'generated template'}`);
 
@@ -45,13 +54,21 @@ const apiKey = await srv.newKey();
 
 // Inputs are built once: the clients measure the server, not the generators.
 const signedRes = await srv.send(
-  validCases(() => docx, () => new Uint8Array()).find((v) => v.endpoint === 'sign')!.build(),
+  validCases(
+    () => docx,
+    () => new Uint8Array(),
+  )
+    .find((v) => v.endpoint === 'sign')!
+    .build(),
   apiKey,
   deadline('engine'),
 );
 if (signedRes.status !== 200) throw new Error(`could not sign the verify input: ${signedRes.status} ${signedRes.body.toString().slice(0, 300)}`);
 const signedPdf = Buffer.from(JSON.parse(signedRes.body.toString()).document.base64, 'base64');
-const valid = validCases(() => docx, () => signedPdf).map((v) => ({ ...v, spec: v.build() }));
+const valid = validCases(
+  () => docx,
+  () => signedPdf,
+).map((v) => ({ ...v, spec: v.build() }));
 const t = Date.now();
 const hostile = HOSTILE.map((c) => ({ c, spec: c.build() as RequestSpec }));
 console.log(`built ${valid.length} valid and ${hostile.length} hostile inputs in ${Date.now() - t} ms; server pid ${srv.pid}`);
@@ -78,14 +95,41 @@ async function client(n: number) {
       const { c, spec } = hostile[Math.floor(Math.random() * hostile.length)]!;
       const r = await srv.send(spec, apiKey, deadline(c.budget));
       const code = r.status === 0 ? `no answer (${r.error})` : r.status === 200 ? 'OK' : (envelope(r).code ?? '?');
-      recs.push({ endpoint: c.endpoint, hostile: true, id: c.id, status: r.status, code, ms: r.ms, bad: r.status === 0 ? r.error : judge(c, r), at: Date.now() });
+      recs.push({
+        endpoint: c.endpoint,
+        hostile: true,
+        id: c.id,
+        status: r.status,
+        code,
+        ms: r.ms,
+        bad: r.status === 0 ? r.error : judge(c, r),
+        at: Date.now(),
+      });
     } else {
       const v = valid[i++ % valid.length]!;
       const r = await srv.send(v.spec, apiKey, deadline(v.endpoint === 'convert docx→pdf' ? 'engine+office' : 'engine'));
       // /v1/health answers its own body, also as a 503 ("unhealthy"), not the error envelope.
-      const health = v.endpoint === 'health' && r.status !== 0 ? `status ${(() => { try { return JSON.parse(r.body.toString()).status; } catch { return '?'; } })()}` : undefined;
+      const health =
+        v.endpoint === 'health' && r.status !== 0
+          ? `status ${(() => {
+              try {
+                return JSON.parse(r.body.toString()).status;
+              } catch {
+                return '?';
+              }
+            })()}`
+          : undefined;
       const code = r.status === 0 ? `no answer (${r.error})` : r.status === 200 ? 'OK' : (health ?? envelope(r).code ?? '?');
-      recs.push({ endpoint: v.endpoint, hostile: false, id: v.endpoint, status: r.status, code, ms: r.ms, bad: r.status === 200 ? v.ok(r) : `status ${r.status} ${code}`, at: Date.now() });
+      recs.push({
+        endpoint: v.endpoint,
+        hostile: false,
+        id: v.endpoint,
+        status: r.status,
+        code,
+        ms: r.ms,
+        bad: r.status === 200 ? v.ok(r) : `status ${r.status} ${code}`,
+        at: Date.now(),
+      });
     }
   }
 }
@@ -109,7 +153,10 @@ async function sample() {
     t: (Date.now() - start) / 1000,
     main: srv.rss() ?? 0,
     children: kids.reduce((a, k) => a + k.rss, 0),
-    kids: kids.filter((k) => k.rss > 20 * MB).map((k) => `${k.name}:${(k.rss / MB).toFixed(0)}`).join(' '),
+    kids: kids
+      .filter((k) => k.rss > 20 * MB)
+      .map((k) => `${k.name}:${(k.rss / MB).toFixed(0)}`)
+      .join(' '),
     heap: m.nodejs_heap_size_used_bytes ?? NaN,
     loopMax: (m.nodejs_eventloop_lag_max_seconds ?? NaN) * 1000,
   };
@@ -128,7 +175,9 @@ const elapsed = (Date.now() - start) / 1000;
 
 // ─── report ───
 console.log(`\nhost load average at the end: ${load()}`);
-console.log(`${recs.length} requests in ${elapsed.toFixed(0)} s = ${(recs.length / elapsed).toFixed(1)} req/s (${recs.filter((r) => r.hostile).length} hostile)`);
+console.log(
+  `${recs.length} requests in ${elapsed.toFixed(0)} s = ${(recs.length / elapsed).toFixed(1)} req/s (${recs.filter((r) => r.hostile).length} hostile)`,
+);
 console.log('endpoint                  n      p50 ms   p99 ms  answers');
 const endpoints = [...new Set(recs.map((r) => `${r.endpoint}${r.hostile ? ' (hostile)' : ''}`))].sort();
 for (const ep of endpoints) {
@@ -144,14 +193,22 @@ const errors = new Map<string, number>();
 for (const r of recs) if (r.status !== 200) errors.set(`${r.status} ${r.code}`, (errors.get(`${r.status} ${r.code}`) ?? 0) + 1);
 console.log(`errors by code: ${[...errors].map(([k, n]) => `${k}×${n}`).join(', ') || 'none'}`);
 const wrong = recs.filter((r) => r.bad && r.hostile);
-if (wrong.length) console.log(`hostile answers outside the contract: ${[...new Set(wrong.map((r) => `${r.id} → ${r.status} ${r.code}: ${r.bad}`))].slice(0, 20).join('\n  ')}`);
+if (wrong.length)
+  console.log(
+    `hostile answers outside the contract: ${[...new Set(wrong.map((r) => `${r.id} → ${r.status} ${r.code}: ${r.bad}`))].slice(0, 20).join('\n  ')}`,
+  );
 const validBad = recs.filter((r) => r.bad && !r.hostile);
-if (validBad.length) console.log(`valid requests not served: ${validBad.length} (${[...new Set(validBad.map((r) => `${r.endpoint}: ${r.bad}`))].slice(0, 10).join('; ')})`);
+if (validBad.length)
+  console.log(
+    `valid requests not served: ${validBad.length} (${[...new Set(validBad.map((r) => `${r.endpoint}: ${r.bad}`))].slice(0, 10).join('; ')})`,
+  );
 const endMetrics = await srv.metrics();
 console.log(
   `main-thread event loop: max ${Math.max(...samples.map((x) => x.loopMax).filter(Number.isFinite)).toFixed(0)} ms over the run, median of the 5 s maxima ${median(samples.map((x) => x.loopMax).filter(Number.isFinite)).toFixed(0)} ms; engine jobs ${endMetrics.folio_engine_jobs_completed ?? '-'}, stopped at the time budget ${endMetrics.folio_engine_timeouts ?? '-'}, at the heap ceiling ${endMetrics.folio_engine_memory_exceeded ?? '-'}`,
 );
-console.log(`distinct child processes seen: ${childPids.size} (LibreOffice workers replaced: ${Math.max(0, childPids.size - (descendants(srv.pid).length || 0))})`);
+console.log(
+  `distinct child processes seen: ${childPids.size} (LibreOffice workers replaced: ${Math.max(0, childPids.size - (descendants(srv.pid).length || 0))})`,
+);
 
 // RSS flat: the median of the first window (warm-up included) against the last. A window is a minute, or a
 // third of a shorter run so that the two do not overlap.
@@ -167,10 +224,16 @@ const unanswered = recs.filter((r) => r.status === 0);
 const alive = srv.alive() && srv.pid === firstPid && exitedAt === undefined;
 const line = (ok: boolean, text: string) => console.log(`${ok ? 'PASS' : 'FAIL'} ${text}`);
 console.log('');
-line(fiveXX.length === 0, `no 5xx other than 503/504: ${fiveXX.length}${fiveXX.length ? ` (${[...new Set(fiveXX.map((r) => `${r.id} ${r.status} ${r.code}`))].join(', ')})` : ''}`);
+line(
+  fiveXX.length === 0,
+  `no 5xx other than 503/504: ${fiveXX.length}${fiveXX.length ? ` (${[...new Set(fiveXX.map((r) => `${r.id} ${r.status} ${r.code}`))].join(', ')})` : ''}`,
+);
 line(unanswered.length === 0, `every request answered: ${unanswered.length} without an answer`);
 line(alive, `no process death: server pid ${firstPid} ${alive ? 'alive throughout' : `gone (${JSON.stringify(srv.exitInfo())})`}`);
-line(flat, `main RSS flat after warm-up: first ${win.toFixed(0)} s median ${(first / MB).toFixed(0)} MB, last ${win.toFixed(0)} s median ${(last / MB).toFixed(0)} MB (bound ×1.2 + 32 MB); children ${(firstKids / MB).toFixed(0)} → ${(lastKids / MB).toFixed(0)} MB`);
+line(
+  flat,
+  `main RSS flat after warm-up: first ${win.toFixed(0)} s median ${(first / MB).toFixed(0)} MB, last ${win.toFixed(0)} s median ${(last / MB).toFixed(0)} MB (bound ×1.2 + 32 MB); children ${(firstKids / MB).toFixed(0)} → ${(lastKids / MB).toFixed(0)} MB`,
+);
 line(validBad.length === 0, `valid requests all served: ${validBad.length} not`);
 await srv.stop();
 process.exit(fiveXX.length || unanswered.length || !alive || !flat ? 1 : 0);

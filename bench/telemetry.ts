@@ -73,7 +73,7 @@ if (process.argv.includes('--serve')) {
   });
   let buf = '';
   child.stderr.on('data', (d) => (buf += d));
-  const nextLine = <T,>(key: string) =>
+  const nextLine = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {
       const check = () => {
         const line = buf.split('\n').find((l) => l.startsWith(`{"${key}"`));
@@ -89,7 +89,12 @@ if (process.argv.includes('--serve')) {
   const body = () =>
     JSON.stringify({
       libraryVersion: '0.9.0',
-      browserInfo: { userAgent: 'Mozilla/5.0 (bench)', currentUrl: 'https://app.example.com/editor', hostname: 'app.example.com', screenSize: { width: 1920, height: 1080 } },
+      browserInfo: {
+        userAgent: 'Mozilla/5.0 (bench)',
+        currentUrl: 'https://app.example.com/editor',
+        hostname: 'app.example.com',
+        screenSize: { width: 1920, height: 1080 },
+      },
       events: [{ timestamp: new Date().toISOString(), documentId: `bench-${process.pid}-${seq++}`, documentCreatedAt: '2024-01-15T10:30:00Z' }],
     });
 
@@ -112,17 +117,23 @@ if (process.argv.includes('--serve')) {
     return { rps: r.requests.average, p99: r.latency.p99, total: r.requests.total + 0 };
   }
 
-  console.log(`autocannon, ${connections} connections, ${seconds} s per target, one event per request; ${os.cpus().length} CPUs (load ${os.loadavg()[0]!.toFixed(2)})`);
+  console.log(
+    `autocannon, ${connections} connections, ${seconds} s per target, one event per request; ${os.cpus().length} CPUs (load ${os.loadavg()[0]!.toFixed(2)})`,
+  );
   const bare = await run('bare Fastify (parse JSON only)', ports.bare);
   const sqlite = await run('Folio ingest, SQLite (durable 202)', ports.sqlite);
   const postgres = ports.postgres ? await run('Folio ingest, PostgreSQL (durable 202)', ports.postgres) : undefined;
   if (!ports.postgres) console.log('PostgreSQL not reachable: its run is skipped');
-  console.log(`SQLite: ${sqlite.rps.toFixed(0)} events/s (goal ≥ 10000), p99 ${sqlite.p99} ms (goal ≤ 30), ${(sqlite.rps / bare.rps).toFixed(2)}× bare (goal ≥ 0.50)`);
+  console.log(
+    `SQLite: ${sqlite.rps.toFixed(0)} events/s (goal ≥ 10000), p99 ${sqlite.p99} ms (goal ≤ 30), ${(sqlite.rps / bare.rps).toFixed(2)}× bare (goal ≥ 0.50)`,
+  );
   if (postgres) console.log(`PostgreSQL: ${postgres.rps.toFixed(0)} events/s, p99 ${postgres.p99} ms, ${(postgres.rps / bare.rps).toFixed(2)}× bare`);
   child.kill('SIGTERM');
   const stored = await nextLine<{ stored: { sqlite: number; postgres: number | null } }>('stored');
   const sqliteAcked = acknowledged['Folio ingest, SQLite (durable 202)'];
   const pgAcked = acknowledged['Folio ingest, PostgreSQL (durable 202)'];
-  console.log(`acknowledged (2xx, warm-up included) vs stored: SQLite ${sqliteAcked} / ${stored.stored.sqlite}` +
-    (stored.stored.postgres !== null ? `, PostgreSQL ${pgAcked} / ${stored.stored.postgres}` : ''));
+  console.log(
+    `acknowledged (2xx, warm-up included) vs stored: SQLite ${sqliteAcked} / ${stored.stored.sqlite}` +
+      (stored.stored.postgres !== null ? `, PostgreSQL ${pgAcked} / ${stored.stored.postgres}` : ''),
+  );
 }

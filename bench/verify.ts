@@ -63,7 +63,9 @@ try {
   console.log('file                       |   bytes | folio ms | pdfsig ms | speed-up');
   for (const f of files) {
     const { folio, pop } = compare(f.bytes, f.file, 25);
-    console.log(`${f.name.padEnd(26)} | ${String(f.bytes.length).padStart(7)} | ${folio.toFixed(2).padStart(8)} | ${pop.toFixed(2).padStart(9)} | ${(pop / folio).toFixed(1)}×`);
+    console.log(
+      `${f.name.padEnd(26)} | ${String(f.bytes.length).padStart(7)} | ${folio.toFixed(2).padStart(8)} | ${pop.toFixed(2).padStart(9)} | ${(pop / folio).toFixed(1)}×`,
+    );
   }
 
   const corpus = (fs.readdirSync(CORPUS, { recursive: true }) as string[]).filter((f) => f.endsWith('.pdf')).map((f) => path.join(CORPUS, f));
@@ -78,14 +80,24 @@ try {
   }
   const folioFps = (rounds * corpus.length) / (folioMs / 1000);
   const popFps = (rounds * corpus.length) / (popMs / 1000);
-  console.log(`\nattack corpus (${corpus.length} files): folio ${folioFps.toFixed(1)} files/s, pdfsig -nocert ${popFps.toFixed(1)} files/s → ${(folioFps / popFps).toFixed(1)}× (goal ≥ 3×)`);
+  console.log(
+    `\nattack corpus (${corpus.length} files): folio ${folioFps.toFixed(1)} files/s, pdfsig -nocert ${popFps.toFixed(1)} files/s → ${(folioFps / popFps).toFixed(1)}× (goal ≥ 3×)`,
+  );
 
   // Hostile input (after the timings above, so its large buffers do not weigh on them): time of one call each (answers are asserted in test/verify/bad-input.test.ts).
   const head = '%PDF-1.7\n1 0 obj\n<</Type /Catalog /Pages 2 0 R>>\nendobj\n2 0 obj\n<</Type /Pages /Kids [] /Count 0>>\nendobj\n';
   const bigXref = `${head}xref\n0 1000000\n0000000000 65535 f \n0000000009 00000 n \n${String(head.indexOf('2 0 obj')).padStart(10, '0')} 00000 n \n${'0000000000 00000 f \n'.repeat(999_997)}trailer\n<</Size 1000000 /Root 1 0 R>>\nstartxref\n${head.length}\n%%EOF\n`;
   const hostile: Array<[string, Uint8Array]> = [
     ['1,000,000-entry xref (20 MB)', new Uint8Array(Buffer.from(bigXref, 'latin1'))],
-    ['10 MB /Contents', new Uint8Array(Buffer.concat([Buffer.from(one), Buffer.from(`\n9999 0 obj\n<</Type /Sig /ByteRange [0 1 2 3] /Contents <${'ab'.repeat(5 * 1024 * 1024)}>>>\nendobj\n`, 'latin1')]))],
+    [
+      '10 MB /Contents',
+      new Uint8Array(
+        Buffer.concat([
+          Buffer.from(one),
+          Buffer.from(`\n9999 0 obj\n<</Type /Sig /ByteRange [0 1 2 3] /Contents <${'ab'.repeat(5 * 1024 * 1024)}>>>\nendobj\n`, 'latin1'),
+        ]),
+      ),
+    ],
     ['truncated signed file (half)', one.subarray(0, one.length >> 1)],
   ];
   for (const [name, bytes] of hostile) {
@@ -98,7 +110,6 @@ try {
     }
     console.log(`hostile: ${name.padEnd(30)} ${(performance.now() - t0).toFixed(0).padStart(5)} ms → ${outcome}`);
   }
-
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });
   pki.cleanup();

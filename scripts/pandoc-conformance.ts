@@ -14,8 +14,15 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import {
-  SPEC_FILES, compareExample, describeFailure, extensionsOf, formatRates, loadExamples, tally,
-  type Example, type Outcome,
+  SPEC_FILES,
+  compareExample,
+  describeFailure,
+  extensionsOf,
+  formatRates,
+  loadExamples,
+  tally,
+  type Example,
+  type Outcome,
 } from '../test/convert/conformance.js';
 
 const args = process.argv.slice(2);
@@ -36,7 +43,11 @@ const PANDOC_EXT: Record<string, string> = {
 
 function readerFor(example: Example): string {
   if (example.file === 'commonmark-spec') return cmReader;
-  const on = new Set(extensionsOf(example).map((e) => PANDOC_EXT[e]).filter(Boolean));
+  const on = new Set(
+    extensionsOf(example)
+      .map((e) => PANDOC_EXT[e])
+      .filter(Boolean),
+  );
   let f = 'gfm-emoji-yaml_metadata_block';
   for (const ext of Object.values(PANDOC_EXT)) f += on.has(ext) ? `+${ext}` : `-${ext}`;
   return f;
@@ -62,4 +73,11 @@ for (const file of SPEC_FILES) {
   process.stderr.write(`${file}: done (${Math.round((Date.now() - started) / 1000)} s)\n`);
 }
 console.log(formatRates(tally(outcomes), `${version}, CommonMark reader ${cmReader}`));
-if (failuresFile) fs.writeFileSync(failuresFile, outcomes.filter((o) => !o.pass).map(describeFailure).join('\n\n') + '\n');
+if (failuresFile)
+  fs.writeFileSync(
+    failuresFile,
+    outcomes
+      .filter((o) => !o.pass)
+      .map(describeFailure)
+      .join('\n\n') + '\n',
+  );

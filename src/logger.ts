@@ -13,12 +13,15 @@ export function createLogger(level: string, name = 'folio', output?: pino.Destin
     setInterval(() => stdout.flush(), 1000).unref();
     destination = stdout;
   }
-  return pino({
-    name,
-    level,
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-license-key"]', 'apiKey', 'code', 'password', '*.apiKey', '*.code'],
-      censor: '[redacted]',
+  return pino(
+    {
+      name,
+      level,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers["x-license-key"]', 'apiKey', 'code', 'password', '*.apiKey', '*.code'],
+        censor: '[redacted]',
+      },
     },
-  }, destination);
+    destination,
+  );
 }

@@ -50,7 +50,10 @@ export function normalizeEmail(raw: string): string {
 /** Fixed-window counters per client, pruned as windows pass. */
 class WindowCounter {
   private readonly hits = new Map<string, { start: number; count: number }>();
-  constructor(private readonly windowMs: number, private readonly limit: number) {}
+  constructor(
+    private readonly windowMs: number,
+    private readonly limit: number,
+  ) {}
 
   /** Seconds to wait when over the limit, else 0 (and the hit is counted). */
   hit(key: string, now: number): number {

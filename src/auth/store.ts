@@ -119,9 +119,7 @@ export class SqliteAuthStore implements AuthStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
-    const applied = new Set(
-      (this.db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => Number(r.version)),
-    );
+    const applied = new Set((this.db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => Number(r.version)));
     for (const m of MIGRATIONS) {
       if (applied.has(m.version)) continue;
       this.db.transaction(() => {
@@ -132,14 +130,12 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async putCode(c: Omit<CodeRecord, 'attempts' | 'usedAt'>): Promise<void> {
-    this
-      .stmt(
-        `INSERT INTO verification_codes (email, code_hash, created_at, expires_at, attempts, used_at)
+    this.stmt(
+      `INSERT INTO verification_codes (email, code_hash, created_at, expires_at, attempts, used_at)
          VALUES (?, ?, ?, ?, 0, NULL)
          ON CONFLICT (email) DO UPDATE SET code_hash = excluded.code_hash, created_at = excluded.created_at,
            expires_at = excluded.expires_at, attempts = 0, used_at = NULL`,
-      )
-      .run(c.email, c.codeHash, c.createdAt, c.expiresAt);
+    ).run(c.email, c.codeHash, c.createdAt, c.expiresAt);
   }
 
   async getCode(email: string) {
@@ -147,26 +143,27 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async recordFailedAttempt(email: string): Promise<number> {
-    const r = this
-      .stmt('UPDATE verification_codes SET attempts = attempts + 1 WHERE email = ? RETURNING attempts')
-      .get(email) as Row | undefined;
+    const r = this.stmt('UPDATE verification_codes SET attempts = attempts + 1 WHERE email = ? RETURNING attempts').get(email) as Row | undefined;
     return r ? Number(r.attempts) : 0;
   }
 
   async consumeCode(email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean> {
-    const r = this
-      .stmt(
-        `UPDATE verification_codes SET used_at = ? WHERE email = ? AND code_hash = ? AND used_at IS NULL
+    const r = this.stmt(
+      `UPDATE verification_codes SET used_at = ? WHERE email = ? AND code_hash = ? AND used_at IS NULL
          AND expires_at > ? AND attempts < ?`,
-      )
-      .run(now, email, codeHash, now, maxAttempts);
+    ).run(now, email, codeHash, now, maxAttempts);
     return r.changes === 1;
   }
 
   async insertKey(k: KeyRecord): Promise<void> {
-    this
-      .stmt('INSERT INTO api_keys (key_id, email, key_hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(k.keyId, k.email, k.keyHash, k.createdAt, k.lastUsedAt, k.revokedAt);
+    this.stmt('INSERT INTO api_keys (key_id, email, key_hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+      k.keyId,
+      k.email,
+      k.keyHash,
+      k.createdAt,
+      k.lastUsedAt,
+      k.revokedAt,
+    );
   }
 
   async findKeyByHash(keyHash: string) {
@@ -178,15 +175,11 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   async listKeys(email: string) {
-    return (this.stmt('SELECT * FROM api_keys WHERE email = ? ORDER BY created_at, key_id').all(email) as Row[]).map(
-      (r) => toKey(r)!,
-    );
+    return (this.stmt('SELECT * FROM api_keys WHERE email = ? ORDER BY created_at, key_id').all(email) as Row[]).map((r) => toKey(r)!);
   }
 
   async revokeKey(keyId: string, email: string, now: number): Promise<boolean> {
-    const found = this.stmt('SELECT revoked_at FROM api_keys WHERE key_id = ? AND email = ?').get(keyId, email) as
-      | Row
-      | undefined;
+    const found = this.stmt('SELECT revoked_at FROM api_keys WHERE key_id = ? AND email = ?').get(keyId, email) as Row | undefined;
     if (!found) return false;
     this.stmt('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ?').run(now, keyId);
     return true;
@@ -249,10 +242,7 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async recordFailedAttempt(email: string): Promise<number> {
-    const { rows } = await this.pool.query(
-      'UPDATE verification_codes SET attempts = attempts + 1 WHERE email = $1 RETURNING attempts',
-      [email],
-    );
+    const { rows } = await this.pool.query('UPDATE verification_codes SET attempts = attempts + 1 WHERE email = $1 RETURNING attempts', [email]);
     return rows[0] ? Number(rows[0].attempts) : 0;
   }
 
@@ -266,10 +256,14 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async insertKey(k: KeyRecord): Promise<void> {
-    await this.pool.query(
-      'INSERT INTO api_keys (key_id, email, key_hash, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [k.keyId, k.email, k.keyHash, k.createdAt, k.lastUsedAt, k.revokedAt],
-    );
+    await this.pool.query('INSERT INTO api_keys (key_id, email, key_hash, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      k.keyId,
+      k.email,
+      k.keyHash,
+      k.createdAt,
+      k.lastUsedAt,
+      k.revokedAt,
+    ]);
   }
 
   async findKeyByHash(keyHash: string) {
@@ -287,10 +281,11 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async revokeKey(keyId: string, email: string, now: number): Promise<boolean> {
-    const r = await this.pool.query(
-      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE key_id = $2 AND email = $3',
-      [now, keyId, email],
-    );
+    const r = await this.pool.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE key_id = $2 AND email = $3', [
+      now,
+      keyId,
+      email,
+    ]);
     return r.rowCount === 1;
   }
 

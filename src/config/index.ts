@@ -46,7 +46,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, issue: string) {
+  constructor(
+    readonly variable: string,
+    issue: string,
+  ) {
     super(`Invalid configuration: ${variable} ${issue}`);
     this.name = 'ConfigError';
   }

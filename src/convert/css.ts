@@ -31,17 +31,55 @@ const MIN_SELECTOR_SHARE = 1_000_000;
 
 /** Properties the converter reads; everything else is ignored before the cascade (cheaper, smaller maps). */
 const USED = new Set([
-  'font-weight', 'font-style', 'text-decoration', 'text-decoration-line', 'color', 'background-color', 'background',
-  'font-family', 'font-size', 'font', 'text-align', 'margin', 'margin-left', 'margin-right', 'margin-top', 'margin-bottom',
-  'padding-left', 'text-indent', 'line-height', 'border', 'border-top', 'border-bottom', 'border-left', 'border-right',
-  'border-width', 'border-style', 'border-color', 'width', 'height', 'page-break-before', 'page-break-after',
-  'break-before', 'break-after', 'vertical-align', 'display', 'list-style-type', 'list-style', 'text-transform',
-  'font-variant', 'direction', 'white-space', 'visibility',
+  'font-weight',
+  'font-style',
+  'text-decoration',
+  'text-decoration-line',
+  'color',
+  'background-color',
+  'background',
+  'font-family',
+  'font-size',
+  'font',
+  'text-align',
+  'margin',
+  'margin-left',
+  'margin-right',
+  'margin-top',
+  'margin-bottom',
+  'padding-left',
+  'text-indent',
+  'line-height',
+  'border',
+  'border-top',
+  'border-bottom',
+  'border-left',
+  'border-right',
+  'border-width',
+  'border-style',
+  'border-color',
+  'width',
+  'height',
+  'page-break-before',
+  'page-break-after',
+  'break-before',
+  'break-after',
+  'vertical-align',
+  'display',
+  'list-style-type',
+  'list-style',
+  'text-transform',
+  'font-variant',
+  'direction',
+  'white-space',
+  'visibility',
 ]);
 
 function specificityOf(seq: Selector[] | undefined): number | undefined {
   if (!seq) return undefined;
-  let a = 0, b = 0, c = 0;
+  let a = 0,
+    b = 0,
+    c = 0;
   for (const t of seq) {
     if (t.type === 'attribute') {
       if (t.name === 'id' && t.action === 'equals') a++;
@@ -89,7 +127,11 @@ export class Cascade {
       if (budget <= 0) break;
       let ast: csstree.CssNode;
       try {
-        ast = csstree.parse(sheet.length > 1_000_000 ? sheet.slice(0, 1_000_000) : sheet, { parseValue: false, parseAtrulePrelude: false, parseRulePrelude: false });
+        ast = csstree.parse(sheet.length > 1_000_000 ? sheet.slice(0, 1_000_000) : sheet, {
+          parseValue: false,
+          parseAtrulePrelude: false,
+          parseRulePrelude: false,
+        });
       } catch {
         continue;
       }
@@ -204,21 +246,39 @@ export function lengthTwips(value: string | undefined, percentBase = 0, emTwips 
   const n = parseFloat(m[1]!);
   if (!Number.isFinite(n)) return undefined;
   switch ((m[2] ?? '').toLowerCase()) {
-    case 'pt': return n * 20;
-    case 'pc': return n * 240;
-    case 'cm': return (n / 2.54) * 1440;
-    case 'mm': return (n / 25.4) * 1440;
-    case 'in': return n * 1440;
-    case 'em': case 'rem': return n * emTwips;
-    case 'ex': return n * emTwips / 2;
-    case '%': return (n / 100) * percentBase;
-    case 'px': return n * 15;
-    default: return n === 0 ? 0 : n * 15; // unitless (quirks) read as px
+    case 'pt':
+      return n * 20;
+    case 'pc':
+      return n * 240;
+    case 'cm':
+      return (n / 2.54) * 1440;
+    case 'mm':
+      return (n / 25.4) * 1440;
+    case 'in':
+      return n * 1440;
+    case 'em':
+    case 'rem':
+      return n * emTwips;
+    case 'ex':
+      return (n * emTwips) / 2;
+    case '%':
+      return (n / 100) * percentBase;
+    case 'px':
+      return n * 15;
+    default:
+      return n === 0 ? 0 : n * 15; // unitless (quirks) read as px
   }
 }
 
 const FONT_SIZE_KEYWORDS: Record<string, number> = {
-  'xx-small': 7, 'x-small': 7.5, small: 10, medium: 12, large: 13.5, 'x-large': 18, 'xx-large': 24, 'xxx-large': 36,
+  'xx-small': 7,
+  'x-small': 7.5,
+  small: 10,
+  medium: 12,
+  large: 13.5,
+  'x-large': 18,
+  'xx-large': 24,
+  'xxx-large': 36,
 };
 
 /** CSS font-size → points, relative sizes against the parent's points. */
@@ -231,36 +291,127 @@ export function fontSizePt(value: string, parentPt: number): number | undefined 
   if (!m) return undefined;
   const n = parseFloat(m[1]!);
   switch (m[2]) {
-    case 'pt': return n;
-    case 'em': return n * parentPt;
-    case 'rem': return n * 12;
-    case '%': return (n / 100) * parentPt;
-    case 'cm': return (n / 2.54) * 72;
-    case 'mm': return (n / 25.4) * 72;
-    case 'in': return n * 72;
-    default: return n * 0.75;
+    case 'pt':
+      return n;
+    case 'em':
+      return n * parentPt;
+    case 'rem':
+      return n * 12;
+    case '%':
+      return (n / 100) * parentPt;
+    case 'cm':
+      return (n / 2.54) * 72;
+    case 'mm':
+      return (n / 25.4) * 72;
+    case 'in':
+      return n * 72;
+    default:
+      return n * 0.75;
   }
 }
 
 const NAMED_COLORS: Record<string, string> = {
-  black: '000000', white: 'FFFFFF', red: 'FF0000', green: '008000', blue: '0000FF', yellow: 'FFFF00', gray: '808080',
-  grey: '808080', silver: 'C0C0C0', maroon: '800000', purple: '800080', fuchsia: 'FF00FF', magenta: 'FF00FF', lime: '00FF00',
-  olive: '808000', navy: '000080', teal: '008080', aqua: '00FFFF', cyan: '00FFFF', orange: 'FFA500', pink: 'FFC0CB',
-  brown: 'A52A2A', gold: 'FFD700', indigo: '4B0082', violet: 'EE82EE', darkred: '8B0000', darkgreen: '006400',
-  darkblue: '00008B', darkgray: 'A9A9A9', darkgrey: 'A9A9A9', lightgray: 'D3D3D3', lightgrey: 'D3D3D3',
-  lightblue: 'ADD8E6', lightgreen: '90EE90', lightyellow: 'FFFFE0', whitesmoke: 'F5F5F5', gainsboro: 'DCDCDC',
-  crimson: 'DC143C', coral: 'FF7F50', tomato: 'FF6347', salmon: 'FA8072', khaki: 'F0E68C', beige: 'F5F5DC',
-  ivory: 'FFFFF0', lavender: 'E6E6FA', tan: 'D2B48C', steelblue: '4682B4', royalblue: '4169E1', skyblue: '87CEEB',
-  dimgray: '696969', dimgrey: '696969', slategray: '708090', darkorange: 'FF8C00', firebrick: 'B22222',
-  forestgreen: '228B22', seagreen: '2E8B57', midnightblue: '191970', aliceblue: 'F0F8FF', honeydew: 'F0FFF0',
-  mintcream: 'F5FFFA', azure: 'F0FFFF', snow: 'FFFAFA', linen: 'FAF0E6', wheat: 'F5DEB3', chocolate: 'D2691E',
-  goldenrod: 'DAA520', darkslategray: '2F4F4F', darkslategrey: '2F4F4F', lightcyan: 'E0FFFF', cornsilk: 'FFF8DC',
-  lightpink: 'FFB6C1', hotpink: 'FF69B4', deeppink: 'FF1493', orchid: 'DA70D6', plum: 'DDA0DD', thistle: 'D8BFD8',
-  turquoise: '40E0D0', chartreuse: '7FFF00', lawngreen: '7CFC00', yellowgreen: '9ACD32', olivedrab: '6B8E23',
-  darkcyan: '008B8B', cadetblue: '5F9EA0', dodgerblue: '1E90FF', deepskyblue: '00BFFF', cornflowerblue: '6495ED',
-  mediumblue: '0000CD', darkviolet: '9400D3', rebeccapurple: '663399', sienna: 'A0522D', peru: 'CD853F',
-  rosybrown: 'BC8F8F', lightsalmon: 'FFA07A', papayawhip: 'FFEFD5', moccasin: 'FFE4B5', peachpuff: 'FFDAB9',
-  mistyrose: 'FFE4E1', lemonchiffon: 'FFFACD', lightsteelblue: 'B0C4DE', powderblue: 'B0E0E6', palegreen: '98FB98',
+  black: '000000',
+  white: 'FFFFFF',
+  red: 'FF0000',
+  green: '008000',
+  blue: '0000FF',
+  yellow: 'FFFF00',
+  gray: '808080',
+  grey: '808080',
+  silver: 'C0C0C0',
+  maroon: '800000',
+  purple: '800080',
+  fuchsia: 'FF00FF',
+  magenta: 'FF00FF',
+  lime: '00FF00',
+  olive: '808000',
+  navy: '000080',
+  teal: '008080',
+  aqua: '00FFFF',
+  cyan: '00FFFF',
+  orange: 'FFA500',
+  pink: 'FFC0CB',
+  brown: 'A52A2A',
+  gold: 'FFD700',
+  indigo: '4B0082',
+  violet: 'EE82EE',
+  darkred: '8B0000',
+  darkgreen: '006400',
+  darkblue: '00008B',
+  darkgray: 'A9A9A9',
+  darkgrey: 'A9A9A9',
+  lightgray: 'D3D3D3',
+  lightgrey: 'D3D3D3',
+  lightblue: 'ADD8E6',
+  lightgreen: '90EE90',
+  lightyellow: 'FFFFE0',
+  whitesmoke: 'F5F5F5',
+  gainsboro: 'DCDCDC',
+  crimson: 'DC143C',
+  coral: 'FF7F50',
+  tomato: 'FF6347',
+  salmon: 'FA8072',
+  khaki: 'F0E68C',
+  beige: 'F5F5DC',
+  ivory: 'FFFFF0',
+  lavender: 'E6E6FA',
+  tan: 'D2B48C',
+  steelblue: '4682B4',
+  royalblue: '4169E1',
+  skyblue: '87CEEB',
+  dimgray: '696969',
+  dimgrey: '696969',
+  slategray: '708090',
+  darkorange: 'FF8C00',
+  firebrick: 'B22222',
+  forestgreen: '228B22',
+  seagreen: '2E8B57',
+  midnightblue: '191970',
+  aliceblue: 'F0F8FF',
+  honeydew: 'F0FFF0',
+  mintcream: 'F5FFFA',
+  azure: 'F0FFFF',
+  snow: 'FFFAFA',
+  linen: 'FAF0E6',
+  wheat: 'F5DEB3',
+  chocolate: 'D2691E',
+  goldenrod: 'DAA520',
+  darkslategray: '2F4F4F',
+  darkslategrey: '2F4F4F',
+  lightcyan: 'E0FFFF',
+  cornsilk: 'FFF8DC',
+  lightpink: 'FFB6C1',
+  hotpink: 'FF69B4',
+  deeppink: 'FF1493',
+  orchid: 'DA70D6',
+  plum: 'DDA0DD',
+  thistle: 'D8BFD8',
+  turquoise: '40E0D0',
+  chartreuse: '7FFF00',
+  lawngreen: '7CFC00',
+  yellowgreen: '9ACD32',
+  olivedrab: '6B8E23',
+  darkcyan: '008B8B',
+  cadetblue: '5F9EA0',
+  dodgerblue: '1E90FF',
+  deepskyblue: '00BFFF',
+  cornflowerblue: '6495ED',
+  mediumblue: '0000CD',
+  darkviolet: '9400D3',
+  rebeccapurple: '663399',
+  sienna: 'A0522D',
+  peru: 'CD853F',
+  rosybrown: 'BC8F8F',
+  lightsalmon: 'FFA07A',
+  papayawhip: 'FFEFD5',
+  moccasin: 'FFE4B5',
+  peachpuff: 'FFDAB9',
+  mistyrose: 'FFE4E1',
+  lemonchiffon: 'FFFACD',
+  lightsteelblue: 'B0C4DE',
+  powderblue: 'B0E0E6',
+  palegreen: '98FB98',
 };
 
 /** A CSS colour → RRGGBB, or undefined (transparent, unknown, fully transparent rgba). */
@@ -269,7 +420,13 @@ export function cssColor(value: string | undefined): string | undefined {
   const v = value.trim().toLowerCase();
   if (v in NAMED_COLORS) return NAMED_COLORS[v];
   let m = /^#([0-9a-f]{3,4})$/.exec(v);
-  if (m) return m[1]!.slice(0, 3).split('').map((c) => c + c).join('').toUpperCase();
+  if (m)
+    return m[1]!
+      .slice(0, 3)
+      .split('')
+      .map((c) => c + c)
+      .join('')
+      .toUpperCase();
   m = /^#([0-9a-f]{6})([0-9a-f]{2})?$/.exec(v);
   if (m) return m[2] === '00' ? undefined : m[1]!.toUpperCase();
   m = /^rgba?\(\s*([\d.]+%?)[\s,]+([\d.]+%?)[\s,]+([\d.]+%?)(?:[\s,/]+([\d.]+%?))?\s*\)$/.exec(v);
@@ -278,7 +435,9 @@ export function cssColor(value: string | undefined): string | undefined {
     return [m[1]!, m[2]!, m[3]!]
       .map((x) => {
         const n = x.endsWith('%') ? (parseFloat(x) / 100) * 255 : parseFloat(x);
-        return Math.max(0, Math.min(255, Math.round(n))).toString(16).padStart(2, '0');
+        return Math.max(0, Math.min(255, Math.round(n)))
+          .toString(16)
+          .padStart(2, '0');
       })
       .join('')
       .toUpperCase();
@@ -293,8 +452,16 @@ export interface BorderSpec {
 }
 
 const BORDER_STYLES: Record<string, string> = {
-  solid: 'single', dashed: 'dashed', dotted: 'dotted', double: 'double', groove: 'threeDEngrave', ridge: 'threeDEmboss',
-  inset: 'inset', outset: 'outset', none: 'nil', hidden: 'nil',
+  solid: 'single',
+  dashed: 'dashed',
+  dotted: 'dotted',
+  double: 'double',
+  groove: 'threeDEngrave',
+  ridge: 'threeDEmboss',
+  inset: 'inset',
+  outset: 'outset',
+  none: 'nil',
+  hidden: 'nil',
 };
 
 /** `border: 1px solid #000` (any order) → a Word border; `none`/`0` → nil. */
@@ -303,7 +470,10 @@ export function parseBorder(value: string | undefined): BorderSpec | undefined {
   let style: string | undefined;
   let width: number | undefined;
   let color: string | undefined;
-  for (const tok of value.trim().toLowerCase().split(/\s+(?![^(]*\))/)) {
+  for (const tok of value
+    .trim()
+    .toLowerCase()
+    .split(/\s+(?![^(]*\))/)) {
     if (tok in BORDER_STYLES) style = BORDER_STYLES[tok];
     else if (tok === 'thin') width = 15;
     else if (tok === 'medium') width = 45;

@@ -5,7 +5,27 @@
  * It runs only when a cheap first scan finds such depth; normal documents pass through untouched.
  */
 const MAX_OPEN = 1000;
-const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'keygen', 'command', 'basefont', 'frame', 'isindex']);
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+  'keygen',
+  'command',
+  'basefont',
+  'frame',
+  'isindex',
+]);
 // Start tags that close an open element of the same name (browser "implied end tags"), so sibling
 // <li>/<p>/<td> without end tags do not count as nesting.
 const SELF_CLOSING_SIBLINGS = new Set(['li', 'p', 'td', 'th', 'tr', 'dt', 'dd', 'option', 'thead', 'tbody', 'tfoot']);

@@ -126,15 +126,41 @@ interface RunProps {
 function copyRun(r: RunProps | undefined): RunProps {
   if (!r) {
     return {
-      rStyle: undefined, font: undefined, bold: undefined, italic: undefined, caps: undefined, smallCaps: undefined,
-      strike: undefined, color: undefined, sizePt: undefined, highlight: undefined, underline: undefined,
-      shade: undefined, vertAlign: undefined, rtl: undefined, xml: undefined, derived: undefined,
+      rStyle: undefined,
+      font: undefined,
+      bold: undefined,
+      italic: undefined,
+      caps: undefined,
+      smallCaps: undefined,
+      strike: undefined,
+      color: undefined,
+      sizePt: undefined,
+      highlight: undefined,
+      underline: undefined,
+      shade: undefined,
+      vertAlign: undefined,
+      rtl: undefined,
+      xml: undefined,
+      derived: undefined,
     };
   }
   return {
-    rStyle: r.rStyle, font: r.font, bold: r.bold, italic: r.italic, caps: r.caps, smallCaps: r.smallCaps,
-    strike: r.strike, color: r.color, sizePt: r.sizePt, highlight: r.highlight, underline: r.underline,
-    shade: r.shade, vertAlign: r.vertAlign, rtl: r.rtl, xml: undefined, derived: undefined,
+    rStyle: r.rStyle,
+    font: r.font,
+    bold: r.bold,
+    italic: r.italic,
+    caps: r.caps,
+    smallCaps: r.smallCaps,
+    strike: r.strike,
+    color: r.color,
+    sizePt: r.sizePt,
+    highlight: r.highlight,
+    underline: r.underline,
+    shade: r.shade,
+    vertAlign: r.vertAlign,
+    rtl: r.rtl,
+    xml: undefined,
+    derived: undefined,
   };
 }
 
@@ -206,15 +232,43 @@ interface ParaProps {
 function copyPara(p: ParaProps | undefined): ParaProps {
   if (!p) {
     return {
-      style: undefined, keepNext: undefined, pageBreakBefore: undefined, numPr: undefined, borderBottom: undefined,
-      borderAll: undefined, shade: undefined, bidi: undefined, before: undefined, after: undefined, line: undefined,
-      lineExact: undefined, indLeft: undefined, indRight: undefined, indFirst: undefined, jc: undefined, outlineLvl: undefined,
+      style: undefined,
+      keepNext: undefined,
+      pageBreakBefore: undefined,
+      numPr: undefined,
+      borderBottom: undefined,
+      borderAll: undefined,
+      shade: undefined,
+      bidi: undefined,
+      before: undefined,
+      after: undefined,
+      line: undefined,
+      lineExact: undefined,
+      indLeft: undefined,
+      indRight: undefined,
+      indFirst: undefined,
+      jc: undefined,
+      outlineLvl: undefined,
     };
   }
   return {
-    style: p.style, keepNext: p.keepNext, pageBreakBefore: p.pageBreakBefore, numPr: p.numPr, borderBottom: p.borderBottom,
-    borderAll: p.borderAll, shade: p.shade, bidi: p.bidi, before: p.before, after: p.after, line: p.line,
-    lineExact: p.lineExact, indLeft: p.indLeft, indRight: p.indRight, indFirst: p.indFirst, jc: p.jc, outlineLvl: p.outlineLvl,
+    style: p.style,
+    keepNext: p.keepNext,
+    pageBreakBefore: p.pageBreakBefore,
+    numPr: p.numPr,
+    borderBottom: p.borderBottom,
+    borderAll: p.borderAll,
+    shade: p.shade,
+    bidi: p.bidi,
+    before: p.before,
+    after: p.after,
+    line: p.line,
+    lineExact: p.lineExact,
+    indLeft: p.indLeft,
+    indRight: p.indRight,
+    indFirst: p.indFirst,
+    jc: p.jc,
+    outlineLvl: p.outlineLvl,
   };
 }
 
@@ -271,9 +325,7 @@ function clampTw(n: number): number {
 
 // ---- paragraph assembly ---------------------------------------------------------------------------------
 
-type Piece =
-  | { kind: 'text'; text: string; rPr: string; link?: string }
-  | { kind: 'raw'; xml: string; rPr: string; link?: string }; // br, tab, drawing, footnote reference
+type Piece = { kind: 'text'; text: string; rPr: string; link?: string } | { kind: 'raw'; xml: string; rPr: string; link?: string }; // br, tab, drawing, footnote reference
 
 /** The `<w:r>` of text merged from consecutive text pieces with the same run properties as `last`. */
 function textRunXml(last: Piece | undefined, runText: string): string {
@@ -319,8 +371,16 @@ interface Ctx {
 /** A child context: a copy with every field present (one object shape; see copyRun). */
 function copyCtx(c: Ctx): Ctx {
   return {
-    run: c.run, link: c.link, para: c.para, pre: c.pre, list: c.list, item: c.item, quoteDepth: c.quoteDepth,
-    indent: c.indent, fontPt: c.fontPt, widthTwips: c.widthTwips,
+    run: c.run,
+    link: c.link,
+    para: c.para,
+    pre: c.pre,
+    list: c.list,
+    item: c.item,
+    quoteDepth: c.quoteDepth,
+    indent: c.indent,
+    fontPt: c.fontPt,
+    widthTwips: c.widthTwips,
   };
 }
 
@@ -333,8 +393,16 @@ function notPre(c: Ctx): Ctx {
 /** A context at the top of a story (body, footnote): no inherited formatting. */
 function rootCtx(para: ParaProps, fontPt: number, widthTwips: number): Ctx {
   return {
-    run: copyRun(undefined), link: undefined, para, pre: false, list: undefined, item: undefined, quoteDepth: 0,
-    indent: 0, fontPt, widthTwips,
+    run: copyRun(undefined),
+    link: undefined,
+    para,
+    pre: false,
+    list: undefined,
+    item: undefined,
+    quoteDepth: 0,
+    indent: 0,
+    fontPt,
+    widthTwips,
   };
 }
 
@@ -344,9 +412,88 @@ const WHITE_RUN = /[ \t\n\r\f]+/g;
 
 const HEADING_STYLE: Record<string, string> = { h1: 'Heading1', h2: 'Heading2', h3: 'Heading3', h4: 'Heading4', h5: 'Heading5', h6: 'Heading6' };
 const HEADING_PT: Record<string, number> = { h1: 16, h2: 14, h3: 13, h4: 12, h5: 12, h6: 12 };
-const SKIP = new Set(['script', 'style', 'head', 'template', 'noscript', 'iframe', 'object', 'embed', 'meta', 'link', 'title', 'base', 'svg', 'math', 'canvas', 'audio', 'video', 'source', 'track', 'map', 'area', 'select', 'option', 'button', 'param', 'dialog']);
-const BLOCKS = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'main', 'nav', 'aside', 'address', 'center', 'details', 'summary', 'form', 'fieldset', 'legend', 'figure', 'figcaption', 'body', 'html', 'hgroup', 'search', 'dl', 'dt', 'dd', 'blockquote', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'menu', 'dir', 'li', 'table', 'hr', 'caption', 'listing', 'xmp', 'plaintext']);
-const HIGHLIGHTS: Record<string, string> = { FFFF00: 'yellow', '00FF00': 'green', '00FFFF': 'cyan', FF00FF: 'magenta', FF0000: 'red', '0000FF': 'blue' };
+const SKIP = new Set([
+  'script',
+  'style',
+  'head',
+  'template',
+  'noscript',
+  'iframe',
+  'object',
+  'embed',
+  'meta',
+  'link',
+  'title',
+  'base',
+  'svg',
+  'math',
+  'canvas',
+  'audio',
+  'video',
+  'source',
+  'track',
+  'map',
+  'area',
+  'select',
+  'option',
+  'button',
+  'param',
+  'dialog',
+]);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'nav',
+  'aside',
+  'address',
+  'center',
+  'details',
+  'summary',
+  'form',
+  'fieldset',
+  'legend',
+  'figure',
+  'figcaption',
+  'body',
+  'html',
+  'hgroup',
+  'search',
+  'dl',
+  'dt',
+  'dd',
+  'blockquote',
+  'pre',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'menu',
+  'dir',
+  'li',
+  'table',
+  'hr',
+  'caption',
+  'listing',
+  'xmp',
+  'plaintext',
+]);
+const HIGHLIGHTS: Record<string, string> = {
+  FFFF00: 'yellow',
+  '00FF00': 'green',
+  '00FFFF': 'cyan',
+  FF00FF: 'magenta',
+  FF0000: 'red',
+  '0000FF': 'blue',
+};
 
 const BULLETS = ['•', '◦', '▪', '•', '◦', '▪', '•', '◦', '▪'];
 const ROMAN_LEVEL = ['decimal', 'lowerLetter', 'lowerRoman', 'decimal', 'lowerLetter', 'lowerRoman', 'decimal', 'lowerLetter', 'lowerRoman'];
@@ -355,14 +502,31 @@ function listFormat(type: string | undefined, ordered: boolean): string | undefi
   if (!type) return undefined;
   const t = type.trim();
   switch (t) {
-    case '1': case 'decimal': return 'decimal';
-    case 'a': case 'lower-alpha': case 'lower-latin': return 'lowerLetter';
-    case 'A': case 'upper-alpha': case 'upper-latin': return 'upperLetter';
-    case 'i': case 'lower-roman': return 'lowerRoman';
-    case 'I': case 'upper-roman': return 'upperRoman';
-    case 'decimal-leading-zero': return 'decimalZero';
-    case 'none': return 'none';
-    case 'disc': case 'circle': case 'square': return ordered ? 'decimal' : 'bullet';
+    case '1':
+    case 'decimal':
+      return 'decimal';
+    case 'a':
+    case 'lower-alpha':
+    case 'lower-latin':
+      return 'lowerLetter';
+    case 'A':
+    case 'upper-alpha':
+    case 'upper-latin':
+      return 'upperLetter';
+    case 'i':
+    case 'lower-roman':
+      return 'lowerRoman';
+    case 'I':
+    case 'upper-roman':
+      return 'upperRoman';
+    case 'decimal-leading-zero':
+      return 'decimalZero';
+    case 'none':
+      return 'none';
+    case 'disc':
+    case 'circle':
+    case 'square':
+      return ordered ? 'decimal' : 'bullet';
   }
   return undefined;
 }
@@ -413,7 +577,14 @@ class HtmlConverter {
     START_TAG.lastIndex = 0;
     let tags = 0;
     while (START_TAG.test(html)) if (++tags > MAX_ELEMENTS) throw tooManyElements();
-    return this.convertDom(parseDocument(depthBounded ? html : boundHtmlDepth(html), { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false }));
+    return this.convertDom(
+      parseDocument(depthBounded ? html : boundHtmlDepth(html), {
+        lowerCaseTags: true,
+        lowerCaseAttributeNames: true,
+        decodeEntities: true,
+        recognizeSelfClosing: false,
+      }),
+    );
   }
 
   /** Converts a parsed document (from htmlparser2, or built from Markdown tokens by markdownToDom). */
@@ -619,7 +790,7 @@ class HtmlConverter {
     if (!decl) return { run, fontPt };
     const r = copyRun(run);
     const fw = decl.get('font-weight');
-    if (fw) r.bold = fw === 'bold' || fw === 'bolder' || (parseInt(fw, 10) >= 600);
+    if (fw) r.bold = fw === 'bold' || fw === 'bolder' || parseInt(fw, 10) >= 600;
     const fs = decl.get('font-style');
     if (fs) r.italic = fs === 'italic' || fs === 'oblique';
     const td = decl.get('text-decoration-line') ?? decl.get('text-decoration');
@@ -635,8 +806,17 @@ class HtmlConverter {
     if (color) r.color = color;
     const ff = decl.get('font-family');
     if (ff) {
-      const first = ff.split(',')[0]!.trim().replace(/^["']|["']$/g, '');
-      const generic: Record<string, string> = { monospace: 'Courier New', serif: 'Times New Roman', 'sans-serif': 'Arial', cursive: 'Comic Sans MS', 'system-ui': 'Calibri' };
+      const first = ff
+        .split(',')[0]!
+        .trim()
+        .replace(/^["']|["']$/g, '');
+      const generic: Record<string, string> = {
+        monospace: 'Courier New',
+        serif: 'Times New Roman',
+        'sans-serif': 'Arial',
+        cursive: 'Comic Sans MS',
+        'system-ui': 'Calibri',
+      };
       r.font = (generic[first.toLowerCase()] ?? first).slice(0, 31);
     }
     const fsz = decl.get('font-size');
@@ -683,24 +863,60 @@ class HtmlConverter {
         } else if (el.attribs.value) this.addText(el.attribs.value, ctx);
         return;
       }
-      case 'strong': case 'b': run = runWith(run, 'bold', true); break;
-      case 'em': case 'i': case 'cite': case 'dfn': case 'var': run = runWith(run, 'italic', true); break;
-      case 'u': case 'ins': run = runWith(run, 'underline', true); break;
-      case 's': case 'del': case 'strike': run = runWith(run, 'strike', true); break;
-      case 'sub': run = runWith(run, 'vertAlign', 'subscript'); break;
+      case 'strong':
+      case 'b':
+        run = runWith(run, 'bold', true);
+        break;
+      case 'em':
+      case 'i':
+      case 'cite':
+      case 'dfn':
+      case 'var':
+        run = runWith(run, 'italic', true);
+        break;
+      case 'u':
+      case 'ins':
+        run = runWith(run, 'underline', true);
+        break;
+      case 's':
+      case 'del':
+      case 'strike':
+        run = runWith(run, 'strike', true);
+        break;
+      case 'sub':
+        run = runWith(run, 'vertAlign', 'subscript');
+        break;
       case 'sup':
         if (this.footnoteRef(el, ctx)) return;
         run = runWith(run, 'vertAlign', 'superscript');
         break;
-      case 'small': run = runWith(run, 'sizePt', Math.max(1, ctx.fontPt * 0.83)); break;
-      case 'big': run = runWith(run, 'sizePt', ctx.fontPt * 1.2); break;
-      case 'mark': run = runWith(run, 'highlight', 'yellow'); break;
-      case 'code': case 'kbd': case 'samp': case 'tt':
+      case 'small':
+        run = runWith(run, 'sizePt', Math.max(1, ctx.fontPt * 0.83));
+        break;
+      case 'big':
+        run = runWith(run, 'sizePt', ctx.fontPt * 1.2);
+        break;
+      case 'mark':
+        run = runWith(run, 'highlight', 'yellow');
+        break;
+      case 'code':
+      case 'kbd':
+      case 'samp':
+      case 'tt':
         run = runWith(run, 'rStyle', 'VerbatimChar');
         break;
       case 'q':
         break;
-      case 'abbr': case 'acronym': case 'span': case 'font': case 'label': case 'time': case 'data': case 'bdi': case 'bdo': case 'nobr':
+      case 'abbr':
+      case 'acronym':
+      case 'span':
+      case 'font':
+      case 'label':
+      case 'time':
+      case 'data':
+      case 'bdi':
+      case 'bdo':
+      case 'nobr':
         if (tag === 'font') {
           const c = cssColor(el.attribs.color);
           if (c) run = runWith(run, 'color', c);
@@ -808,7 +1024,10 @@ class HtmlConverter {
     // would multiply its size without bound.
     this.footnoteChars += note.length;
     if (this.footnoteChars > MAX_FOOTNOTE_CHARS || this.footnotes.length >= MAX_FOOTNOTES) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', `The document's footnotes are too large to convert (more than ${MAX_FOOTNOTES.toLocaleString('en')} footnote references or ${MAX_FOOTNOTE_CHARS / 1_000_000} MB of footnote text)`);
+      throw new FolioError(
+        'UNPROCESSABLE_DOCUMENT',
+        `The document's footnotes are too large to convert (more than ${MAX_FOOTNOTES.toLocaleString('en')} footnote references or ${MAX_FOOTNOTE_CHARS / 1_000_000} MB of footnote text)`,
+      );
     }
     this.footnotes.push(note);
     this.addRaw(`<w:footnoteReference w:id="${id}"/>`, ctx, { rStyle: 'FootnoteReference' });
@@ -847,7 +1066,12 @@ class HtmlConverter {
     const para = inner.para;
     // Paragraph-level properties a block's own paragraphs start from.
     switch (tag) {
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': {
+      case 'h1':
+      case 'h2':
+      case 'h3':
+      case 'h4':
+      case 'h5':
+      case 'h6': {
         const cls = ` ${el.attribs.class ?? ''} `;
         para.style = tag === 'h1' && cls.includes(' title ') ? 'Title' : HEADING_STYLE[tag];
         inner.fontPt = HEADING_PT[tag]!;
@@ -857,7 +1081,10 @@ class HtmlConverter {
       case 'p':
         if (!para.style || para.style === 'ListParagraph') para.style = ctx.quoteDepth ? 'Quote' : para.style;
         break;
-      case 'pre': case 'listing': case 'xmp': case 'plaintext':
+      case 'pre':
+      case 'listing':
+      case 'xmp':
+      case 'plaintext':
         para.style = 'SourceCode';
         inner.pre = true;
         break;
@@ -867,7 +1094,8 @@ class HtmlConverter {
         para.style = 'Quote';
         para.indLeft = inner.indent;
         break;
-      case 'figcaption': case 'caption':
+      case 'figcaption':
+      case 'caption':
         para.style = 'Caption';
         break;
       case 'figure':
@@ -882,7 +1110,10 @@ class HtmlConverter {
         inner.indent = ctx.indent + 720;
         para.indLeft = inner.indent;
         break;
-      case 'ul': case 'ol': case 'menu': case 'dir':
+      case 'ul':
+      case 'ol':
+      case 'menu':
+      case 'dir':
         this.list(el, tag, decl, ctx, depth);
         this.breakAfter(decl);
         return;
@@ -895,7 +1126,8 @@ class HtmlConverter {
       case 'address':
         inner.run = runWith(inner.run, 'italic', true);
         break;
-      case 'legend': case 'summary':
+      case 'legend':
+      case 'summary':
         inner.run = runWith(inner.run, 'bold', true);
         break;
     }
@@ -1065,7 +1297,9 @@ class HtmlConverter {
       if (Number.isFinite(n)) {
         const numId = this.nextNum++;
         const abstract = this.abstractOf(list.numId);
-        this.nums.push(`<w:num w:numId="${numId}"><w:abstractNumId w:val="${abstract}"/><w:lvlOverride w:ilvl="${list.depth}"><w:startOverride w:val="${Math.max(0, Math.min(32767, n))}"/></w:lvlOverride></w:num>`);
+        this.nums.push(
+          `<w:num w:numId="${numId}"><w:abstractNumId w:val="${abstract}"/><w:lvlOverride w:ilvl="${list.depth}"><w:startOverride w:val="${Math.max(0, Math.min(32767, n))}"/></w:lvlOverride></w:num>`,
+        );
         this.numToAbstract.set(numId, abstract);
         list.numId = numId;
         inner.item = { numPr: { numId, ilvl: list.depth } };
@@ -1179,7 +1413,9 @@ class HtmlConverter {
     // Decoding is bounded per document too: many distinct data URIs just under the per-image cap would
     // otherwise decode without limit.
     if (this.media.length >= MAX_IMAGES || this.decodedImageChars + src.length > MAX_DATA_URI_TOTAL_CHARS) {
-      this.warnings.push(`images past the document's image budget (${MAX_IMAGES} images or ${MAX_DATA_URI_TOTAL_CHARS / 1024 / 1024} MB of data URIs) were dropped`);
+      this.warnings.push(
+        `images past the document's image budget (${MAX_IMAGES} images or ${MAX_DATA_URI_TOTAL_CHARS / 1024 / 1024} MB of data URIs) were dropped`,
+      );
       return null;
     }
     this.decodedImageChars += src.length;
@@ -1225,7 +1461,14 @@ class HtmlConverter {
   // -- tables
 
   private table(el: Element, decl: Declarations | undefined, ctx: Ctx, depth: number): void {
-    interface Cell { el: Element; row: number; col: number; cs: number; rs: number; header: boolean }
+    interface Cell {
+      el: Element;
+      row: number;
+      col: number;
+      cs: number;
+      rs: number;
+      header: boolean;
+    }
     const rows: Element[] = [];
     const headRows = new Set<Element>();
     const footRows: Element[] = [];
@@ -1292,7 +1535,7 @@ class HtmlConverter {
     });
     if (ncols === 0) return;
     // Header rows: <thead> rows, or leading rows made only of <th>.
-    const isHeader = rows.map((tr, r) => headRows.has(tr) || false);
+    const isHeader = rows.map((tr) => headRows.has(tr));
     if (!headRows.size) {
       for (let r = 0; r < rows.length; r++) {
         if (cells[r]!.length && cells[r]!.every((c) => c.header) && rows.length > 1) isHeader[r] = true;
@@ -1330,7 +1573,13 @@ class HtmlConverter {
     if (talign === 'center' || marginAuto) tblPr += '<w:jc w:val="center"/>';
     else if (talign === 'right') tblPr += '<w:jc w:val="right"/>';
     if (ctx.indent > 0) tblPr += `<w:tblInd w:w="${Math.round(ctx.indent)}" w:type="dxa"/>`;
-    const tborder = parseBorder(decl?.get('border')) ?? (el.attribs.border !== undefined ? (el.attribs.border === '0' ? { style: 'nil', sz: 4, color: 'auto' } : { style: 'single', sz: Math.max(4, Math.min(96, parseInt(el.attribs.border, 10) * 6 || 4)), color: 'auto' }) : undefined);
+    const tborder =
+      parseBorder(decl?.get('border')) ??
+      (el.attribs.border !== undefined
+        ? el.attribs.border === '0'
+          ? { style: 'nil', sz: 4, color: 'auto' }
+          : { style: 'single', sz: Math.max(4, Math.min(96, parseInt(el.attribs.border, 10) * 6 || 4)), color: 'auto' }
+        : undefined);
     if (tborder) {
       const b = (side: string) => `<w:${side} w:val="${tborder.style}" w:sz="${tborder.sz}" w:space="0" w:color="${tborder.color}"/>`;
       // The outer border from the table; inner lines follow it (collapse) unless cells say otherwise.
@@ -1370,7 +1619,8 @@ class HtmlConverter {
         if (cell.rs > 1) tcPr += '<w:vMerge w:val="restart"/>';
         const cDecl = this.cascade.declarations(cell.el);
         tcPr += cellBorders(cDecl);
-        const bg = cssColor(cDecl?.get('background-color') ?? backgroundColor(cDecl?.get('background')) ?? cell.el.attribs.bgcolor) ??
+        const bg =
+          cssColor(cDecl?.get('background-color') ?? backgroundColor(cDecl?.get('background')) ?? cell.el.attribs.bgcolor) ??
           cssColor(trDecl?.get('background-color') ?? backgroundColor(trDecl?.get('background')) ?? tr.attribs.bgcolor);
         if (bg) tcPr += `<w:shd w:val="clear" w:color="auto" w:fill="${bg}"/>`;
         const va = (cDecl?.get('vertical-align') ?? cell.el.attribs.valign ?? trDecl?.get('vertical-align') ?? '').toLowerCase();
@@ -1451,7 +1701,23 @@ function fosterParented(table: Element, out: AnyNode[] = []): AnyNode[] {
   return out;
 }
 
-const BOX_PROPS = ['border', 'border-bottom', 'border-top', 'border-left', 'border-right', 'background', 'background-color', 'margin', 'margin-left', 'margin-right', 'margin-top', 'margin-bottom', 'padding-left', 'width', 'height'];
+const BOX_PROPS = [
+  'border',
+  'border-bottom',
+  'border-top',
+  'border-left',
+  'border-right',
+  'background',
+  'background-color',
+  'margin',
+  'margin-left',
+  'margin-right',
+  'margin-top',
+  'margin-bottom',
+  'padding-left',
+  'width',
+  'height',
+];
 // Declarations are shared read-only maps (see Cascade.declarations), so their stripped copies can be too.
 const stripped = new WeakMap<Declarations, Declarations>();
 
@@ -1494,10 +1760,16 @@ function clampInt(v: string | undefined, dflt: number, min: number, max: number)
 
 function jcOf(align: string): string | undefined {
   switch (align.trim().toLowerCase()) {
-    case 'center': return 'center';
-    case 'right': case 'end': return 'right';
-    case 'justify': return 'both';
-    case 'left': case 'start': return 'left';
+    case 'center':
+      return 'center';
+    case 'right':
+    case 'end':
+      return 'right';
+    case 'justify':
+      return 'both';
+    case 'left':
+    case 'start':
+      return 'left';
   }
   return undefined;
 }

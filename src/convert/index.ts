@@ -84,12 +84,7 @@ export interface ConvertDocumentOptions {
 const PAIRS = new Set(['docx>pdf', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf']);
 
 /** Converts bytes of `from` into `to`; throws FolioError for an unsupported pair or unusable input. */
-export async function convertDocument(
-  bytes: Uint8Array,
-  from: SourceFormat,
-  to: TargetFormat,
-  options: ConvertDocumentOptions,
-): Promise<Uint8Array> {
+export async function convertDocument(bytes: Uint8Array, from: SourceFormat, to: TargetFormat, options: ConvertDocumentOptions): Promise<Uint8Array> {
   if (!PAIRS.has(`${from}>${to}`)) {
     throw new FolioError('UNSUPPORTED_CONVERSION', `Conversion from ${from} to ${to} is not supported`, {
       details: [{ field: 'to', issue: `supported: docx→pdf, md→docx, html→docx, md→pdf, html→pdf` }],

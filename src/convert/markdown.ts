@@ -116,7 +116,10 @@ function gfmStrikethrough(md: MarkdownItInstance): void {
     return true;
   });
   type Delimiter = { marker: number; token: number; end: number };
-  const pair = (state: { tokens: Array<{ type: string; tag: string; nesting: number; markup: string; content: string }> }, delimiters: Delimiter[]) => {
+  const pair = (
+    state: { tokens: Array<{ type: string; tag: string; nesting: number; markup: string; content: string }> },
+    delimiters: Delimiter[],
+  ) => {
     for (const d of delimiters) {
       if ((d.marker !== TILDE && d.marker !== TILDE_1) || d.end === -1) continue;
       const open = state.tokens[d.token]!;
@@ -138,7 +141,13 @@ function gfmStrikethrough(md: MarkdownItInstance): void {
  * loses trailing ?, !, ., ,, :, *, _, ~ and quotes, a trailing ) without its (, and a trailing entity-like
  * "&hl;" (or a lone ;). Text cut off moves after the link; text taken from after the link moves in.
  */
-function gfmAutolinkEnd(md: MarkdownItInstance, state: { Token: new (type: string, tag: string, nesting: number) => LinkToken }, kids: LinkToken[], i: number, email: boolean): void {
+function gfmAutolinkEnd(
+  md: MarkdownItInstance,
+  state: { Token: new (type: string, tag: string, nesting: number) => LinkToken },
+  kids: LinkToken[],
+  i: number,
+  email: boolean,
+): void {
   const open = kids[i]!;
   const textTok = kids[i + 1];
   if (!textTok || textTok.type !== 'text' || kids[i + 2]?.type !== 'link_close') return;
@@ -507,7 +516,10 @@ const TASK_CHECKBOX = '<input class="task-list-item-checkbox"';
 // Its two checkboxes (disabled), and the attributes the HTML parser reads from them.
 const TASK_CHECKBOXES = new Map<string, Record<string, string>>([
   ['<input class="task-list-item-checkbox" disabled="" type="checkbox">', { class: 'task-list-item-checkbox', disabled: '', type: 'checkbox' }],
-  ['<input class="task-list-item-checkbox" checked="" disabled="" type="checkbox">', { class: 'task-list-item-checkbox', checked: '', disabled: '', type: 'checkbox' }],
+  [
+    '<input class="task-list-item-checkbox" checked="" disabled="" type="checkbox">',
+    { class: 'task-list-item-checkbox', checked: '', disabled: '', type: 'checkbox' },
+  ],
 ]);
 
 /** The last core rule: notes in the render env whether any raw HTML token is left in the stream. */
@@ -582,7 +594,14 @@ function linearTaskLists(md: MarkdownItInstance): void {
     const lastAtLevel: number[] = [];
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
-      if (i >= 2 && t.type === 'inline' && tokens[i - 1]!.type === 'paragraph_open' && tokens[i - 2]!.type === 'list_item_open' && TASK_MARK.test(t.content) && t.children?.length) {
+      if (
+        i >= 2 &&
+        t.type === 'inline' &&
+        tokens[i - 1]!.type === 'paragraph_open' &&
+        tokens[i - 2]!.type === 'list_item_open' &&
+        TASK_MARK.test(t.content) &&
+        t.children?.length
+      ) {
         const checked = t.content.charCodeAt(1) !== 0x20;
         const box = new state.Token('html_inline', '', 0);
         box.content = checked ? TASK_CHECKED : TASK_UNCHECKED;

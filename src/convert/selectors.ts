@@ -97,7 +97,10 @@ export class SelectorMatcher {
   readonly budget: MatchBudget;
   private readonly options: Options<Node, Element>;
 
-  constructor(private readonly doc: Document, units: number) {
+  constructor(
+    private readonly doc: Document,
+    units: number,
+  ) {
     this.budget = new MatchBudget(units);
     this.options = { adapter: countingAdapter(this.budget) };
   }
@@ -184,10 +187,18 @@ export class SelectorMatcher {
         if (k === 0) ok = 1;
         else {
           switch (combinators[k]) {
-            case 'descendant': ok = lv.anc[k - 1]; break;
-            case 'child': ok = lv.parentM[k - 1]; break;
-            case 'adjacent': ok = lv.prevM[k - 1]; break;
-            default: ok = lv.sib[k - 1]; break; // sibling (~)
+            case 'descendant':
+              ok = lv.anc[k - 1];
+              break;
+            case 'child':
+              ok = lv.parentM[k - 1];
+              break;
+            case 'adjacent':
+              ok = lv.prevM[k - 1];
+              break;
+            default:
+              ok = lv.sib[k - 1];
+              break; // sibling (~)
           }
         }
         if (!ok) continue;

@@ -11,8 +11,14 @@ declare module 'markdown-it-task-lists' {
 }
 // css-tree ships without declarations; only what css.ts uses.
 declare module 'css-tree' {
-  export interface CssNode { type: string }
-  export interface Rule extends CssNode { type: 'Rule'; prelude: CssNode; block: CssNode }
+  export interface CssNode {
+    type: string;
+  }
+  export interface Rule extends CssNode {
+    type: 'Rule';
+    prelude: CssNode;
+    block: CssNode;
+  }
   export function parse(text: string, options?: Record<string, unknown>): CssNode;
   export function walk(ast: CssNode, options: { visit: 'Rule'; enter: (node: Rule) => void }): void;
   export function generate(node: CssNode): string;

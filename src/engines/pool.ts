@@ -147,7 +147,9 @@ export class EnginePool {
     }
     if (this.waiting.length >= this.opts.queueSize) {
       return Promise.reject(
-        new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', { retryAfter: this.retryAfterSeconds() }),
+        new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', {
+          retryAfter: this.retryAfterSeconds(),
+        }),
       );
     }
     return new Promise<void>((resolve, reject) => {
@@ -226,7 +228,9 @@ export class EnginePool {
       );
     }
     if (/queue is at limit/i.test(err?.message ?? '')) {
-      return new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', { retryAfter: this.retryAfterSeconds() });
+      return new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', {
+        retryAfter: this.retryAfterSeconds(),
+      });
     }
     this.opts.logger?.error({ task, err: e }, 'engine worker failed');
     return new FolioError('INTERNAL_ERROR', 'The document engine failed; retry the request', { cause: e });
@@ -236,4 +240,3 @@ export class EnginePool {
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
-

@@ -73,8 +73,7 @@ export interface SerializedError {
 }
 
 export type JobOutcome<N extends TaskName = TaskName> =
-  | { ok: true; value: EngineTasks[N]['output'] }
-  | { ok: false; error: SerializedError; internal?: { name: string; stack?: string } };
+  { ok: true; value: EngineTasks[N]['output'] } | { ok: false; error: SerializedError; internal?: { name: string; stack?: string } };
 
 /** What every worker is given once at start: enough to rebuild the engines' dependencies locally. */
 export interface EngineWorkerData {

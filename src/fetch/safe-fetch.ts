@@ -28,9 +28,16 @@ export function isInternalAddress(ip: string): boolean {
   if (net.isIPv4(ip)) {
     const [a, b] = ip.split('.').map(Number) as [number, number, number, number];
     return (
-      a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 192 && b === 0) ||
-      (a === 198 && (b === 18 || b === 19)) || a >= 224
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 192 && b === 0) ||
+      (a === 198 && (b === 18 || b === 19)) ||
+      a >= 224
     );
   }
   const groups = ipv6Groups(ip);
@@ -175,14 +182,18 @@ export class SafeFetcher {
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
         await res.body.dump().catch(() => undefined);
         if (hop >= this.maxRedirects) {
-          throw new FolioError('URL_FETCH_FAILED', `${field}: more than ${this.maxRedirects} redirects`, { details: [{ field, issue: 'too many redirects' }] });
+          throw new FolioError('URL_FETCH_FAILED', `${field}: more than ${this.maxRedirects} redirects`, {
+            details: [{ field, issue: 'too many redirects' }],
+          });
         }
         url = this.checkUrl(new URL(String(res.headers.location), url).toString(), field);
         continue;
       }
       if (res.statusCode !== 200) {
         await res.body.dump().catch(() => undefined);
-        throw new FolioError('URL_FETCH_FAILED', `${field} answered HTTP ${res.statusCode}`, { details: [{ field, issue: `HTTP ${res.statusCode}` }] });
+        throw new FolioError('URL_FETCH_FAILED', `${field} answered HTTP ${res.statusCode}`, {
+          details: [{ field, issue: `HTTP ${res.statusCode}` }],
+        });
       }
       const declared = Number(res.headers['content-length'] ?? NaN);
       if (Number.isFinite(declared) && declared > this.maxBytes) {
@@ -233,7 +244,13 @@ function hasCode(e: unknown, code: string): boolean {
 function isTimeout(e: unknown): boolean {
   for (let cur = e as { name?: string; code?: unknown; cause?: unknown } | undefined, i = 0; cur && i < 5; cur = cur.cause as typeof cur, i++) {
     if (cur.name === 'TimeoutError') return true;
-    if (cur.code === 'UND_ERR_HEADERS_TIMEOUT' || cur.code === 'UND_ERR_BODY_TIMEOUT' || cur.code === 'UND_ERR_CONNECT_TIMEOUT' || cur.code === 'ETIMEDOUT') return true;
+    if (
+      cur.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      cur.code === 'UND_ERR_BODY_TIMEOUT' ||
+      cur.code === 'UND_ERR_CONNECT_TIMEOUT' ||
+      cur.code === 'ETIMEDOUT'
+    )
+      return true;
   }
   return false;
 }

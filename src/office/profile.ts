@@ -38,7 +38,7 @@ export function registryModifications(): string {
     // No first-start wizard, no update checks, no crash reporter, no recovery data written.
     item('/org.openoffice.Office.Common/Misc', 'FirstRun', 'xs:boolean', 'false'),
     item('/org.openoffice.Office.Common/Misc', 'ShowTipOfTheDay', 'xs:boolean', 'false'),
-    item('/org.openoffice.Office.Jobs/Jobs/org.openoffice.Office.Jobs:Job[\'UpdateCheck\']/Arguments', 'AutoCheckEnabled', 'xs:boolean', 'false'),
+    item("/org.openoffice.Office.Jobs/Jobs/org.openoffice.Office.Jobs:Job['UpdateCheck']/Arguments", 'AutoCheckEnabled', 'xs:boolean', 'false'),
     item('/org.openoffice.Office.Recovery/AutoSave', 'Enabled', 'xs:boolean', 'false'),
     item('/org.openoffice.Office.Recovery/RecoveryInfo', 'Enabled', 'xs:boolean', 'false'),
     item('/org.openoffice.Office.Common/Save/Document', 'CreateBackup', 'xs:boolean', 'false'),

@@ -32,7 +32,7 @@ export function readTlv(buf: Uint8Array, at: number, limit: number, depth = 0): 
   if (len === 0x80) {
     // Indefinite length: only constructed elements; children up to the 00 00 end-of-contents marker.
     if (!(tag & 0x20) || depth >= MAX_INDEFINITE_DEPTH) return undefined;
-    for (let q = p; q + 2 <= limit; ) {
+    for (let q = p; q + 2 <= limit;) {
       if (buf[q] === 0 && buf[q + 1] === 0) return { tag, at, start: p, contentEnd: q, end: q + 2 };
       const child = readTlv(buf, q, limit, depth + 1);
       if (!child) return undefined;
@@ -53,7 +53,7 @@ export function readTlv(buf: Uint8Array, at: number, limit: number, depth = 0): 
 /** Reads the elements inside a constructed element; undefined when one of them is malformed. */
 export function readTlvChildren(buf: Uint8Array, parent: Tlv): Tlv[] | undefined {
   const out: Tlv[] = [];
-  for (let p = parent.start; p < parent.contentEnd; ) {
+  for (let p = parent.start; p < parent.contentEnd;) {
     const t = readTlv(buf, p, parent.contentEnd);
     if (!t) return undefined;
     out.push(t);

@@ -25,7 +25,12 @@ export function decodeStream(buf: Uint8Array, stream: PdfStream, maxOutput: numb
         break;
       case 'ASCIIHexDecode':
       case 'AHx':
-        data = Buffer.from(Buffer.from(data).toString('latin1').replace(/[^0-9a-fA-F]/g, ''), 'hex');
+        data = Buffer.from(
+          Buffer.from(data)
+            .toString('latin1')
+            .replace(/[^0-9a-fA-F]/g, ''),
+          'hex',
+        );
         break;
       default:
         throw new StreamDecodeError(`unsupported filter ${f.name}`);
@@ -77,13 +82,23 @@ function unpredict(data: Uint8Array, parms: Map<string, PdfValue>): Uint8Array {
       const upLeft = i >= bpp ? prev[i - bpp]! : 0;
       let v: number;
       switch (type) {
-        case 0: v = raw; break;
-        case 1: v = raw + left; break;
-        case 2: v = raw + up; break;
-        case 3: v = raw + ((left + up) >> 1); break;
+        case 0:
+          v = raw;
+          break;
+        case 1:
+          v = raw + left;
+          break;
+        case 2:
+          v = raw + up;
+          break;
+        case 3:
+          v = raw + ((left + up) >> 1);
+          break;
         case 4: {
           const p = left + up - upLeft;
-          const pa = Math.abs(p - left), pb = Math.abs(p - up), pc = Math.abs(p - upLeft);
+          const pa = Math.abs(p - left),
+            pb = Math.abs(p - up),
+            pc = Math.abs(p - upLeft);
           v = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
           break;
         }

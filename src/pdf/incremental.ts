@@ -20,7 +20,8 @@ export interface LastXref {
   entriesValid: boolean;
 }
 
-const latin1 = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, end - start)).toString('latin1');
+const latin1 = (bytes: Uint8Array, start: number, end: number) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, end - start)).toString('latin1');
 
 /**
  * Reads the final `startxref` and checks that it really points at a cross-reference section. Returns
@@ -191,7 +192,13 @@ function runs(numbers: number[]): Array<[number, number]> {
  * Appends `objects` to `original` with a cross-reference section of the same kind as the last one.
  * `size` is the new trailer /Size (highest object number + 1, including the xref stream if any).
  */
-export function appendIncrementalUpdate(original: Uint8Array, last: LastXref, objects: UpdateObject[], trailer: TrailerEntries, size: number): IncrementalUpdate {
+export function appendIncrementalUpdate(
+  original: Uint8Array,
+  last: LastXref,
+  objects: UpdateObject[],
+  trailer: TrailerEntries,
+  size: number,
+): IncrementalUpdate {
   const parts: Uint8Array[] = [original];
   let pos = original.length;
   const push = (b: Uint8Array | string) => {
@@ -245,7 +252,9 @@ export function appendIncrementalUpdate(original: Uint8Array, last: LastXref, ob
       rows.writeBigUInt64BE(BigInt(offsets.get(n)!), i * 11 + 1);
       rows.writeUInt16BE(generations.get(n)!, i * 11 + 9);
     });
-    const index = runs(numbers).map(([s, c]) => `${s} ${c}`).join(' ');
+    const index = runs(numbers)
+      .map(([s, c]) => `${s} ${c}`)
+      .join(' ');
     push(`${xrefNumber} 0 obj\n<< /Type /XRef ${trailerText} /W [${w.join(' ')}] /Index [${index}] /Length ${rows.length} >>\nstream\n`);
     push(rows);
     push(`\nendstream\nendobj\nstartxref\n${xrefOffset}\n%%EOF\n`);

@@ -5,11 +5,36 @@
  * show one value to one reader and another to a second one.
  */
 
-export interface PdfName { kind: 'name'; name: string }
-export interface PdfString { kind: 'string'; bytes: Uint8Array; hex: boolean; start: number; end: number }
-export interface PdfRef { kind: 'ref'; num: number; gen: number }
-export interface PdfDict { kind: 'dict'; map: Map<string, PdfValue>; duplicateKeys?: string[]; start: number; end: number }
-export interface PdfStream { kind: 'stream'; dict: PdfDict; dataStart: number; dataEnd: number; lengthMismatch?: boolean }
+export interface PdfName {
+  kind: 'name';
+  name: string;
+}
+export interface PdfString {
+  kind: 'string';
+  bytes: Uint8Array;
+  hex: boolean;
+  start: number;
+  end: number;
+}
+export interface PdfRef {
+  kind: 'ref';
+  num: number;
+  gen: number;
+}
+export interface PdfDict {
+  kind: 'dict';
+  map: Map<string, PdfValue>;
+  duplicateKeys?: string[];
+  start: number;
+  end: number;
+}
+export interface PdfStream {
+  kind: 'stream';
+  dict: PdfDict;
+  dataStart: number;
+  dataEnd: number;
+  lengthMismatch?: boolean;
+}
 export type PdfValue = null | boolean | number | PdfName | PdfString | PdfRef | PdfDict | PdfStream | PdfValue[];
 
 export class PdfSyntaxError extends Error {}
@@ -36,7 +61,11 @@ export const dictOf = (v: PdfValue | undefined): PdfDict | undefined => (isDict(
 
 export class Lexer {
   pos: number;
-  constructor(readonly buf: Uint8Array, pos = 0, readonly end = buf.length) {
+  constructor(
+    readonly buf: Uint8Array,
+    pos = 0,
+    readonly end = buf.length,
+  ) {
     this.pos = pos;
   }
 
@@ -298,7 +327,7 @@ export function parseIndirectAt(buf: Uint8Array, offset: number, resolveLength: 
     if (buf[lx.pos] === 0x0a) lx.pos++;
     const dataStart = lx.pos;
     const lenVal = value.map.get('Length');
-    let length = typeof lenVal === 'number' ? lenVal : isRef(lenVal) ? resolveLength(lenVal) : undefined;
+    const length = typeof lenVal === 'number' ? lenVal : isRef(lenVal) ? resolveLength(lenVal) : undefined;
     let dataEnd = length !== undefined && length >= 0 && Number.isInteger(length) ? dataStart + length : -1;
     let lengthMismatch = false;
     if (dataEnd < 0 || dataEnd > buf.length || !endstreamAt(buf, dataEnd)) {

@@ -161,7 +161,10 @@ export class PdfDocument {
       if (rel < 0) continue;
       const sx = windowStart + rel;
       if (this.revisions.length >= MAX_REVISIONS) {
-        throw new FolioError('UNPROCESSABLE_DOCUMENT', `The PDF has more than ${MAX_REVISIONS} revisions (incremental updates); it is too large to process`);
+        throw new FolioError(
+          'UNPROCESSABLE_DOCUMENT',
+          `The PDF has more than ${MAX_REVISIONS} revisions (incremental updates); it is too large to process`,
+        );
       }
       let end = p + 5;
       if (t.charCodeAt(end) === 0x0d) end++;
@@ -177,6 +180,7 @@ export class PdfDocument {
       this.revisions[0]!.start = 0;
       this.revisions.forEach((r, i) => (r.index = i));
     }
+    // eslint-disable-next-line no-control-regex -- NUL is PDF whitespace
     if (start < this.buf.length && /[^\x00\t\n\f\r ]/.test(t.slice(start))) {
       // Bytes after the last %%EOF (or a file with none): a pseudo-revision, read by scanning.
       this.revisions.push({ index: this.revisions.length, start, end: this.buf.length, xref: 'none', entries: new Map(), repaired: false });
@@ -254,7 +258,11 @@ export class PdfDocument {
         rev.entries.set(b.num, { type: 1, offset: b.offset, gen: b.gen, stream: 0, index: 0 });
       }
       if (rev.entries.size > 0 || rev.xref !== 'none' || this.revisions.length === 1) {
-        this.anomaly('XREF_REPAIRED', `revision ${rev.index + 1} has ${rev.xref === 'none' ? 'no' : `a ${rev.xref}`} xref section; ${rev.entries.size} object(s) found by scanning its bytes`, rev.index);
+        this.anomaly(
+          'XREF_REPAIRED',
+          `revision ${rev.index + 1} has ${rev.xref === 'none' ? 'no' : `a ${rev.xref}`} xref section; ${rev.entries.size} object(s) found by scanning its bytes`,
+          rev.index,
+        );
       }
     }
     // Entries that point past the revision's end (into a later update) are not part of this revision.
@@ -372,7 +380,9 @@ export class PdfDocument {
     const [w0, w1, w2] = w as number[];
     const size = d.get('Size');
     const index = d.get('Index');
-    const ranges: number[] = Array.isArray(index) ? (index.filter((x) => typeof x === 'number') as number[]) : [0, typeof size === 'number' ? size : 0];
+    const ranges: number[] = Array.isArray(index)
+      ? (index.filter((x) => typeof x === 'number') as number[])
+      : [0, typeof size === 'number' ? size : 0];
     const data = this.decode(obj.value, MAX_OBJSTM_BYTES);
     const rowLen = w0! + w1! + w2!;
     if (rowLen === 0) throw new PdfSyntaxError('empty /W');
@@ -403,7 +413,8 @@ export class PdfDocument {
   decode(stream: PdfStream, max = MAX_OBJSTM_BYTES): Uint8Array {
     const out = decodeStream(this.buf, stream, Math.min(max, MAX_DECODED_BYTES - this.decodedBytes));
     this.decodedBytes += out.length;
-    if (this.decodedBytes >= MAX_DECODED_BYTES) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF decompresses to more data than the verifier reads');
+    if (this.decodedBytes >= MAX_DECODED_BYTES)
+      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF decompresses to more data than the verifier reads');
     return out;
   }
 
@@ -504,7 +515,8 @@ export class PdfDocument {
     if (!stm) return undefined;
     const slot = stm.offsets[entry.index];
     if (!slot) return undefined;
-    if (slot.num !== num) this.anomaly('OBJSTM_NUMBER_MISMATCH', `object stream ${entry.stream} holds ${slot.num} where ${num} was expected`, found.revision, num);
+    if (slot.num !== num)
+      this.anomaly('OBJSTM_NUMBER_MISMATCH', `object stream ${entry.stream} holds ${slot.num} where ${num} was expected`, found.revision, num);
     try {
       const lx = new Lexer(stm.data, stm.first + slot.off);
       return { num, value: lx.parseValue(), entry, declaredNum: slot.num };
@@ -639,7 +651,10 @@ export const PDF_HEADER = /%PDF-\d/;
 /** Opens bytes as a PDF for verification: 400 when they are not one, 422 when encrypted or unreadable. */
 export function openPdf(bytes: Uint8Array): PdfDocument {
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
-  if (!PDF_HEADER.test(head)) throw new FolioError('INVALID_FILE_FORMAT', 'The document is not a PDF (no %PDF- header)', { details: [{ field: 'document', issue: 'not a PDF' }] });
+  if (!PDF_HEADER.test(head))
+    throw new FolioError('INVALID_FILE_FORMAT', 'The document is not a PDF (no %PDF- header)', {
+      details: [{ field: 'document', issue: 'not a PDF' }],
+    });
   const doc = new PdfDocument(bytes);
   if (doc.isEncrypted()) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF is encrypted; signatures of encrypted PDFs are not verified');
   if (doc.revisions.length === 0 || !doc.catalogAt(doc.last)) {
@@ -647,4 +662,3 @@ export function openPdf(bytes: Uint8Array): PdfDocument {
   }
   return doc;
 }
-

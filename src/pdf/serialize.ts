@@ -49,4 +49,3 @@ function formatNumber(n: number): string {
   const s = n.toFixed(10).replace(/0+$/, '').replace(/\.$/, '');
   return s === '-0' ? '0' : s;
 }
-

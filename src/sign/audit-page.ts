@@ -182,8 +182,14 @@ export function drawable(text: string, face: FontFace): string {
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
     const control =
-      cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
-      (cp >= 0x2060 && cp <= 0x206f) || cp === 0xfeff || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0xfff0 && cp <= 0xfffb);
+      cp < 0x20 ||
+      (cp >= 0x7f && cp < 0xa0) ||
+      (cp >= 0x200b && cp <= 0x200f) ||
+      (cp >= 0x2028 && cp <= 0x202e) ||
+      (cp >= 0x2060 && cp <= 0x206f) ||
+      cp === 0xfeff ||
+      (cp >= 0xd800 && cp <= 0xdfff) ||
+      (cp >= 0xfff0 && cp <= 0xfffb);
     if (cp === 0x09) out += ' ';
     else if (control || !face.has(cp)) out += `[U+${cp.toString(16).toUpperCase().padStart(4, '0')}]`;
     else out += ch;
@@ -297,7 +303,9 @@ export async function renderAuditPages(doc: PDFDocument, record: AuditRecord, op
   y -= lineHeight * 0.6;
   for (const line of wrapText(
     'This page was added by Folio before sealing the document with a PAdES signature that covers the whole file, this page included. The same data is attached as audit-trail.json.',
-    contentWidth, size * 0.9, regular,
+    contentWidth,
+    size * 0.9,
+    regular,
   )) {
     y -= lineHeight * 0.9;
     text(line, margin, y, regular, size * 0.9, MUTED);

@@ -65,7 +65,11 @@ function identityDer(identity: SigningIdentity): IdentityDer {
   const certHash = crypto.createHash('sha256').update(leaf).digest();
   // ESSCertIDv2 { certHash, issuerSerial { GeneralNames [directoryName [4] issuer], serial } }, with the
   // default hash algorithm (SHA-256) omitted as DER requires for a DEFAULT value.
-  const essCertId = encodeTlv(SEQUENCE, encodeTlv(OCTET_STRING, certHash), encodeTlv(SEQUENCE, encodeTlv(SEQUENCE, encodeTlv(CONTEXT_4, issuer)), serial));
+  const essCertId = encodeTlv(
+    SEQUENCE,
+    encodeTlv(OCTET_STRING, certHash),
+    encodeTlv(SEQUENCE, encodeTlv(SEQUENCE, encodeTlv(CONTEXT_4, issuer)), serial),
+  );
   const signingCertificateV2 = encodeTlv(SEQUENCE, encodeTlv(SEQUENCE, essCertId));
   cached = {
     issuerAndSerial: encodeTlv(SEQUENCE, issuer, serial),

@@ -9,10 +9,28 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import {
-  AlgorithmIdentifier, AttributeTypeAndValue, AttributeValue, AuthorityKeyIdentifier, BasicConstraints, Certificate,
-  Extension, Extensions, KeyIdentifier, KeyUsage, KeyUsageFlags, Name, RelativeDistinguishedName, SubjectKeyIdentifier,
-  SubjectPublicKeyInfo, TBSCertificate, Validity, Version, id_ce_authorityKeyIdentifier, id_ce_basicConstraints,
-  id_ce_keyUsage, id_ce_subjectKeyIdentifier,
+  AlgorithmIdentifier,
+  AttributeTypeAndValue,
+  AttributeValue,
+  AuthorityKeyIdentifier,
+  BasicConstraints,
+  Certificate,
+  Extension,
+  Extensions,
+  KeyIdentifier,
+  KeyUsage,
+  KeyUsageFlags,
+  Name,
+  RelativeDistinguishedName,
+  SubjectKeyIdentifier,
+  SubjectPublicKeyInfo,
+  TBSCertificate,
+  Validity,
+  Version,
+  id_ce_authorityKeyIdentifier,
+  id_ce_basicConstraints,
+  id_ce_keyUsage,
+  id_ce_subjectKeyIdentifier,
 } from '@peculiar/asn1-x509';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/index.js';
@@ -27,7 +45,10 @@ const SIGNER_KEY = 'signer.key.pem';
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
 
 export function toPem(der: Uint8Array, label: string): string {
-  const b64 = Buffer.from(der).toString('base64').match(/.{1,64}/g)!.join('\n');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }
 
@@ -90,16 +111,11 @@ interface IssueParams {
 
 /** Issues an X.509 v3 certificate signed with ECDSA P-256 / SHA-256. */
 function issueCertificate(p: IssueParams): Uint8Array {
-  const spki = AsnConvert.parse(
-    crypto.createPublicKey(p.subjectKey).export({ format: 'der', type: 'spki' }),
-    SubjectPublicKeyInfo,
-  );
+  const spki = AsnConvert.parse(crypto.createPublicKey(p.subjectKey).export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo);
   const serial = crypto.randomBytes(16);
   serial[0] = (serial[0]! & 0x7f) | 0x01; // positive and non-zero
   const sigAlg = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
-  const keyUsage = p.ca
-    ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign
-    : KeyUsageFlags.digitalSignature | KeyUsageFlags.nonRepudiation; // PAdES / pyHanko expect non-repudiation
+  const keyUsage = p.ca ? KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign : KeyUsageFlags.digitalSignature | KeyUsageFlags.nonRepudiation; // PAdES / pyHanko expect non-repudiation
   const tbs = new TBSCertificate({
     version: Version.v3,
     serialNumber: serial.buffer.slice(serial.byteOffset, serial.byteOffset + serial.length),
@@ -135,12 +151,24 @@ async function generateIdentityFiles(dir: string): Promise<void> {
   const rootSpki = AsnConvert.parse(crypto.createPublicKey(rootKey).export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo);
 
   const rootDer = issueCertificate({
-    subject: rootName, issuer: rootName, subjectKey: rootKey, issuerKey: rootKey, issuerSpki: rootSpki,
-    notBefore, notAfter: new Date(now + 25 * 365 * 86_400_000), ca: true,
+    subject: rootName,
+    issuer: rootName,
+    subjectKey: rootKey,
+    issuerKey: rootKey,
+    issuerSpki: rootSpki,
+    notBefore,
+    notAfter: new Date(now + 25 * 365 * 86_400_000),
+    ca: true,
   });
   const signerDer = issueCertificate({
-    subject: name(`Folio Document Signing ${installation}`), issuer: rootName, subjectKey: signerKey, issuerKey: rootKey,
-    issuerSpki: rootSpki, notBefore, notAfter: new Date(now + 10 * 365 * 86_400_000), ca: false,
+    subject: name(`Folio Document Signing ${installation}`),
+    issuer: rootName,
+    subjectKey: signerKey,
+    issuerKey: rootKey,
+    issuerSpki: rootSpki,
+    notBefore,
+    notAfter: new Date(now + 10 * 365 * 86_400_000),
+    ca: false,
   });
   const pkcs8 = (k: KeyObject) => k.export({ format: 'pem', type: 'pkcs8' }).toString();
 
@@ -200,7 +228,10 @@ export async function loadSigningIdentity(config: Config, logger: Logger): Promi
   try {
     return loadIdentityFiles(dir);
   } catch (e) {
-    throw new ConfigError('DATA_DIR', `holds an unreadable signing identity in ${dir} (${(e as Error).message}); restore it or remove the folder to generate a new one`);
+    throw new ConfigError(
+      'DATA_DIR',
+      `holds an unreadable signing identity in ${dir} (${(e as Error).message}); restore it or remove the folder to generate a new one`,
+    );
   }
 }
 
@@ -228,9 +259,10 @@ export function describeIdentity(identity: SigningIdentity): PublicKeyInfo {
   const cert = new X509Certificate(identity.chainDer[0]!);
   const publicKey = crypto.createPublicKey(identity.privateKey).export({ format: 'pem', type: 'spki' }).toString();
   return {
-    algorithm: identity.keyAlgorithm === 'RSA'
-      ? `RSA-${identity.privateKey.asymmetricKeyDetails?.modulusLength ?? ''} PKCS#1 v1.5 SHA-256`
-      : 'ECDSA P-256 SHA-256',
+    algorithm:
+      identity.keyAlgorithm === 'RSA'
+        ? `RSA-${identity.privateKey.asymmetricKeyDetails?.modulusLength ?? ''} PKCS#1 v1.5 SHA-256`
+        : 'ECDSA P-256 SHA-256',
     certificate: identity.certificatePem,
     publicKey,
     fingerprint: certificateFingerprint(identity.chainDer[0]!),

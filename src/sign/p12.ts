@@ -387,6 +387,9 @@ export function loadPkcs12(bytes: Uint8Array, password: string): SigningIdentity
     bags.certs.find((c) => keyEntry.localKeyId !== undefined && c.localKeyId === keyEntry.localKeyId) ??
     bags.certs.find((c) => new X509Certificate(c.der).publicKey.export({ format: 'der', type: 'spki' }).equals(publicDer));
   if (!leaf) throw new Pkcs12Error('PKCS#12: no certificate matches the private key');
-  const { chain, root } = orderChain(leaf.der, bags.certs.filter((c) => c !== leaf).map((c) => c.der));
+  const { chain, root } = orderChain(
+    leaf.der,
+    bags.certs.filter((c) => c !== leaf).map((c) => c.der),
+  );
   return identityFromParts(privateKey, chain, root);
 }

@@ -9,9 +9,7 @@
  * deliberately changed objects are appended.
  */
 import crypto from 'node:crypto';
-import {
-  ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFObject,
-} from '@cantoo/pdf-lib';
+import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
 import { FolioError } from '../errors.js';
 import type { SigningIdentity } from '../services.js';
 import { renderAuditPages } from './audit-page.js';
@@ -59,7 +57,12 @@ async function load(bytes: Uint8Array): Promise<PDFDocument> {
   try {
     // pdf-lib yields to the event loop every `parseSpeed` objects (a setTimeout each): 1500 keeps large
     // documents from monopolising the loop without paying ~1 ms per 100 objects on ordinary ones.
-    return await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false, parseSpeed: ParseSpeeds.Fast });
+    return await PDFDocument.load(bytes, {
+      ignoreEncryption: true,
+      updateMetadata: false,
+      throwOnInvalidObject: false,
+      parseSpeed: ParseSpeeds.Fast,
+    });
   } catch (e) {
     throw unprocessable('The PDF could not be parsed', e);
   }
@@ -408,7 +411,8 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
   const info = context.trailerInfo.Info;
   const idArray = context.trailerInfo.ID;
   const firstId = idArray instanceof PDFArray ? idArray.get(0) : undefined;
-  const idHex = (o: PDFObject | undefined) => (o instanceof PDFHexString || o instanceof PDFString ? Buffer.from(o.asBytes()).toString('hex') : undefined);
+  const idHex = (o: PDFObject | undefined) =>
+    o instanceof PDFHexString || o instanceof PDFString ? Buffer.from(o.asBytes()).toString('hex') : undefined;
   const newId = crypto.randomBytes(16).toString('hex');
   const trailer = {
     root: `${rootRef.objectNumber} ${rootRef.generationNumber} R`,
@@ -421,7 +425,13 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
   let contentsBytes = estimateCmsSize(opts.identity) + (opts.tsaUrl ? TIMESTAMP_ROOM : 0);
   for (let attempt = 0; attempt < 2; attempt++) {
     const sig = signatureObject(sigRef, record.signer.name, reason, signedAt, contentsBytes);
-    const update = appendIncrementalUpdate(base, last, [...objects, { objectNumber: sigRef.objectNumber, generation: 0, bytes: sig.bytes }], trailer, size);
+    const update = appendIncrementalUpdate(
+      base,
+      last,
+      [...objects, { objectNumber: sigRef.objectNumber, generation: 0, bytes: sig.bytes }],
+      trailer,
+      size,
+    );
     const out = update.bytes;
     const sigAt = update.offsets.get(sigRef.objectNumber)!;
     const contentsStart = sigAt + sig.contentsAt;
@@ -440,7 +450,11 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
       } catch (e) {
         const why = e instanceof TimestampError ? e.message : 'unexpected error';
         if (!opts.tsaOptional) {
-          throw new FolioError('SERVICE_UNAVAILABLE', `The document was not signed: the timestamp authority failed (${why}). Retry later, or let the operator set TSA_OPTIONAL=true to sign without a timestamp.`, { retryAfter: 30, cause: e });
+          throw new FolioError(
+            'SERVICE_UNAVAILABLE',
+            `The document was not signed: the timestamp authority failed (${why}). Retry later, or let the operator set TSA_OPTIONAL=true to sign without a timestamp.`,
+            { retryAfter: 30, cause: e },
+          );
         }
         opts.onTimestampSkipped?.(why);
       }

@@ -57,7 +57,11 @@ export function parseTimeStampResponse(body: Uint8Array, imprint: Uint8Array, no
   const statusFields = seq(statusInfo, 'PKIStatusInfo');
   const status = (statusFields[0] as asn1js.Integer).valueBlock?.valueDec;
   if (status !== 0 && status !== 1) {
-    const text = statusFields[1] ? seq(statusFields[1], 'statusString').map((s) => (s as asn1js.Utf8String).valueBlock.value).join('; ') : '';
+    const text = statusFields[1]
+      ? seq(statusFields[1], 'statusString')
+          .map((s) => (s as asn1js.Utf8String).valueBlock.value)
+          .join('; ')
+      : '';
     throw new TimestampError(`the TSA refused the request (status ${status}${text ? `: ${text}` : ''})`);
   }
   if (!tokenNode) throw new TimestampError('the TSA granted the request but sent no token');

@@ -10,9 +10,7 @@ import { FolioError } from '../errors.js';
 import { clientErrorHandler, errorEnvelopeSchema, errorResponses, sendError, toFolioError } from '../http/envelope.js';
 import { parseJsonBody } from '../http/json-body.js';
 import type { IngestMetrics, RejectReason } from './metrics.js';
-import {
-  MAX_BODY_BYTES, isLegacyBatch, licenseKeyFrom, monthOf, parseCollectBody, type CollectRecord,
-} from './payload.js';
+import { MAX_BODY_BYTES, isLegacyBatch, licenseKeyFrom, monthOf, parseCollectBody, type CollectRecord } from './payload.js';
 import type { TelemetryStore } from './store.js';
 import { usageCsv } from './usage.js';
 import { requestIdFor } from '../http/request-id.js';
@@ -117,7 +115,11 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
     const allowed = routes[path.replace(/\/$/, '')];
     if (allowed && !allowed.includes(request.method)) {
       reply.header('Allow', allowed.join(', '));
-      return sendError(request, reply, new FolioError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on this path; use ${allowed.join(', ')}`));
+      return sendError(
+        request,
+        reply,
+        new FolioError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on this path; use ${allowed.join(', ')}`),
+      );
     }
     return sendError(request, reply, new FolioError('NOT_FOUND', 'The requested path does not exist'));
   });

@@ -41,8 +41,17 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
     registers: [registry],
   });
   // Zero-initialise every reason so dashboards see the series before the first rejection.
-  for (const r of ['missing_license_key', 'invalid_license_key', 'body_too_large', 'invalid_json', 'invalid_payload',
-    'unsupported_media_type', 'legacy_payload', 'store_failure'] as RejectReason[]) rejected.inc({ reason: r }, 0);
+  for (const r of [
+    'missing_license_key',
+    'invalid_license_key',
+    'body_too_large',
+    'invalid_json',
+    'invalid_payload',
+    'unsupported_media_type',
+    'legacy_payload',
+    'store_failure',
+  ] as RejectReason[])
+    rejected.inc({ reason: r }, 0);
   return {
     accepted: (n) => accepted.inc(n),
     rejected: (reason, n = 1) => rejected.inc({ reason }, n),

@@ -63,7 +63,7 @@ export function licenseKeyFrom(header: string | string[] | undefined): string {
   if (header === undefined) {
     throw new FolioError('AUTHENTICATION_ERROR', 'Missing X-License-Key header');
   }
-  const value = Array.isArray(header) ? header[0] ?? '' : header;
+  const value = Array.isArray(header) ? (header[0] ?? '') : header;
   const key = value.trim();
   if (key.length > MAX_LICENSE_KEY_CHARS || !PRINTABLE.test(key)) {
     throw new FolioError('AUTHENTICATION_ERROR', `X-License-Key must be at most ${MAX_LICENSE_KEY_CHARS} printable ASCII characters`);

@@ -35,14 +35,30 @@ export class PostgresTelemetryStore implements TelemetryStore {
   async append(records: CollectRecord[]): Promise<void> {
     if (records.length === 0) return;
     const cols = {
-      key: [] as string[], at: [] as string[], vf: [] as string[], v: [] as string[], host: [] as string[],
-      origin: [] as string[], path: [] as string[], ua: [] as string[], sw: [] as (number | null)[],
-      sh: [] as (number | null)[], meta: [] as (string | null)[],
+      key: [] as string[],
+      at: [] as string[],
+      vf: [] as string[],
+      v: [] as string[],
+      host: [] as string[],
+      origin: [] as string[],
+      path: [] as string[],
+      ua: [] as string[],
+      sw: [] as (number | null)[],
+      sh: [] as (number | null)[],
+      meta: [] as (string | null)[],
     };
     for (const r of records) {
-      cols.key.push(r.licenseKey); cols.at.push(String(r.receivedAt)); cols.vf.push(r.versionField); cols.v.push(r.version);
-      cols.host.push(r.hostname); cols.origin.push(r.pageOrigin); cols.path.push(r.pagePath); cols.ua.push(r.userAgent);
-      cols.sw.push(r.screenWidth); cols.sh.push(r.screenHeight); cols.meta.push(r.metadata);
+      cols.key.push(r.licenseKey);
+      cols.at.push(String(r.receivedAt));
+      cols.vf.push(r.versionField);
+      cols.v.push(r.version);
+      cols.host.push(r.hostname);
+      cols.origin.push(r.pageOrigin);
+      cols.path.push(r.pagePath);
+      cols.ua.push(r.userAgent);
+      cols.sw.push(r.screenWidth);
+      cols.sh.push(r.screenHeight);
+      cols.meta.push(r.metadata);
     }
     const client = await this.pool.connect();
     try {
@@ -58,25 +74,41 @@ export class PostgresTelemetryStore implements TelemetryStore {
            user_agent, screen_width, screen_height, metadata)
          SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
            $9::text[], $10::int[], $11::int[], $12::text[])`,
-        [ids.rows.map((r) => r.id), cols.key, cols.at, cols.vf, cols.v, cols.host, cols.origin, cols.path, cols.ua, cols.sw,
-          cols.sh, cols.meta],
+        [ids.rows.map((r) => r.id), cols.key, cols.at, cols.vf, cols.v, cols.host, cols.origin, cols.path, cols.ua, cols.sw, cols.sh, cols.meta],
       );
-      const ev = { req: [] as string[], key: [] as string[], month: [] as string[], at: [] as string[], ts: [] as string[],
-        doc: [] as (string | null)[], created: [] as (string | null)[] };
+      const ev = {
+        req: [] as string[],
+        key: [] as string[],
+        month: [] as string[],
+        at: [] as string[],
+        ts: [] as string[],
+        doc: [] as (string | null)[],
+        created: [] as (string | null)[],
+      };
       const docs = { key: [] as string[], month: [] as string[], doc: [] as string[], at: [] as string[] };
       const hosts = { key: [] as string[], month: [] as string[], host: [] as string[] };
       records.forEach((r, i) => {
         const month = monthOf(r.receivedAt);
         for (const e of r.events) {
-          ev.req.push(ids.rows[i]!.id); ev.key.push(r.licenseKey); ev.month.push(month); ev.at.push(String(r.receivedAt));
-          ev.ts.push(e.timestamp); ev.doc.push(e.documentId); ev.created.push(e.documentCreatedAt);
+          ev.req.push(ids.rows[i]!.id);
+          ev.key.push(r.licenseKey);
+          ev.month.push(month);
+          ev.at.push(String(r.receivedAt));
+          ev.ts.push(e.timestamp);
+          ev.doc.push(e.documentId);
+          ev.created.push(e.documentCreatedAt);
           if (e.documentId !== null) {
-            docs.key.push(r.licenseKey); docs.month.push(month); docs.doc.push(e.documentId); docs.at.push(String(r.receivedAt));
+            docs.key.push(r.licenseKey);
+            docs.month.push(month);
+            docs.doc.push(e.documentId);
+            docs.at.push(String(r.receivedAt));
           }
         }
         const hostKey = `${r.licenseKey}\u0000${month}\u0000${r.hostname}`;
         if (r.hostname !== '' && !this.knownHosts.has(hostKey)) {
-          hosts.key.push(r.licenseKey); hosts.month.push(month); hosts.host.push(r.hostname);
+          hosts.key.push(r.licenseKey);
+          hosts.month.push(month);
+          hosts.host.push(r.hostname);
         }
       });
       await client.query(

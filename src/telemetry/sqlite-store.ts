@@ -90,28 +90,30 @@ export class SqliteTelemetryStore implements TelemetryStore {
     const documents = this.db
       .prepare('SELECT COUNT(*) AS n FROM telemetry_documents WHERE license_key = ? AND month = ?')
       .get(licenseKey, month) as Row;
-    const opens = this.db
-      .prepare('SELECT COUNT(*) AS n FROM telemetry_events WHERE license_key = ? AND month = ?')
-      .get(licenseKey, month) as Row;
-    const hostnames = (this.db
-      .prepare('SELECT hostname FROM telemetry_hostnames WHERE license_key = ? AND month = ? ORDER BY hostname')
-      .all(licenseKey, month) as Row[]).map((r) => String(r.hostname));
+    const opens = this.db.prepare('SELECT COUNT(*) AS n FROM telemetry_events WHERE license_key = ? AND month = ?').get(licenseKey, month) as Row;
+    const hostnames = (
+      this.db
+        .prepare('SELECT hostname FROM telemetry_hostnames WHERE license_key = ? AND month = ? ORDER BY hostname')
+        .all(licenseKey, month) as Row[]
+    ).map((r) => String(r.hostname));
     return { licenseKey, month, documents: Number(documents.n), opens: Number(opens.n), hostnames };
   }
 
   async usageForMonth(month: string): Promise<UsageReport[]> {
-    const keys = (this.db
-      .prepare('SELECT DISTINCT license_key FROM telemetry_events WHERE month = ? ORDER BY license_key')
-      .all(month) as Row[]).map((r) => String(r.license_key));
+    const keys = (this.db.prepare('SELECT DISTINCT license_key FROM telemetry_events WHERE month = ? ORDER BY license_key').all(month) as Row[]).map(
+      (r) => String(r.license_key),
+    );
     const out: UsageReport[] = [];
     for (const k of keys) out.push(await this.usage(k, month));
     return out;
   }
 
   async documentIds(licenseKey: string, month: string): Promise<string[]> {
-    return (this.db
-      .prepare('SELECT document_id FROM telemetry_documents WHERE license_key = ? AND month = ? ORDER BY document_id')
-      .all(licenseKey, month) as Row[]).map((r) => String(r.document_id));
+    return (
+      this.db
+        .prepare('SELECT document_id FROM telemetry_documents WHERE license_key = ? AND month = ? ORDER BY document_id')
+        .all(licenseKey, month) as Row[]
+    ).map((r) => String(r.document_id));
   }
 
   async close(): Promise<void> {

@@ -45,8 +45,17 @@ const writeBatch = db.transaction((records: CollectRecord[]) => {
   for (const r of records) {
     const month = monthOf(r.receivedAt);
     const requestId = insertRequest.run(
-      r.licenseKey, r.receivedAt, r.versionField, r.version, r.hostname, r.pageOrigin, r.pagePath,
-      r.userAgent, r.screenWidth, r.screenHeight, r.metadata,
+      r.licenseKey,
+      r.receivedAt,
+      r.versionField,
+      r.version,
+      r.hostname,
+      r.pageOrigin,
+      r.pagePath,
+      r.userAgent,
+      r.screenWidth,
+      r.screenHeight,
+      r.metadata,
     ).lastInsertRowid;
     for (const e of r.events) {
       insertEvent.run(requestId, r.licenseKey, month, r.receivedAt, e.timestamp, e.documentId, e.documentCreatedAt);

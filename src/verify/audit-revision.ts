@@ -15,8 +15,15 @@ export const AUDIT_REVISION_DETAIL = 'audit-trail pages and attachment appended 
 
 /** Anomaly codes that disqualify a revision (its xref does not say plainly what it defines). */
 const DISQUALIFYING_ANOMALIES = new Set([
-  'NO_PREV', 'PREV_MISMATCH', 'XREF_REPAIRED', 'XREF_NUMBER_MISMATCH', 'TRAILING_BYTES', 'XREF_OFFSET_OUT_OF_REVISION',
-  'OBJSTM_NUMBER_MISMATCH', 'XREF_OFFSET_WRONG', 'NESTED_OBJECT_STREAM',
+  'NO_PREV',
+  'PREV_MISMATCH',
+  'XREF_REPAIRED',
+  'XREF_NUMBER_MISMATCH',
+  'TRAILING_BYTES',
+  'XREF_OFFSET_OUT_OF_REVISION',
+  'OBJSTM_NUMBER_MISMATCH',
+  'XREF_OFFSET_WRONG',
+  'NESTED_OBJECT_STREAM',
 ]);
 
 /**
@@ -38,7 +45,13 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
   const json = parsed.record;
   // The signer hashes the input as received; the end-of-line after its %%EOF may sit on either side.
   const len = json.pdfLength;
-  if (typeof len !== 'number' || !Number.isInteger(len) || Math.abs(len - prevEnd) > 2 || len > revision.end || !/^[\r\n]*$/.test(doc.latin1(Math.min(len, prevEnd), Math.max(len, prevEnd)))) {
+  if (
+    typeof len !== 'number' ||
+    !Number.isInteger(len) ||
+    Math.abs(len - prevEnd) > 2 ||
+    len > revision.end ||
+    !/^[\r\n]*$/.test(doc.latin1(Math.min(len, prevEnd), Math.max(len, prevEnd)))
+  ) {
     return 'audit-trail.json pdfLength is not the end of the previous revision';
   }
   const digest = crypto.createHash('sha256').update(doc.buf.subarray(0, len)).digest('hex');
@@ -97,7 +110,8 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
     }
     const b = doc.resolve(num, rev);
     if (!b || b.declaredNum !== num) return `object ${num} does not resolve to its own body`;
-    if (entry.type === 1 && (b.offset === undefined || b.offset < prevEnd || b.offset >= revision.end)) return `object ${num}'s body lies outside the update`;
+    if (entry.type === 1 && (b.offset === undefined || b.offset < prevEnd || b.offset >= revision.end))
+      return `object ${num}'s body lies outside the update`;
     if (entry.type === 2 && doc.entryAt(entry.stream, rev)?.revision !== rev) return `object ${num} is in an object stream of another revision`;
     if (!a) {
       if (num <= maxPrev) return `object ${num} reuses a number the earlier revisions declared`;
@@ -130,7 +144,15 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
     const form = changedKeys(doc, formA, formB);
     const oddForm = form.filter((k) => !['Fields', 'SigFlags', 'DR', 'DA'].includes(k));
     if (oddForm.length) return `the form dictionary changes ${oddForm.join(', ')}`;
-    const fieldsProblem = appendedOnly(doc, formA?.map.get('Fields'), prev, formB.map.get('Fields'), rev, (v) => isNew(v) && isSignatureField(doc, v, rev), 'Fields');
+    const fieldsProblem = appendedOnly(
+      doc,
+      formA?.map.get('Fields'),
+      prev,
+      formB.map.get('Fields'),
+      rev,
+      (v) => isNew(v) && isSignatureField(doc, v, rev),
+      'Fields',
+    );
     if (fieldsProblem) return fieldsProblem;
   }
 
@@ -146,7 +168,8 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
   const appended = (Array.isArray(kidsB) ? kidsB.length : 0) - (Array.isArray(kidsA) ? kidsA.length : 0);
   const countA = pagesA.map.get('Count');
   const countB = pagesB.map.get('Count');
-  if (typeof countA !== 'number' || typeof countB !== 'number' || countB - countA !== appended) return 'the page tree /Count does not match the pages appended';
+  if (typeof countA !== 'number' || typeof countB !== 'number' || countB - countA !== appended)
+    return 'the page tree /Count does not match the pages appended';
 
   // The last page of the previous revision may gain the signature widget, nothing else.
   if (lastPageNum !== undefined) {
@@ -155,7 +178,15 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
     if (!pA || !pB) return 'the last page is unreadable';
     const pageChanged = changedKeys(doc, pA, pB);
     if (pageChanged.some((k) => k !== 'Annots')) return `the last page changes ${pageChanged.join(', ')}`;
-    const annotsProblem = appendedOnly(doc, pA.map.get('Annots'), prev, pB.map.get('Annots'), rev, (v) => isNew(v) && isInvisibleSignatureWidget(doc, v, rev), 'Annots');
+    const annotsProblem = appendedOnly(
+      doc,
+      pA.map.get('Annots'),
+      prev,
+      pB.map.get('Annots'),
+      rev,
+      (v) => isNew(v) && isInvisibleSignatureWidget(doc, v, rev),
+      'Annots',
+    );
     if (annotsProblem) return annotsProblem;
   }
 
@@ -174,7 +205,8 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
     if (!revision.entries.has(n)) continue;
     for (const r of index.get(n) ?? []) {
       const defined = doc.entryAt(r, doc.last)?.revision;
-      if (r !== rewritable.get(n) && defined !== undefined && defined < rev) return `the array ${n} rewritten by the update is shared with object ${r}`;
+      if (r !== rewritable.get(n) && defined !== undefined && defined < rev)
+        return `the array ${n} rewritten by the update is shared with object ${r}`;
     }
   }
   for (const n of added) {
@@ -202,7 +234,15 @@ function changedKeys(doc: PdfDocument, a: PdfDict | undefined, b: PdfDict): stri
 }
 
 /** `b` is `a` (or nothing) with references to new objects appended at the end. */
-function appendedOnly(doc: PdfDocument, aRaw: PdfValue | undefined, aRev: number, bRaw: PdfValue | undefined, bRev: number, isNew: (v: PdfValue) => boolean, what: string): string | undefined {
+function appendedOnly(
+  doc: PdfDocument,
+  aRaw: PdfValue | undefined,
+  aRev: number,
+  bRaw: PdfValue | undefined,
+  bRev: number,
+  isNew: (v: PdfValue) => boolean,
+  what: string,
+): string | undefined {
   const a = doc.deref(aRaw, aRev);
   const b = doc.deref(bRaw, bRev);
   if (a === undefined && b === undefined) return undefined;

@@ -104,7 +104,13 @@ function octets(b: Block | undefined): Uint8Array | undefined {
   const view = (b.valueBlock as { valueHexView?: Uint8Array }).valueHexView;
   return view ? new Uint8Array(view) : undefined;
 }
-const hexOf = (u: Uint8Array | undefined) => (u ? Buffer.from(u).toString('hex').replace(/^(00)+(?=.)/, '').toLowerCase() : '');
+const hexOf = (u: Uint8Array | undefined) =>
+  u
+    ? Buffer.from(u)
+        .toString('hex')
+        .replace(/^(00)+(?=.)/, '')
+        .toLowerCase()
+    : '';
 
 /**
  * Splits a DER ContentInfo(SignedData) into its encapContentInfo, certificates and signerInfos by reading only
@@ -201,7 +207,11 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
       if (signedData.length < 4) throw new Error('SignedData is truncated');
       encapBlock = signedData[2];
       signerInfosBlock = signedData[signedData.length - 1];
-      certDers = signedData.filter((b) => isContext(b, 0)).flatMap(children).filter((c) => c instanceof asn1js.Sequence).map(rawOf);
+      certDers = signedData
+        .filter((b) => isContext(b, 0))
+        .flatMap(children)
+        .filter((c) => c instanceof asn1js.Sequence)
+        .map(rawOf);
     }
   } catch (e) {
     result.errors.push(`CMS not parseable: ${(e as Error).message}`.slice(0, 200));
@@ -274,7 +284,11 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
       const tst = children(parseDer(encapsulated));
       const [alg, hashed] = children(tst[2]);
       const gen = tst[4] as asn1js.GeneralizedTime;
-      result.tstInfo = { genTime: gen.toDate(), imprintAlgorithm: DIGEST_BY_OID[oidOf(children(alg)[0]) ?? ''], imprint: octets(hashed) ?? new Uint8Array() };
+      result.tstInfo = {
+        genTime: gen.toDate(),
+        imprintAlgorithm: DIGEST_BY_OID[oidOf(children(alg)[0]) ?? ''],
+        imprint: octets(hashed) ?? new Uint8Array(),
+      };
     } catch {
       result.errors.push('TSTInfo not parseable');
     }

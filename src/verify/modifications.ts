@@ -6,7 +6,18 @@
  * pyHanko's terms; objects without a role of their own (streams, fonts, arrays) take the level of whatever
  * refers to them at the final revision, so an appearance stream shared with page content is "OTHER".
  */
-import { isDict, isName, isRef, isStream, sameValue, dictOf, type PdfDict, type PdfDocument, type PdfValue, type ResolvedObject } from '../pdf/index.js';
+import {
+  isDict,
+  isName,
+  isRef,
+  isStream,
+  sameValue,
+  dictOf,
+  type PdfDict,
+  type PdfDocument,
+  type PdfValue,
+  type ResolvedObject,
+} from '../pdf/index.js';
 import { hasVisibleAppearance, type SignatureFields } from './signatures.js';
 import { AUDIT_REVISION_DETAIL } from './audit-revision.js';
 
@@ -33,7 +44,8 @@ export interface ModificationResult {
   details: ModificationDetail[];
 }
 
-type Role = 'sig' | 'sigfield' | 'formfield' | 'annot' | 'catalog' | 'acroform' | 'page' | 'pages' | 'info' | 'metadata' | 'structure' | 'dss' | 'other';
+type Role =
+  'sig' | 'sigfield' | 'formfield' | 'annot' | 'catalog' | 'acroform' | 'page' | 'pages' | 'info' | 'metadata' | 'structure' | 'dss' | 'other';
 
 const MAX_INDEX_OBJECTS = 300_000;
 const ALLOWED_REFERRERS: Partial<Record<Role, Role[]>> = {
@@ -46,11 +58,30 @@ const ALLOWED_REFERRERS: Partial<Record<Role, Role[]>> = {
   info: [],
 };
 const ROLE_LABEL: Record<Role, string> = {
-  sig: 'signature dictionary', sigfield: 'signature field', formfield: 'form field', annot: 'annotation', catalog: 'catalog',
-  acroform: 'form dictionary', page: 'page', pages: 'page tree node', info: 'document information', metadata: 'metadata stream',
-  structure: 'xref/object stream', dss: 'validation data', other: 'content',
+  sig: 'signature dictionary',
+  sigfield: 'signature field',
+  formfield: 'form field',
+  annot: 'annotation',
+  catalog: 'catalog',
+  acroform: 'form dictionary',
+  page: 'page',
+  pages: 'page tree node',
+  info: 'document information',
+  metadata: 'metadata stream',
+  structure: 'xref/object stream',
+  dss: 'validation data',
+  other: 'content',
 };
-const STRUCTURAL_ANOMALIES = new Set(['NO_PREV', 'PREV_MISMATCH', 'XREF_REPAIRED', 'XREF_NUMBER_MISMATCH', 'TRAILING_BYTES', 'XREF_OFFSET_OUT_OF_REVISION', 'OBJSTM_NUMBER_MISMATCH', 'XREF_OFFSET_WRONG']);
+const STRUCTURAL_ANOMALIES = new Set([
+  'NO_PREV',
+  'PREV_MISMATCH',
+  'XREF_REPAIRED',
+  'XREF_NUMBER_MISMATCH',
+  'TRAILING_BYTES',
+  'XREF_OFFSET_OUT_OF_REVISION',
+  'OBJSTM_NUMBER_MISMATCH',
+  'XREF_OFFSET_WRONG',
+]);
 const INERT_ANNOTS = new Set(['Link', 'Popup', 'Text']);
 
 export class ModificationAnalyzer {
@@ -62,7 +93,10 @@ export class ModificationAnalyzer {
   private readonly dssNum?: number;
   private readonly metadataNum?: number;
 
-  constructor(private readonly doc: PdfDocument, private readonly fields: SignatureFields) {
+  constructor(
+    private readonly doc: PdfDocument,
+    private readonly fields: SignatureFields,
+  ) {
     const last = doc.last;
     const trailer = doc.trailerAt(last);
     const root = trailer?.map.get('Root');
@@ -165,7 +199,8 @@ export class ModificationAnalyzer {
     for (const r of refs ?? []) {
       if (r === num) continue;
       for (const [via, rRole] of this.usersOf(r, 0)) {
-        if (!allowed.includes(rRole) && rRole !== 'structure') return `object ${num} looks like a ${ROLE_LABEL[role]} but is used by object ${via} (${ROLE_LABEL[rRole]})`;
+        if (!allowed.includes(rRole) && rRole !== 'structure')
+          return `object ${num} looks like a ${ROLE_LABEL[role]} but is used by object ${via} (${ROLE_LABEL[rRole]})`;
       }
     }
     return undefined;
@@ -224,7 +259,13 @@ export class ModificationAnalyzer {
       if (a && b && b.declaredNum === num && b.offset === a.offset && b.entry.type === 1 && a.entry.type === 1) continue;
       if (a && b && b.declaredNum === num && sameValue(doc.buf, a.value, b.value)) {
         if (b.offset !== undefined && b.offset < signedEnd && b.offset !== a.offset) {
-          details.push({ object: num, revision: rev, kind: 're-pointed', level: 'OTHER', issue: `object ${num} now resolves to an older body at offset ${b.offset} inside the signed bytes` });
+          details.push({
+            object: num,
+            revision: rev,
+            kind: 're-pointed',
+            level: 'OTHER',
+            issue: `object ${num} now resolves to an older body at offset ${b.offset} inside the signed bytes`,
+          });
         }
         continue;
       }
@@ -289,7 +330,8 @@ export class ModificationAnalyzer {
           }
           const changed = changedKeys(doc, a.value, b.value);
           const name = fieldName(doc, b.value);
-          if (changed.every((k) => ['V', 'AP', 'AS', 'DV', 'MK', 'DA', 'BS', 'TU'].includes(k))) push(it, kind, 'FORM_FILL', `form field ${name ?? num} filled (${changed.join(', ')})`, { field: name });
+          if (changed.every((k) => ['V', 'AP', 'AS', 'DV', 'MK', 'DA', 'BS', 'TU'].includes(k)))
+            push(it, kind, 'FORM_FILL', `form field ${name ?? num} filled (${changed.join(', ')})`, { field: name });
           else push(it, kind, 'OTHER', `form field ${name ?? num} changed beyond its value (${changed.join(', ')})`);
           break;
         }
@@ -303,9 +345,10 @@ export class ModificationAnalyzer {
           }
           const changed = changedKeys(doc, a.value, b.value);
           if (changed.every((k) => ['AcroForm', 'DSS', 'Extensions', 'Version', 'Metadata'].includes(k))) {
-            const afLevel = changed.includes('AcroForm') && isDict(dictOf(b.value)?.map.get('AcroForm'))
-              ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), fromRev)
-              : 'SIGNATURES_ONLY';
+            const afLevel =
+              changed.includes('AcroForm') && isDict(dictOf(b.value)?.map.get('AcroForm'))
+                ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), fromRev)
+                : 'SIGNATURES_ONLY';
             push(it, kind, afLevel, `catalog updated (${changed.join(', ')})`);
           } else push(it, kind, 'OTHER', `catalog changed (${changed.join(', ')})`);
           break;
@@ -352,9 +395,24 @@ export class ModificationAnalyzer {
         else {
           const role = this.role(r, doc.resolve(r, last)?.value);
           // Form default resources (/DR fonts) serve field and signature appearances only.
-          l = role === 'sigfield' || role === 'sig' || role === 'dss' || role === 'acroform' ? 'SIGNATURES_ONLY' : role === 'formfield' ? 'FORM_FILL' : role === 'annot' ? 'ANNOTATIONS' : role === 'structure' ? undefined : 'OTHER';
+          l =
+            role === 'sigfield' || role === 'sig' || role === 'dss' || role === 'acroform'
+              ? 'SIGNATURES_ONLY'
+              : role === 'formfield'
+                ? 'FORM_FILL'
+                : role === 'annot'
+                  ? 'ANNOTATIONS'
+                  : role === 'structure'
+                    ? undefined
+                    : 'OTHER';
           if (l === 'OTHER' && it) {
-            details.push({ object: num, revision: it.rev, kind: it.a ? 'changed' : 'added', level: 'OTHER', issue: `object ${num} ${it.a ? 'changed' : 'added'} after signing is used by unchanged signed content (object ${r})` });
+            details.push({
+              object: num,
+              revision: it.rev,
+              kind: it.a ? 'changed' : 'added',
+              level: 'OTHER',
+              issue: `object ${num} ${it.a ? 'changed' : 'added'} after signing is used by unchanged signed content (object ${r})`,
+            });
           }
         }
         if (l) level = level ? maxLevel(level, l) : l;
@@ -367,7 +425,13 @@ export class ModificationAnalyzer {
       levels.set(it.num, level);
       const what = isStream(it.b?.value) ? 'stream' : 'object';
       if (!details.some((d) => d.object === it.num)) {
-        details.push({ object: it.num, revision: it.rev, kind: it.a ? 'changed' : 'added', level, issue: `${what} ${it.num} ${it.a ? 'changed' : 'added'}${level === 'NONE' ? ' (not referenced)' : ''}` });
+        details.push({
+          object: it.num,
+          revision: it.rev,
+          kind: it.a ? 'changed' : 'added',
+          level,
+          issue: `${what} ${it.num} ${it.a ? 'changed' : 'added'}${level === 'NONE' ? ' (not referenced)' : ''}`,
+        });
       }
     }
 
@@ -385,25 +449,35 @@ export class ModificationAnalyzer {
   private classifySigField(
     it: { num: number; a?: ResolvedObject; b?: ResolvedObject },
     kind: 'added' | 'changed',
-    push: (it: { num: number; rev: number }, kind: ModificationDetail['kind'], level: ModificationLevel, issue: string, extra?: Partial<ModificationDetail>) => void,
+    push: (
+      it: { num: number; rev: number },
+      kind: ModificationDetail['kind'],
+      level: ModificationLevel,
+      issue: string,
+      extra?: Partial<ModificationDetail>,
+    ) => void,
   ): void {
     const doc = this.doc;
     const last = doc.last;
     const b = dictOf(it.b!.value)!;
-    const owner = b.map.has('FT') || !b.map.has('Parent') ? b : doc.dictAt(b.map.get('Parent'), last) ?? b;
+    const owner = b.map.has('FT') || !b.map.has('Parent') ? b : (doc.dictAt(b.map.get('Parent'), last) ?? b);
     const v = doc.dictAt(owner.map.get('V'), last);
     const signed = !!v && v.map.has('ByteRange');
     const name = fieldName(doc, owner) ?? String(it.num);
     const rev = (it as unknown as { rev: number }).rev;
     if (owner.map.has('V') && !signed) {
-      push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} holds a /V that is not a signature`, { attack: 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE' });
+      push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} holds a /V that is not a signature`, {
+        attack: 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE',
+      });
       return;
     }
     if (!signed && hasVisibleAppearance(doc, b, last)) {
       const a = it.a ? dictOf(it.a.value) : undefined;
       const apChanged = !a || !sameValue(doc.buf, a.map.get('AP') ?? null, b.map.get('AP') ?? null);
       if (apChanged) {
-        push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} shows a signature appearance with no signature behind it`, { attack: 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE' });
+        push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} shows a signature appearance with no signature behind it`, {
+          attack: 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE',
+        });
         return;
       }
     }
@@ -421,14 +495,28 @@ export class ModificationAnalyzer {
   private classifyAnnotation(
     it: { num: number; rev: number },
     kind: 'added' | 'changed',
-    push: (it: { num: number; rev: number }, kind: ModificationDetail['kind'], level: ModificationLevel, issue: string, extra?: Partial<ModificationDetail>) => void,
+    push: (
+      it: { num: number; rev: number },
+      kind: ModificationDetail['kind'],
+      level: ModificationLevel,
+      issue: string,
+      extra?: Partial<ModificationDetail>,
+    ) => void,
     value: PdfValue,
   ): void {
     const d = dictOf(value)!;
     const sub = d.map.get('Subtype');
     const subName = isName(sub) ? sub.name : '?';
-    const visible = !INERT_ANNOTS.has(subName) && (hasVisibleAppearance(this.doc, d, this.doc.last) || ['FreeText', 'Stamp', 'Redact', 'Square', 'Circle', 'Ink', 'Watermark'].includes(subName));
-    push(it, kind, 'ANNOTATIONS', `${subName} annotation ${it.num} ${kind}${visible ? ' (visible over the page)' : ''}`, visible ? { attack: 'EVIL_ANNOTATION' } : {});
+    const visible =
+      !INERT_ANNOTS.has(subName) &&
+      (hasVisibleAppearance(this.doc, d, this.doc.last) || ['FreeText', 'Stamp', 'Redact', 'Square', 'Circle', 'Ink', 'Watermark'].includes(subName));
+    push(
+      it,
+      kind,
+      'ANNOTATIONS',
+      `${subName} annotation ${it.num} ${kind}${visible ? ' (visible over the page)' : ''}`,
+      visible ? { attack: 'EVIL_ANNOTATION' } : {},
+    );
   }
 
   /** An AcroForm update may add signature fields and resources, nothing else. */

@@ -143,7 +143,10 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
   }
   out.signatures.push(...orphans);
   if (out.signatures.length > MAX_SIGNATURES) {
-    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The PDF has ${out.signatures.length} signatures, more than the ${MAX_SIGNATURES} the verifier checks in one document`);
+    throw new FolioError(
+      'UNPROCESSABLE_DOCUMENT',
+      `The PDF has ${out.signatures.length} signatures, more than the ${MAX_SIGNATURES} the verifier checks in one document`,
+    );
   }
   out.signatures.sort((a, b) => (a.sigOffset ?? 0) - (b.sigOffset ?? 0));
   return out;
@@ -248,7 +251,8 @@ export function checkByteRange(doc: PdfDocument, sig: FoundSignature, known: Arr
   else {
     result.contents = contentsRaw;
     if (!contentsRaw.hex) errors.push('CONTENTS_NOT_HEX: /Contents is a literal string, not <hex>');
-    if (contentsRaw.bytes.length === 0 || contentsRaw.bytes.every((b) => b === 0)) errors.push('CONTENTS_EMPTY: /Contents holds no signature (empty or all zero)');
+    if (contentsRaw.bytes.length === 0 || contentsRaw.bytes.every((b) => b === 0))
+      errors.push('CONTENTS_EMPTY: /Contents holds no signature (empty or all zero)');
     if (contentsRaw.bytes.length > MAX_CMS_BYTES) errors.push('CONTENTS_TOO_LARGE: /Contents exceeds 4 MB');
   }
   if (brRaw === undefined) {
@@ -266,7 +270,9 @@ export function checkByteRange(doc: PdfDocument, sig: FoundSignature, known: Arr
   const contents = result.contents;
   if (contents && (contents.start !== a + b || contents.end !== c)) {
     if (c - (a + b) > contents.end - contents.start) {
-      errors.push(`SIGNATURE_WRAPPING: the unsigned gap [${a + b}, ${c}) is ${c - a - b} bytes, larger than the /Contents string (${contents.end - contents.start} bytes)`);
+      errors.push(
+        `SIGNATURE_WRAPPING: the unsigned gap [${a + b}, ${c}) is ${c - a - b} bytes, larger than the /Contents string (${contents.end - contents.start} bytes)`,
+      );
     } else {
       errors.push(`BYTE_RANGE_GAP_MISMATCH: the unsigned gap [${a + b}, ${c}) is not the /Contents string [${contents.start}, ${contents.end})`);
     }
@@ -279,7 +285,9 @@ export function checkByteRange(doc: PdfDocument, sig: FoundSignature, known: Arr
   }
   const stray = strayByteRanges(doc, sig, c + d, known);
   if (stray.length) {
-    errors.push(`DUPLICATED_BYTE_RANGE: another /ByteRange at offset ${stray.join(', ')} inside the bytes of this signature belongs to no signature dictionary`);
+    errors.push(
+      `DUPLICATED_BYTE_RANGE: another /ByteRange at offset ${stray.join(', ')} inside the bytes of this signature belongs to no signature dictionary`,
+    );
   }
   if (errors.some((e) => /^(BYTE_RANGE|SIGNATURE_WRAPPING|SIGNATURE_DICTIONARY|DUPLICATED)/.test(e))) return result;
   const end = c + d;
@@ -326,7 +334,10 @@ export function rangeDigest(doc: PdfDocument, br: number[], alg: string): Uint8A
   }
   const spent = (hashedBytes.get(doc) ?? 0) + total;
   if (spent > MAX_HASHED_BYTES) {
-    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The PDF's signatures cover more than ${MAX_HASHED_BYTES / 1024 / 1024} MB of bytes in total; too many signatures over too large a file`);
+    throw new FolioError(
+      'UNPROCESSABLE_DOCUMENT',
+      `The PDF's signatures cover more than ${MAX_HASHED_BYTES / 1024 / 1024} MB of bytes in total; too many signatures over too large a file`,
+    );
   }
   hashedBytes.set(doc, spent);
   const hash = crypto.createHash(h);
@@ -346,7 +357,10 @@ export function checkCrypto(doc: PdfDocument, subFilter: string | undefined, br:
   if (!contents || contents.bytes.length === 0 || contents.bytes.length > MAX_CMS_BYTES || contents.bytes.every((b) => b === 0)) return undefined;
   const parsed = (cmsBytes.get(doc) ?? 0) + contents.bytes.length;
   if (parsed > MAX_CMS_BYTES_PER_DOCUMENT) {
-    throw new FolioError('UNPROCESSABLE_DOCUMENT', `The PDF's signatures carry more than ${MAX_CMS_BYTES_PER_DOCUMENT / 1024 / 1024} MB of CMS data in total`);
+    throw new FolioError(
+      'UNPROCESSABLE_DOCUMENT',
+      `The PDF's signatures carry more than ${MAX_CMS_BYTES_PER_DOCUMENT / 1024 / 1024} MB of CMS data in total`,
+    );
   }
   cmsBytes.set(doc, parsed);
   const digestOf = (alg: string) => rangeDigest(doc, br.byteRange, alg);
@@ -359,7 +373,11 @@ export function checkCrypto(doc: PdfDocument, subFilter: string | undefined, br:
     digestMatches = !!tst && !!expected && Buffer.compare(Buffer.from(tst.imprint), Buffer.from(expected)) === 0;
   } else if (subFilter === 'adbe.pkcs7.sha1') {
     const expected = digestOf('SHA-1');
-    digestMatches = cms.digestMatches && !!cms.encapsulatedContent && !!expected && Buffer.compare(Buffer.from(cms.encapsulatedContent), Buffer.from(expected)) === 0;
+    digestMatches =
+      cms.digestMatches &&
+      !!cms.encapsulatedContent &&
+      !!expected &&
+      Buffer.compare(Buffer.from(cms.encapsulatedContent), Buffer.from(expected)) === 0;
     cms.warnings.push('WEAK_DIGEST_ALGORITHM: adbe.pkcs7.sha1 signs a SHA-1 digest');
   } else if (cms.encapsulatedContent && cms.encapsulatedContent.length > 0) {
     cms.errors.push('the CMS of a detached PDF signature encapsulates content');
@@ -389,7 +407,6 @@ export function parsePdfDate(v: PdfValue | undefined): Date | undefined {
   const date = new Date(t);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
-
 
 const MAX_PAGES = 100_000;
 

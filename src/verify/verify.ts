@@ -224,7 +224,7 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustSto
   let signer: SignerInfo | null = null;
   let path: ReturnType<typeof buildPath> | undefined;
   const signerCert: X509Certificate | undefined = cms?.signerCertificate;
-  const at = timestamp?.valid ? new Date(timestamp.time) : claimed ?? new Date();
+  const at = timestamp?.valid ? new Date(timestamp.time) : (claimed ?? new Date());
   if (signerCert) {
     const parts = subjectParts(signerCert);
     signer = {
@@ -240,10 +240,12 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustSto
     path = buildPath(signerCert, cms!.certificates, trust, at);
     warnings.push(...path.problems);
     if (subFilter === 'ETSI.RFC3161') {
-      if (!signerCert.keyUsage?.includes(EKU_TIME_STAMPING)) warnings.push('KEY_USAGE: the document timestamp certificate lacks the timeStamping extended key usage');
+      if (!signerCert.keyUsage?.includes(EKU_TIME_STAMPING))
+        warnings.push('KEY_USAGE: the document timestamp certificate lacks the timeStamping extended key usage');
     } else {
       const ku = keyUsageOf(signerCert);
-      if (ku && !ku.digitalSignature && !ku.nonRepudiation) warnings.push('KEY_USAGE: the signer certificate allows neither digitalSignature nor nonRepudiation');
+      if (ku && !ku.digitalSignature && !ku.nonRepudiation)
+        warnings.push('KEY_USAGE: the signer certificate allows neither digitalSignature nor nonRepudiation');
     }
   }
 
@@ -292,7 +294,11 @@ function judgeSignature(
   const certifying = cert?.sig === sig;
   const certApplies = !!cert && (cert.sig.sigOffset ?? 0) <= (sig.sigOffset ?? 0);
   // Audit pages are page additions: under a certification (any P) they stay OTHER.
-  const mods = analyzer.analyze(br.signedRevision, Math.min(signedEnd, doc.revisions[br.signedRevision]!.end), certApplies ? new Set() : auditRevisions);
+  const mods = analyzer.analyze(
+    br.signedRevision,
+    Math.min(signedEnd, doc.revisions[br.signedRevision]!.end),
+    certApplies ? new Set() : auditRevisions,
+  );
   const permitted = new Set<ModificationLevel>(['NONE', 'SIGNATURES_ONLY']);
   if (certApplies && cert!.permission === 1) permitted.delete('SIGNATURES_ONLY');
   if (certApplies && cert!.permission >= 2) permitted.add('FORM_FILL');
@@ -320,18 +326,22 @@ function judgeSignature(
 
   let indication: Indication = 'TOTAL_PASSED';
   let subIndication: string | undefined;
-  const fail = (s: string) => ((indication = 'TOTAL_FAILED'), (subIndication = s));
+  const conclude = (i: Indication, s: string) => {
+    indication = i;
+    subIndication = s;
+  };
+  const fail = (s: string) => conclude('TOTAL_FAILED', s);
   if (br.formatErrors.length > 0 || !crypt) fail('FORMAT_FAILURE');
-  else if (!cms?.signerCertificate) ((indication = 'INDETERMINATE'), (subIndication = 'NO_SIGNING_CERTIFICATE_FOUND'));
+  else if (!cms?.signerCertificate) conclude('INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND');
   else if (!digestMatches) fail('HASH_FAILURE');
   else if (!signatureValid) fail('SIG_CRYPTO_FAILURE');
   else if ((cms?.errors.length ?? 0) > 0 || sig.orphaned || !modsOk) fail('FORMAT_FAILURE');
-  else if (!path?.chainValid) ((indication = 'INDETERMINATE'), (subIndication = 'CERTIFICATE_CHAIN_GENERAL_FAILURE'));
-  else if (!path.trusted) ((indication = 'INDETERMINATE'), (subIndication = 'NO_CERTIFICATE_CHAIN_FOUND'));
-  else if (!path.validAtSigningTime) ((indication = 'INDETERMINATE'), (subIndication = timestamp?.valid ? 'EXPIRED' : 'OUT_OF_BOUNDS_NO_POE'));
-  else if (warnings.some((w) => w.startsWith('KEY_USAGE'))) ((indication = 'INDETERMINATE'), (subIndication = 'CHAIN_CONSTRAINTS_FAILURE'));
-  else if (warnings.some((w) => w.startsWith('WEAK_'))) ((indication = 'INDETERMINATE'), (subIndication = 'CRYPTO_CONSTRAINTS_FAILURE'));
-  else if (timestamp && !timestamp.valid) ((indication = 'INDETERMINATE'), (subIndication = 'SIG_CONSTRAINTS_FAILURE'));
+  else if (!path?.chainValid) conclude('INDETERMINATE', 'CERTIFICATE_CHAIN_GENERAL_FAILURE');
+  else if (!path.trusted) conclude('INDETERMINATE', 'NO_CERTIFICATE_CHAIN_FOUND');
+  else if (!path.validAtSigningTime) conclude('INDETERMINATE', timestamp?.valid ? 'EXPIRED' : 'OUT_OF_BOUNDS_NO_POE');
+  else if (warnings.some((w) => w.startsWith('KEY_USAGE'))) conclude('INDETERMINATE', 'CHAIN_CONSTRAINTS_FAILURE');
+  else if (warnings.some((w) => w.startsWith('WEAK_'))) conclude('INDETERMINATE', 'CRYPTO_CONSTRAINTS_FAILURE');
+  else if (timestamp && !timestamp.valid) conclude('INDETERMINATE', 'SIG_CONSTRAINTS_FAILURE');
 
   return {
     fieldName: sig.fieldName,
@@ -367,12 +377,18 @@ function summarise(reports: SignatureReport[], drawnUnsigned: number): string {
   const failed = reports.find((r) => !r.valid);
   if (failed) {
     const which = failed.fieldName ? `Signature "${failed.fieldName}"` : 'A signature dictionary';
-    const first = failed.problems[0] ?? (!failed.integrity.digestMatches ? 'HASH_FAILURE: the signed bytes were altered' : 'SIG_CRYPTO_FAILURE: the signature does not verify');
+    const first =
+      failed.problems[0] ??
+      (!failed.integrity.digestMatches ? 'HASH_FAILURE: the signed bytes were altered' : 'SIG_CRYPTO_FAILURE: the signature does not verify');
     return `${which} is not valid: ${first}`;
   }
   const untrusted = reports.filter((r) => !r.certificate.trusted).length;
-  const tail = untrusted ? ` ${untrusted} of them chain${untrusted === 1 ? 's' : ''} to no trusted certificate.` : ' All chain to trusted certificates.';
-  const level = reports.reduce((m, r) => (levelRank(r.modificationsAfter.level) > levelRank(m) ? r.modificationsAfter.level : m), 'NONE' as ModificationLevel);
+  const tail = untrusted
+    ? ` ${untrusted} of them chain${untrusted === 1 ? 's' : ''} to no trusted certificate.`
+    : ' All chain to trusted certificates.';
+  const level = reports.reduce(
+    (m, r) => (levelRank(r.modificationsAfter.level) > levelRank(m) ? r.modificationsAfter.level : m),
+    'NONE' as ModificationLevel,
+  );
   return `${reports.length} signature(s) intact, covering whole revisions${level === 'NONE' ? '' : `; later changes are permitted (${level})`}.${tail}`;
 }
-

@@ -52,7 +52,12 @@ const ENGINE_WORKERS = 2;
 const ENGINE_QUEUE_SIZE = 4;
 
 function budgetMs(b: Budget): number {
-  const t = { engine: ENGINE_TIMEOUT_MS, office: OFFICE_TIMEOUT_MS + OFFICE_RESTART_MS, 'engine+office': ENGINE_TIMEOUT_MS + OFFICE_TIMEOUT_MS + OFFICE_RESTART_MS, none: 2_000 }[b];
+  const t = {
+    engine: ENGINE_TIMEOUT_MS,
+    office: OFFICE_TIMEOUT_MS + OFFICE_RESTART_MS,
+    'engine+office': ENGINE_TIMEOUT_MS + OFFICE_TIMEOUT_MS + OFFICE_RESTART_MS,
+    none: 2_000,
+  }[b];
   return t + MARGIN_MS;
 }
 
@@ -91,7 +96,12 @@ describe.sequential('adversarial inputs against the running server', () => {
 
   /** A dead or frozen server (from a previous case) is replaced, so the next case is judged on its own. */
   async function ensureServer(why: string) {
-    const responsive = srv?.alive() && (await fetch(`${srv.url}/v1/health`, { signal: AbortSignal.timeout(3000) }).then(() => true, () => false));
+    const responsive =
+      srv?.alive() &&
+      (await fetch(`${srv.url}/v1/health`, { signal: AbortSignal.timeout(3000) }).then(
+        () => true,
+        () => false,
+      ));
     if (responsive) return;
     restarts.push(`${why}: ${srv?.alive() ? 'frozen' : `dead ${JSON.stringify(srv?.exitInfo())}`}`);
     srv?.kill();
@@ -113,8 +123,15 @@ describe.sequential('adversarial inputs against the running server', () => {
         `${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${r.id.padEnd(42)} ${String(r.status).padStart(3)} ${r.code.padEnd(24)} ${fmt(r.ms).padStart(6)} ms  health p99 ${fmt(r.healthP99)} max ${fmt(r.healthMax)} missed ${r.healthMissed}${r.healthNot200 ? ` not-200 ${r.healthNot200}` : ''} loop ${fmt(r.loopMax)}${r.verdict === 'ok' ? '' : `  — ${r.verdict}`}`,
       );
     }
-    console.log(`host: ${os.availableParallelism()} CPUs, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    console.log(`health over the whole run: ${allHealth.length} probes, p99 ${fmt(percentile(allHealth, 99))} ms, max ${fmt(Math.max(...allHealth))} ms`);
+    console.log(
+      `host: ${os.availableParallelism()} CPUs, load average at the end ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      `health over the whole run: ${allHealth.length} probes, p99 ${fmt(percentile(allHealth, 99))} ms, max ${fmt(Math.max(...allHealth))} ms`,
+    );
     if (restarts.length) console.log(`server restarts: ${restarts.join('; ')}`);
     await poller?.stop();
     await srv?.stop();
@@ -122,57 +139,63 @@ describe.sequential('adversarial inputs against the running server', () => {
 
   for (const c of HOSTILE) {
     const budget = budgetMs(c.budget);
-    it(c.id, async () => {
-      await ensureServer(`before ${c.id}`);
-      const server = srv!;
-      const pid = server.pid;
-      const spec = c.build();
-      await server.loopDelayMax(); // resets the server's event-loop delay histogram
-      const t0 = Date.now();
-      let res: SendResult = await server.send(spec, apiKey, budget + 2_000);
-      if (res.status === 429 && envelope(res).code === 'RATE_LIMIT_ERROR') {
-        // Slots held by earlier abandoned requests are another issue's bug; report it, then go on with a new key.
-        restarts.push(`${c.id}: 429 on a sequential client (leaked in-flight slots); new key`);
-        apiKey = await server.newKey();
-        res = await server.send(spec, apiKey, budget + 2_000);
-      }
-      const t1 = Date.now();
-      const health = await poller.window(t0, t1);
-      const loopMax = await server.loopDelayMax();
-      const lat = health.filter((s) => s.status !== 0).map((s) => s.ms);
-      allHealth.push(...lat);
-      const problems: string[] = [];
-      if (res.status === 0) problems.push(`no answer within ${budget + 2_000} ms (${res.error})`);
-      else {
-        const why = judge(c, res);
-        if (why) problems.push(why);
-        if (res.ms > budget) problems.push(`answered after ${res.ms.toFixed(0)} ms, budget ${budget} ms`);
-      }
-      const missed = health.filter((s) => s.status === 0).length;
-      if (missed) problems.push(`/v1/health did not answer ${missed} of ${health.length} probes`);
-      const hMax = lat.length ? Math.max(...lat) : NaN;
-      if (hMax > HEALTH_MAX_MS) problems.push(`/v1/health took up to ${hMax.toFixed(0)} ms`);
-      if (!server.alive()) problems.push(`server died: ${JSON.stringify(server.exitInfo())} ${server.logTail().slice(-600)}`);
-      if (server.pid !== pid) problems.push('server pid changed');
-      const e = res.status && res.status !== 200 ? envelope(res) : {};
-      rows.push({
-        id: c.id,
-        klass: c.klass,
-        status: res.status,
-        code: e.code ?? (res.status === 200 ? 'OK' : (res.error ?? '')).slice(0, 24),
-        ms: res.ms,
-        healthP99: percentile(lat, 99),
-        healthMax: hMax,
-        healthMissed: missed,
-        healthNot200: health.filter((s) => s.status !== 0 && s.status !== 200).length,
-        loopMax,
-        verdict: problems.length ? problems.join('; ') : 'ok',
-      });
-      const r = rows[rows.length - 1]!;
-      // One line per case as it happens (the table in afterAll repeats them), so a long run shows progress.
-      console.log(`${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${c.id} → ${r.status} ${r.code} in ${r.ms.toFixed(0)} ms; health p99 ${r.healthP99.toFixed(0)} max ${r.healthMax.toFixed(0)} ms, event loop max ${r.loopMax.toFixed(0)} ms${r.healthNot200 ? `, health answered non-200 ${r.healthNot200}×` : ''}${r.verdict === 'ok' ? '' : ` — ${r.verdict}`}`);
-      expect(problems, `${c.klass} → ${res.status} ${e.code ?? ''} ${e.message ?? ''}`).toEqual([]);
-    }, budget + 150_000);
+    it(
+      c.id,
+      async () => {
+        await ensureServer(`before ${c.id}`);
+        const server = srv!;
+        const pid = server.pid;
+        const spec = c.build();
+        await server.loopDelayMax(); // resets the server's event-loop delay histogram
+        const t0 = Date.now();
+        let res: SendResult = await server.send(spec, apiKey, budget + 2_000);
+        if (res.status === 429 && envelope(res).code === 'RATE_LIMIT_ERROR') {
+          // Slots held by earlier abandoned requests are another issue's bug; report it, then go on with a new key.
+          restarts.push(`${c.id}: 429 on a sequential client (leaked in-flight slots); new key`);
+          apiKey = await server.newKey();
+          res = await server.send(spec, apiKey, budget + 2_000);
+        }
+        const t1 = Date.now();
+        const health = await poller.window(t0, t1);
+        const loopMax = await server.loopDelayMax();
+        const lat = health.filter((s) => s.status !== 0).map((s) => s.ms);
+        allHealth.push(...lat);
+        const problems: string[] = [];
+        if (res.status === 0) problems.push(`no answer within ${budget + 2_000} ms (${res.error})`);
+        else {
+          const why = judge(c, res);
+          if (why) problems.push(why);
+          if (res.ms > budget) problems.push(`answered after ${res.ms.toFixed(0)} ms, budget ${budget} ms`);
+        }
+        const missed = health.filter((s) => s.status === 0).length;
+        if (missed) problems.push(`/v1/health did not answer ${missed} of ${health.length} probes`);
+        const hMax = lat.length ? Math.max(...lat) : NaN;
+        if (hMax > HEALTH_MAX_MS) problems.push(`/v1/health took up to ${hMax.toFixed(0)} ms`);
+        if (!server.alive()) problems.push(`server died: ${JSON.stringify(server.exitInfo())} ${server.logTail().slice(-600)}`);
+        if (server.pid !== pid) problems.push('server pid changed');
+        const e = res.status && res.status !== 200 ? envelope(res) : {};
+        rows.push({
+          id: c.id,
+          klass: c.klass,
+          status: res.status,
+          code: e.code ?? (res.status === 200 ? 'OK' : (res.error ?? '')).slice(0, 24),
+          ms: res.ms,
+          healthP99: percentile(lat, 99),
+          healthMax: hMax,
+          healthMissed: missed,
+          healthNot200: health.filter((s) => s.status !== 0 && s.status !== 200).length,
+          loopMax,
+          verdict: problems.length ? problems.join('; ') : 'ok',
+        });
+        const r = rows[rows.length - 1]!;
+        // One line per case as it happens (the table in afterAll repeats them), so a long run shows progress.
+        console.log(
+          `${r.verdict === 'ok' ? 'ok  ' : 'FAIL'} ${c.id} → ${r.status} ${r.code} in ${r.ms.toFixed(0)} ms; health p99 ${r.healthP99.toFixed(0)} max ${r.healthMax.toFixed(0)} ms, event loop max ${r.loopMax.toFixed(0)} ms${r.healthNot200 ? `, health answered non-200 ${r.healthNot200}×` : ''}${r.verdict === 'ok' ? '' : ` — ${r.verdict}`}`,
+        );
+        expect(problems, `${c.klass} → ${res.status} ${e.code ?? ''} ${e.message ?? ''}`).toEqual([]);
+      },
+      budget + 150_000,
+    );
   }
 
   it('saturated: beyond ENGINE_QUEUE_SIZE the answer is 503 with Retry-After, and health keeps answering', async () => {
@@ -214,8 +237,15 @@ describe.sequential('adversarial inputs against the running server', () => {
   it('serves a valid request right after both engine threads were stopped at their time budget', async () => {
     await ensureServer('before the replacement case');
     const server = srv!;
-    const slow = { method: 'POST' as const, path: '/v1/convert?from=md&to=docx', file: { name: 'notes.md', bytes: Buffer.from(footnotesMarkdown(60_000)) } };
-    const small = validCases(() => new Uint8Array(), () => new Uint8Array()).find((v) => v.endpoint === 'convert md→docx')!;
+    const slow = {
+      method: 'POST' as const,
+      path: '/v1/convert?from=md&to=docx',
+      file: { name: 'notes.md', bytes: Buffer.from(footnotesMarkdown(60_000)) },
+    };
+    const small = validCases(
+      () => new Uint8Array(),
+      () => new Uint8Array(),
+    ).find((v) => v.endpoint === 'convert md→docx')!;
     await server.loopDelayMax();
     const t0 = Date.now();
     const victims = await Promise.all([0, 1].map(() => server.send(slow, apiKey, budgetMs('engine') + 2_000)));
@@ -241,12 +271,16 @@ describe.sequential('adversarial inputs against the running server', () => {
     const docx = fs.existsSync(CORPUS_DOCX) ? fs.readFileSync(CORPUS_DOCX) : validTemplate();
     let signed: Uint8Array | undefined;
     const failures: string[] = [];
-    for (const v of validCases(() => docx, () => signed!)) {
+    for (const v of validCases(
+      () => docx,
+      () => signed!,
+    )) {
       const res = await server.send(v.build(), apiKey, budgetMs(v.endpoint === 'convert docx→pdf' ? 'engine+office' : 'engine'));
       const why = res.status === 200 ? v.ok(res) : `status ${res.status} ${res.body.toString('utf8').slice(0, 200)}`;
       if (why) failures.push(`${v.endpoint}: ${why}`);
       if (v.endpoint === 'sign' && res.status === 200) signed = Buffer.from(JSON.parse(res.body.toString('utf8')).document.base64, 'base64');
-      if (v.endpoint === 'verify' && res.status === 200 && JSON.parse(res.body.toString('utf8')).signatureCount < 1) failures.push('verify: found no signature in the signed PDF');
+      if (v.endpoint === 'verify' && res.status === 200 && JSON.parse(res.body.toString('utf8')).signatureCount < 1)
+        failures.push('verify: found no signature in the signed PDF');
     }
     expect(failures).toEqual([]);
   }, 180_000);
@@ -261,7 +295,9 @@ describe.sequential('adversarial inputs against the running server', () => {
       rss = server.rss() ?? Infinity;
     }
     const kids = descendants(server.pid);
-    console.log(`server pid ${server.pid} RSS ${(rss / MB).toFixed(0)} MB; children: ${kids.map((k) => `${k.name}(${k.pid}) ${(k.rss / MB).toFixed(0)} MB`).join(', ') || 'none'}`);
+    console.log(
+      `server pid ${server.pid} RSS ${(rss / MB).toFixed(0)} MB; children: ${kids.map((k) => `${k.name}(${k.pid}) ${(k.rss / MB).toFixed(0)} MB`).join(', ') || 'none'}`,
+    );
     expect(restarts, 'the server had to be replaced or a key was locked out').toEqual([]);
     expect(server.pid).toBe(firstPid);
     expect(server.alive()).toBe(true);

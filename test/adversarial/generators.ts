@@ -15,15 +15,7 @@ import { buildZip, bombEntry, entry, storedEntry, overlappingZip, repeatedZlib, 
 // ───────────────────────────── requests and judgement ─────────────────────────────
 
 export type Endpoint =
-  | 'convert md→docx'
-  | 'convert html→docx'
-  | 'convert docx→pdf'
-  | 'convert md→pdf'
-  | 'annotate'
-  | 'annotate/fields'
-  | 'sign'
-  | 'verify'
-  | 'health';
+  'convert md→docx' | 'convert html→docx' | 'convert docx→pdf' | 'convert md→pdf' | 'annotate' | 'annotate/fields' | 'sign' | 'verify' | 'health';
 
 export interface RequestSpec {
   method: 'GET' | 'POST';
@@ -157,7 +149,10 @@ export function docxShell(): RawEntry[] {
       '_rels/.rels',
       `${XML_DECL}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
     ),
-    entry('word/_rels/document.xml.rels', `${XML_DECL}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>`),
+    entry(
+      'word/_rels/document.xml.rels',
+      `${XML_DECL}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>`,
+    ),
   ];
 }
 
@@ -186,7 +181,11 @@ export function buildPdf(bodies: Array<string | Buffer>, opts: { trailer?: strin
   const offsets: number[] = [];
   bodies.forEach((b, i) => {
     offsets.push(pos);
-    const c = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`, 'latin1'), typeof b === 'string' ? Buffer.from(b, 'latin1') : b, Buffer.from('\nendobj\n', 'latin1')]);
+    const c = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`, 'latin1'),
+      typeof b === 'string' ? Buffer.from(b, 'latin1') : b,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
     chunks.push(c);
     pos += c.length;
   });
@@ -250,7 +249,9 @@ const selectorChainsHtml = lazy(() => {
   let css = '';
   for (let i = 0; css.length < 32 * 1024; i++) {
     const depth = 20 + (i % 21);
-    css += `${Array(depth).fill(i % 2 ? 'div' : 'div:not(p)').join(' ')} { margin-left: ${i % 9}pt }\n`;
+    css += `${Array(depth)
+      .fill(i % 2 ? 'div' : 'div:not(p)')
+      .join(' ')} { margin-left: ${i % 9}pt }\n`;
   }
   return `<!doctype html><html><head><style>${css}</style></head><body>${'<div>'.repeat(40)}x${'</div>'.repeat(40)}</body></html>`;
 });
@@ -271,7 +272,9 @@ export function footnotesMarkdown(n: number): string {
 const md = {
   deepBrackets: lazy(() => '['.repeat(60_000) + 'x' + ']'.repeat(60_000) + '\n\n' + '[a]('.repeat(20_000) + '\n'),
   emphasisRuns: lazy(() => '*a_'.repeat(40_000) + '\n\n' + '**'.repeat(30_000) + 'x' + '_'.repeat(60_000) + '\n'),
-  nestedLists: lazy(() => '- '.repeat(10_000) + 'x\n\n' + Array.from({ length: 3_000 }, (_, i) => `${'  '.repeat(i % 200)}- item ${i}`).join('\n') + '\n'),
+  nestedLists: lazy(
+    () => '- '.repeat(10_000) + 'x\n\n' + Array.from({ length: 3_000 }, (_, i) => `${'  '.repeat(i % 200)}- item ${i}`).join('\n') + '\n',
+  ),
   nestedQuotes: lazy(() => '> '.repeat(20_000) + 'x\n\n' + '>'.repeat(50_000) + ' y\n'),
   footnotes: lazy(() => footnotesMarkdown(20_000)),
   wideTable: lazy(() => {
@@ -293,11 +296,21 @@ const spaces1M = new Uint8Array(MiB).fill(0x20);
 const zips = {
   /** word/document.xml: an XML start, then 2 GiB of whitespace inside the body (~2 MB compressed). */
   singleEntry: lazy(() =>
-    buildZip([...docxShell(), bombEntry('word/document.xml', spaces1M, 2047, { prefix: Buffer.from(DOC_OPEN + '<w:p><w:r><w:t>{{name}}</w:t></w:r></w:p>'), suffix: Buffer.from(DOC_CLOSE) })]),
+    buildZip([
+      ...docxShell(),
+      bombEntry('word/document.xml', spaces1M, 2047, {
+        prefix: Buffer.from(DOC_OPEN + '<w:p><w:r><w:t>{{name}}</w:t></w:r></w:p>'),
+        suffix: Buffer.from(DOC_CLOSE),
+      }),
+    ]),
   ),
   /** A media part of 2 GiB of zeros next to an honest document part. */
   singleMedia: lazy(() =>
-    buildZip([...docxShell(), entry('word/document.xml', DOC_OPEN + para('{{name}}') + DOC_CLOSE), bombEntry('word/media/image1.png', zeros1M, 2047)]),
+    buildZip([
+      ...docxShell(),
+      entry('word/document.xml', DOC_OPEN + para('{{name}}') + DOC_CLOSE),
+      bombEntry('word/media/image1.png', zeros1M, 2047),
+    ]),
   ),
   /** 60,000 tiny entries (the ZIP32 limit is 65,535). */
   manyEntries: lazy(() => {
@@ -306,11 +319,19 @@ const zips = {
   }),
   /** 1,000 directory records pointing at one 64 MiB entry: 64 GiB for a reader that trusts the directory. */
   overlapping: lazy(() =>
-    overlappingZip([...docxShell(), entry('word/document.xml', DOC_OPEN + para('{{name}}') + DOC_CLOSE)], bombEntry('word/media/big.bin', zeros1M, 64), 1_000, (i) => `word/media/image${i}.png`),
+    overlappingZip(
+      [...docxShell(), entry('word/document.xml', DOC_OPEN + para('{{name}}') + DOC_CLOSE)],
+      bombEntry('word/media/big.bin', zeros1M, 64),
+      1_000,
+      (i) => `word/media/image${i}.png`,
+    ),
   ),
   /** document.xml declares 2,000 bytes and inflates to 1 GiB of whitespace. */
   lyingSize: lazy(() =>
-    buildZip([...docxShell(), bombEntry('word/document.xml', spaces1M, 1024, { prefix: Buffer.from(DOC_OPEN), suffix: Buffer.from(DOC_CLOSE), declaredSize: 2_000 })]),
+    buildZip([
+      ...docxShell(),
+      bombEntry('word/document.xml', spaces1M, 1024, { prefix: Buffer.from(DOC_OPEN), suffix: Buffer.from(DOC_CLOSE), declaredSize: 2_000 }),
+    ]),
   ),
   /** Entry names that climb out of the package. */
   traversal: lazy(() =>
@@ -325,7 +346,10 @@ const zips = {
   /** An honest-looking 120 MB document part (paragraphs), ~1 MB compressed. */
   bigPart: lazy(() => {
     const unit = Buffer.from(para('{{name}} lorem ipsum dolor sit amet').repeat(20_000));
-    return buildZip([...docxShell(), bombEntry('word/document.xml', unit, Math.ceil((120 * MiB) / unit.length), { prefix: Buffer.from(DOC_OPEN), suffix: Buffer.from(DOC_CLOSE) })]);
+    return buildZip([
+      ...docxShell(),
+      bombEntry('word/document.xml', unit, Math.ceil((120 * MiB) / unit.length), { prefix: Buffer.from(DOC_OPEN), suffix: Buffer.from(DOC_CLOSE) }),
+    ]);
   }),
 };
 
@@ -405,7 +429,11 @@ const pdfs = {
       PAGE.replace('/Contents', '/Big 7 0 R /Contents'),
       content('x'),
       FONT,
-      Buffer.concat([Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${z.bytes.length} >>\nstream\n`, 'latin1'), z.bytes, Buffer.from('\nendstream', 'latin1')]),
+      Buffer.concat([
+        Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${z.bytes.length} >>\nstream\n`, 'latin1'),
+        z.bytes,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
     ]);
   }),
   /** `%PDF-1.7` and 20 MB of random bytes. */
@@ -423,7 +451,8 @@ const honest = {
   /** 5,000 tables, each nested in the previous one's cell. */
   nestedTables: lazy(() => {
     const n = 5_000;
-    const open = '<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/></w:tblGrid><w:tr><w:tc><w:p><w:r><w:t>t</w:t></w:r></w:p>';
+    const open =
+      '<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/></w:tblGrid><w:tr><w:tc><w:p><w:r><w:t>t</w:t></w:r></w:p>';
     const close = '<w:p/></w:tc></w:tr></w:tbl>';
     return buildZip([...docxShell(), entry('word/document.xml', DOC_OPEN + open.repeat(n) + close.repeat(n) + '<w:p/>' + DOC_CLOSE)]);
   }),
@@ -441,7 +470,9 @@ const honest = {
     ];
     const cms = '30'.padEnd(512, '0');
     for (let i = 0; i < n; i++) {
-      bodies.push(`<< /FT /Sig /T (Sig${i}) /Type /Annot /Subtype /Widget /Rect [0 0 0 0] /P 3 0 R /V << /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 100 300 100] /Contents <${cms}> /M (D:20261120091630Z) >> >>`);
+      bodies.push(
+        `<< /FT /Sig /T (Sig${i}) /Type /Annot /Subtype /Widget /Rect [0 0 0 0] /P 3 0 R /V << /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange [0 100 300 100] /Contents <${cms}> /M (D:20261120091630Z) >> >>`,
+      );
     }
     return buildPdf(bodies);
   }),
@@ -454,17 +485,65 @@ const R_HEAVY = [413, 422, 504];
 
 function both(id: string, klass: string, pdf: () => Buffer, signRefuse: number[], signOk = false): HostileCase[] {
   return [
-    { id: `${id}@sign`, klass, endpoint: 'sign', budget: 'engine', refuse: signRefuse, ok: signOk ? okSign : undefined, build: () => post('/v1/sign', signJson(pdf())) },
-    { id: `${id}@verify`, klass, endpoint: 'verify', budget: 'engine', refuse: [400, 422], ok: okVerify, build: () => post('/v1/verify', docJson(pdf())) },
+    {
+      id: `${id}@sign`,
+      klass,
+      endpoint: 'sign',
+      budget: 'engine',
+      refuse: signRefuse,
+      ok: signOk ? okSign : undefined,
+      build: () => post('/v1/sign', signJson(pdf())),
+    },
+    {
+      id: `${id}@verify`,
+      klass,
+      endpoint: 'verify',
+      budget: 'engine',
+      refuse: [400, 422],
+      ok: okVerify,
+      build: () => post('/v1/verify', docJson(pdf())),
+    },
   ];
 }
 
 export const HOSTILE: HostileCase[] = [
   // HTML → DOCX and annotate html values: CSS selector matching must be bounded.
-  { id: 'html.nested-selector@convert', klass: 'HTML 41-level selector over 40 nested divs', endpoint: 'convert html→docx', budget: 'engine', refuse: [400, 422], ok: okDocxFile, build: () => convert('html', 'docx', 'bomb.html', Buffer.from(nestedSelectorHtml())) },
-  { id: 'html.selector-chains-32k@convert', klass: 'HTML 32 KB of selector chains', endpoint: 'convert html→docx', budget: 'engine', refuse: [400, 422], ok: okDocxFile, build: () => convert('html', 'docx', 'chains.html', Buffer.from(selectorChainsHtml())) },
-  { id: 'html.nested-selector@annotate', klass: 'annotate html value: 41-level selector', endpoint: 'annotate', budget: 'engine', refuse: [400, 422], ok: okAnnotate, build: () => post('/v1/annotate', annotateHtml(nestedSelectorHtml())) },
-  { id: 'html.selector-chains-32k@annotate', klass: 'annotate html value: 32 KB of selector chains', endpoint: 'annotate', budget: 'engine', refuse: [400, 422], ok: okAnnotate, build: () => post('/v1/annotate', annotateHtml(selectorChainsHtml())) },
+  {
+    id: 'html.nested-selector@convert',
+    klass: 'HTML 41-level selector over 40 nested divs',
+    endpoint: 'convert html→docx',
+    budget: 'engine',
+    refuse: [400, 422],
+    ok: okDocxFile,
+    build: () => convert('html', 'docx', 'bomb.html', Buffer.from(nestedSelectorHtml())),
+  },
+  {
+    id: 'html.selector-chains-32k@convert',
+    klass: 'HTML 32 KB of selector chains',
+    endpoint: 'convert html→docx',
+    budget: 'engine',
+    refuse: [400, 422],
+    ok: okDocxFile,
+    build: () => convert('html', 'docx', 'chains.html', Buffer.from(selectorChainsHtml())),
+  },
+  {
+    id: 'html.nested-selector@annotate',
+    klass: 'annotate html value: 41-level selector',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: [400, 422],
+    ok: okAnnotate,
+    build: () => post('/v1/annotate', annotateHtml(nestedSelectorHtml())),
+  },
+  {
+    id: 'html.selector-chains-32k@annotate',
+    klass: 'annotate html value: 32 KB of selector chains',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: [400, 422],
+    ok: okAnnotate,
+    build: () => post('/v1/annotate', annotateHtml(selectorChainsHtml())),
+  },
 
   // Markdown → DOCX: valid CommonMark however odd, so a valid DOCX, a refusal as too large, or the budget.
   ...(
@@ -476,28 +555,155 @@ export const HOSTILE: HostileCase[] = [
       ['md.footnotes-20k', 'Markdown 20,000 footnotes', md.footnotes],
       ['md.table-2000-columns', 'Markdown 2,000-column table', md.wideTable],
     ] as const
-  ).map(([id, klass, text]): HostileCase => ({ id: `${id}@convert`, klass, endpoint: 'convert md→docx', budget: 'engine', refuse: R_HEAVY, ok: okDocxFile, build: () => convert('md', 'docx', 'input.md', Buffer.from(text())) })),
+  ).map(([id, klass, text]): HostileCase => ({
+    id: `${id}@convert`,
+    klass,
+    endpoint: 'convert md→docx',
+    budget: 'engine',
+    refuse: R_HEAVY,
+    ok: okDocxFile,
+    build: () => convert('md', 'docx', 'input.md', Buffer.from(text())),
+  })),
 
   // ZIP bombs: the inflation budget must stop them while inflating.
-  { id: 'zip.single-entry-2GiB@annotate', klass: 'ZIP: document part inflating to 2 GiB', endpoint: 'annotate', budget: 'engine', refuse: R_BOMB, build: () => post('/v1/annotate', docJson(zips.singleEntry(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })) },
-  { id: 'zip.single-entry-2GiB@fields', klass: 'ZIP: document part inflating to 2 GiB', endpoint: 'annotate/fields', budget: 'engine', refuse: R_BOMB, build: () => post('/v1/annotate/fields', docJson(zips.singleEntry())) },
-  { id: 'zip.single-entry-2GiB@docx→pdf', klass: 'ZIP: document part inflating to 2 GiB', endpoint: 'convert docx→pdf', budget: 'engine+office', refuse: R_BOMB, build: () => convert('docx', 'pdf', 'bomb.docx', zips.singleEntry()) },
+  {
+    id: 'zip.single-entry-2GiB@annotate',
+    klass: 'ZIP: document part inflating to 2 GiB',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: R_BOMB,
+    build: () => post('/v1/annotate', docJson(zips.singleEntry(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+  },
+  {
+    id: 'zip.single-entry-2GiB@fields',
+    klass: 'ZIP: document part inflating to 2 GiB',
+    endpoint: 'annotate/fields',
+    budget: 'engine',
+    refuse: R_BOMB,
+    build: () => post('/v1/annotate/fields', docJson(zips.singleEntry())),
+  },
+  {
+    id: 'zip.single-entry-2GiB@docx→pdf',
+    klass: 'ZIP: document part inflating to 2 GiB',
+    endpoint: 'convert docx→pdf',
+    budget: 'engine+office',
+    refuse: R_BOMB,
+    build: () => convert('docx', 'pdf', 'bomb.docx', zips.singleEntry()),
+  },
   // A media part nobody needs to read: passing it through untouched (200) is as good as refusing it.
-  { id: 'zip.media-2GiB@annotate', klass: 'ZIP: media part inflating to 2 GiB', endpoint: 'annotate', budget: 'engine', refuse: R_BOMB, ok: okAnnotate, build: () => post('/v1/annotate', docJson(zips.singleMedia(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })) },
-  { id: 'zip.many-entries-60k@annotate', klass: 'ZIP: 60,000 entries', endpoint: 'annotate', budget: 'engine', refuse: R_BOMB, ok: okAnnotate, build: () => post('/v1/annotate', docJson(zips.manyEntries(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })) },
-  { id: 'zip.many-entries-60k@fields', klass: 'ZIP: 60,000 entries', endpoint: 'annotate/fields', budget: 'engine', refuse: R_BOMB, ok: okFields, build: () => post('/v1/annotate/fields', docJson(zips.manyEntries())) },
-  { id: 'zip.overlapping-1000x64MiB@annotate', klass: 'ZIP: 1,000 overlapping entries of 64 MiB', endpoint: 'annotate', budget: 'engine', refuse: R_BOMB, build: () => post('/v1/annotate', docJson(zips.overlapping(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })) },
-  { id: 'zip.overlapping-1000x64MiB@fields', klass: 'ZIP: 1,000 overlapping entries of 64 MiB', endpoint: 'annotate/fields', budget: 'engine', refuse: R_BOMB, ok: okFields, build: () => post('/v1/annotate/fields', docJson(zips.overlapping())) },
-  { id: 'zip.overlapping-1000x64MiB@docx→pdf', klass: 'ZIP: 1,000 overlapping entries of 64 MiB', endpoint: 'convert docx→pdf', budget: 'engine+office', refuse: R_BOMB, build: () => convert('docx', 'pdf', 'overlap.docx', zips.overlapping()) },
-  { id: 'zip.lying-size-1GiB@annotate', klass: 'ZIP: declares 2 KB, inflates to 1 GiB', endpoint: 'annotate', budget: 'engine', refuse: R_BOMB, build: () => post('/v1/annotate', docJson(zips.lyingSize(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })) },
-  { id: 'zip.lying-size-1GiB@fields', klass: 'ZIP: declares 2 KB, inflates to 1 GiB', endpoint: 'annotate/fields', budget: 'engine', refuse: R_BOMB, build: () => post('/v1/annotate/fields', docJson(zips.lyingSize())) },
-  { id: 'zip.traversal-names@annotate', klass: 'ZIP: ../../x entry names', endpoint: 'annotate', budget: 'engine', refuse: [400, 422], ok: okAnnotate, build: () => post('/v1/annotate', docJson(zips.traversal(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })) },
+  {
+    id: 'zip.media-2GiB@annotate',
+    klass: 'ZIP: media part inflating to 2 GiB',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: R_BOMB,
+    ok: okAnnotate,
+    build: () => post('/v1/annotate', docJson(zips.singleMedia(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+  },
+  {
+    id: 'zip.many-entries-60k@annotate',
+    klass: 'ZIP: 60,000 entries',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: R_BOMB,
+    ok: okAnnotate,
+    build: () => post('/v1/annotate', docJson(zips.manyEntries(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+  },
+  {
+    id: 'zip.many-entries-60k@fields',
+    klass: 'ZIP: 60,000 entries',
+    endpoint: 'annotate/fields',
+    budget: 'engine',
+    refuse: R_BOMB,
+    ok: okFields,
+    build: () => post('/v1/annotate/fields', docJson(zips.manyEntries())),
+  },
+  {
+    id: 'zip.overlapping-1000x64MiB@annotate',
+    klass: 'ZIP: 1,000 overlapping entries of 64 MiB',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: R_BOMB,
+    build: () => post('/v1/annotate', docJson(zips.overlapping(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+  },
+  {
+    id: 'zip.overlapping-1000x64MiB@fields',
+    klass: 'ZIP: 1,000 overlapping entries of 64 MiB',
+    endpoint: 'annotate/fields',
+    budget: 'engine',
+    refuse: R_BOMB,
+    ok: okFields,
+    build: () => post('/v1/annotate/fields', docJson(zips.overlapping())),
+  },
+  {
+    id: 'zip.overlapping-1000x64MiB@docx→pdf',
+    klass: 'ZIP: 1,000 overlapping entries of 64 MiB',
+    endpoint: 'convert docx→pdf',
+    budget: 'engine+office',
+    refuse: R_BOMB,
+    build: () => convert('docx', 'pdf', 'overlap.docx', zips.overlapping()),
+  },
+  {
+    id: 'zip.lying-size-1GiB@annotate',
+    klass: 'ZIP: declares 2 KB, inflates to 1 GiB',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: R_BOMB,
+    build: () => post('/v1/annotate', docJson(zips.lyingSize(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+  },
+  {
+    id: 'zip.lying-size-1GiB@fields',
+    klass: 'ZIP: declares 2 KB, inflates to 1 GiB',
+    endpoint: 'annotate/fields',
+    budget: 'engine',
+    refuse: R_BOMB,
+    build: () => post('/v1/annotate/fields', docJson(zips.lyingSize())),
+  },
+  {
+    id: 'zip.traversal-names@annotate',
+    klass: 'ZIP: ../../x entry names',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: [400, 422],
+    ok: okAnnotate,
+    build: () => post('/v1/annotate', docJson(zips.traversal(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+  },
 
   // XML bombs in word/document.xml.
-  { id: 'xml.entity-bomb@annotate', klass: 'XML billion laughs in document.xml', endpoint: 'annotate', budget: 'engine', refuse: [400, 422], ok: okAnnotate, build: () => post('/v1/annotate', docJson(xml.entities(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })) },
-  { id: 'xml.entity-bomb@fields', klass: 'XML billion laughs in document.xml', endpoint: 'annotate/fields', budget: 'engine', refuse: [400, 422], ok: okFields, build: () => post('/v1/annotate/fields', docJson(xml.entities())) },
-  { id: 'xml.depth-100k@annotate', klass: 'XML 100,000 nested content controls', endpoint: 'annotate', budget: 'engine', refuse: [400, 422], build: () => post('/v1/annotate', docJson(xml.depth(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })) },
-  { id: 'xml.depth-100k@fields', klass: 'XML 100,000 nested content controls', endpoint: 'annotate/fields', budget: 'engine', refuse: [400, 422], build: () => post('/v1/annotate/fields', docJson(xml.depth())) },
+  {
+    id: 'xml.entity-bomb@annotate',
+    klass: 'XML billion laughs in document.xml',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: [400, 422],
+    ok: okAnnotate,
+    build: () => post('/v1/annotate', docJson(xml.entities(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+  },
+  {
+    id: 'xml.entity-bomb@fields',
+    klass: 'XML billion laughs in document.xml',
+    endpoint: 'annotate/fields',
+    budget: 'engine',
+    refuse: [400, 422],
+    ok: okFields,
+    build: () => post('/v1/annotate/fields', docJson(xml.entities())),
+  },
+  {
+    id: 'xml.depth-100k@annotate',
+    klass: 'XML 100,000 nested content controls',
+    endpoint: 'annotate',
+    budget: 'engine',
+    refuse: [400, 422],
+    build: () => post('/v1/annotate', docJson(xml.depth(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+  },
+  {
+    id: 'xml.depth-100k@fields',
+    klass: 'XML 100,000 nested content controls',
+    endpoint: 'annotate/fields',
+    budget: 'engine',
+    refuse: [400, 422],
+    build: () => post('/v1/annotate/fields', docJson(xml.depth())),
+  },
 
   // PDFs for sign and verify (verify answers 200 for every readable PDF).
   // The objects before a bogus xref stream are intact: a reader that falls back to scanning them may sign.
@@ -511,7 +717,15 @@ export const HOSTILE: HostileCase[] = [
   ...both('pdf.noise-20MB', '%PDF + 20 MB noise', pdfs.noise, [400, 422]),
 
   // Oversize but honest.
-  { id: 'honest.part-120MB@fields', klass: 'DOCX whose document part inflates to 120 MB', endpoint: 'annotate/fields', budget: 'engine', refuse: R_HEAVY, ok: okFields, build: () => post('/v1/annotate/fields', docJson(zips.bigPart())) },
+  {
+    id: 'honest.part-120MB@fields',
+    klass: 'DOCX whose document part inflates to 120 MB',
+    endpoint: 'annotate/fields',
+    budget: 'engine',
+    refuse: R_HEAVY,
+    ok: okFields,
+    build: () => post('/v1/annotate/fields', docJson(zips.bigPart())),
+  },
   {
     id: 'honest.table-2000x200@annotate',
     klass: 'annotate 2,000 × 200 table',
@@ -521,7 +735,10 @@ export const HOSTILE: HostileCase[] = [
     ok: okAnnotate,
     build: () => {
       const rows = Array.from({ length: 2_000 }, (_, r) => Array.from({ length: 200 }, (_, c) => `r${r}c${c}`));
-      return post('/v1/annotate', JSON.stringify({ document: { base64: b64(templateDocx()) }, fields: [{ id: 'rows', type: 'table', value: rows }] }));
+      return post(
+        '/v1/annotate',
+        JSON.stringify({ document: { base64: b64(templateDocx()) }, fields: [{ id: 'rows', type: 'table', value: rows }] }),
+      );
     },
   },
   {
@@ -533,9 +750,33 @@ export const HOSTILE: HostileCase[] = [
     ok: okAnnotate,
     build: () => post('/v1/annotate', docJson(honest.splitPlaceholders(), { fields: [{ id: 'f1', type: 'text', value: 'x' }] })),
   },
-  { id: 'honest.signatures-5000@verify', klass: 'verify a PDF with 5,000 signatures', endpoint: 'verify', budget: 'engine', refuse: R_HEAVY, ok: okVerify, build: () => post('/v1/verify', docJson(honest.manySignatures())) },
-  { id: 'honest.nested-tables-5000@docx→pdf', klass: 'DOCX with 5,000 nested tables to PDF', endpoint: 'convert docx→pdf', budget: 'engine+office', refuse: R_HEAVY, ok: okPdfFile, build: () => convert('docx', 'pdf', 'nested.docx', honest.nestedTables()) },
-  { id: 'honest.md-table-2000-rows@md→pdf', klass: 'Markdown 2,000-row table to PDF', endpoint: 'convert md→pdf', budget: 'engine+office', refuse: R_HEAVY, ok: okPdfFile, build: () => convert('md', 'pdf', 'table.md', Buffer.from(md.longTable())) },
+  {
+    id: 'honest.signatures-5000@verify',
+    klass: 'verify a PDF with 5,000 signatures',
+    endpoint: 'verify',
+    budget: 'engine',
+    refuse: R_HEAVY,
+    ok: okVerify,
+    build: () => post('/v1/verify', docJson(honest.manySignatures())),
+  },
+  {
+    id: 'honest.nested-tables-5000@docx→pdf',
+    klass: 'DOCX with 5,000 nested tables to PDF',
+    endpoint: 'convert docx→pdf',
+    budget: 'engine+office',
+    refuse: R_HEAVY,
+    ok: okPdfFile,
+    build: () => convert('docx', 'pdf', 'nested.docx', honest.nestedTables()),
+  },
+  {
+    id: 'honest.md-table-2000-rows@md→pdf',
+    klass: 'Markdown 2,000-row table to PDF',
+    endpoint: 'convert md→pdf',
+    budget: 'engine+office',
+    refuse: R_HEAVY,
+    ok: okPdfFile,
+    build: () => convert('md', 'pdf', 'table.md', Buffer.from(md.longTable())),
+  },
 ];
 
 // ───────────────────────────── valid traffic ─────────────────────────────
@@ -546,7 +787,8 @@ export interface ValidCase {
   ok: (a: Answer) => string | undefined;
 }
 
-const validMd = '# Report\n\nSome *emphasis*, a [link](https://example.com) and a footnote[^1].\n\n- one\n  - two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n[^1]: The note.\n';
+const validMd =
+  '# Report\n\nSome *emphasis*, a [link](https://example.com) and a footnote[^1].\n\n- one\n  - two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n[^1]: The note.\n';
 const validHtml =
   '<!doctype html><html><head><style>p.lead { font-weight: bold } td { border: 1px solid #000 }</style></head><body><h1>Title</h1><p class="lead">Lead</p><table><tr><td colspan="2">a</td></tr><tr><td>b</td><td>c</td></tr></table></body></html>';
 
@@ -560,7 +802,14 @@ const validInputs = {
       fields: [
         { id: 'name', type: 'text', value: 'Grace' },
         { id: 'city', type: 'text', value: 'Arlington' },
-        { id: 'rows', type: 'table', value: [['1', '2'], ['3', '4']] },
+        {
+          id: 'rows',
+          type: 'table',
+          value: [
+            ['1', '2'],
+            ['3', '4'],
+          ],
+        },
       ],
     }),
   ),
@@ -576,7 +825,11 @@ export function validCases(docxForPdf: () => Uint8Array, signedPdf: () => Uint8A
     { endpoint: 'annotate/fields', build: () => post('/v1/annotate/fields', docJson(validInputs.template())), ok: okFields },
     { endpoint: 'sign', build: () => post('/v1/sign', signJson(validInputs.pdf())), ok: okSign },
     { endpoint: 'verify', build: () => post('/v1/verify', docJson(signedPdf())), ok: okVerify },
-    { endpoint: 'health', build: () => ({ method: 'GET', path: '/v1/health' }), ok: (a) => (JSON.parse(a.body.toString()).status ? undefined : 'no status') },
+    {
+      endpoint: 'health',
+      build: () => ({ method: 'GET', path: '/v1/health' }),
+      ok: (a) => (JSON.parse(a.body.toString()).status ? undefined : 'no status'),
+    },
   ];
 }
 

@@ -94,7 +94,10 @@ export function serverEntry(): { args: string[]; label: string } {
   if (!(fs.existsSync(main) && newestMtime(path.join(out, 'src')) >= srcNewest)) {
     fs.rmSync(out, { recursive: true, force: true });
     // Type errors in someone's half-finished file still emit JavaScript; only a missing entry falls back.
-    spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json'), '--outDir', out], { cwd: ROOT, stdio: 'ignore' });
+    spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json'), '--outDir', out], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
   }
   return fs.existsSync(main) ? { args: [main], label: 'compiled sources (tsc)' } : source;
 }
@@ -196,7 +199,10 @@ export class FolioProcess {
 
   /** The server's unlabelled Prometheus samples (name → value); empty when /metrics does not answer. */
   async metrics(): Promise<Record<string, number>> {
-    const text = await fetch(this.metricsUrl, { signal: AbortSignal.timeout(3000) }).then((r) => r.text(), () => '');
+    const text = await fetch(this.metricsUrl, { signal: AbortSignal.timeout(3000) }).then(
+      (r) => r.text(),
+      () => '',
+    );
     const out: Record<string, number> = {};
     for (const m of text.matchAll(/^([a-z_]+) (\S+)$/gm)) out[m[1]!] = Number(m[2]);
     return out;
@@ -263,10 +269,23 @@ export class FolioProcess {
     try {
       const r = await fetch(this.url + spec.path, { method: spec.method, headers, body, signal: AbortSignal.timeout(deadlineMs) });
       const buf = Buffer.from(await r.arrayBuffer());
-      return { status: r.status, body: buf, contentType: r.headers.get('content-type') ?? '', retryAfter: r.headers.get('retry-after'), ms: performance.now() - t0 };
+      return {
+        status: r.status,
+        body: buf,
+        contentType: r.headers.get('content-type') ?? '',
+        retryAfter: r.headers.get('retry-after'),
+        ms: performance.now() - t0,
+      };
     } catch (e) {
       const err = e as Error & { cause?: Error };
-      return { status: 0, body: Buffer.alloc(0), contentType: '', retryAfter: null, ms: performance.now() - t0, error: `${err.name}: ${err.cause?.message ?? err.message}` };
+      return {
+        status: 0,
+        body: Buffer.alloc(0),
+        contentType: '',
+        retryAfter: null,
+        ms: performance.now() - t0,
+        error: `${err.name}: ${err.cause?.message ?? err.message}`,
+      };
     }
   }
 }

@@ -49,14 +49,16 @@ export function repeatedDeflate(unit: Uint8Array, copies: number, prefix: Uint8A
   // length L with its own adler (ac, bc) moves to (a + ac - 1, b + L·a + bc - L), all mod 65521.
   const M = 65521;
   const part = (d: Uint8Array) => {
-    let a = 1, b = 0;
+    let a = 1,
+      b = 0;
     for (let i = 0; i < d.length; i++) {
       a = (a + d[i]!) % M;
       b = (b + a) % M;
     }
     return { a, b, L: d.length % M };
   };
-  let A = 1, B = 0;
+  let A = 1,
+    B = 0;
   const apply = (p: { a: number; b: number; L: number }) => {
     B = (B + p.L * A + p.b - p.L + M * 2) % M;
     A = (A + p.a - 1) % M;
@@ -78,7 +80,12 @@ export function repeatedZlib(unit: Uint8Array, copies: number, prefix?: Uint8Arr
 }
 
 /** A bomb entry: `unit` repeated, honest CRC; `declaredSize` may lie. */
-export function bombEntry(name: string, unit: Uint8Array, copies: number, opts: { prefix?: Uint8Array; suffix?: Uint8Array; declaredSize?: number } = {}): RawEntry {
+export function bombEntry(
+  name: string,
+  unit: Uint8Array,
+  copies: number,
+  opts: { prefix?: Uint8Array; suffix?: Uint8Array; declaredSize?: number } = {},
+): RawEntry {
   const r = repeatedDeflate(unit, copies, opts.prefix, opts.suffix);
   return { name, method: 8, compressed: r.deflated, crc: r.crc, size: r.size, declaredSize: opts.declaredSize };
 }
@@ -98,8 +105,18 @@ function localHeader(e: RawEntry): Buffer {
   const name = Buffer.from(e.name, 'utf8');
   const size = Math.min(e.declaredSize ?? e.size, 0xffffffff);
   return Buffer.concat([
-    u32(0x04034b50), u16(20), u16(0x0800), u16(e.method), u16(0), u16(0x21),
-    u32(e.crc), u32(e.compressed.length), u32(size), u16(name.length), u16(0), name,
+    u32(0x04034b50),
+    u16(20),
+    u16(0x0800),
+    u16(e.method),
+    u16(0),
+    u16(0x21),
+    u32(e.crc),
+    u32(e.compressed.length),
+    u32(size),
+    u16(name.length),
+    u16(0),
+    name,
   ]);
 }
 
@@ -107,8 +124,24 @@ function centralHeader(e: RawEntry, offset: number): Buffer {
   const name = Buffer.from(e.name, 'utf8');
   const size = Math.min(e.declaredSize ?? e.size, 0xffffffff);
   return Buffer.concat([
-    u32(0x02014b50), u16(20), u16(20), u16(0x0800), u16(e.method), u16(0), u16(0x21),
-    u32(e.crc), u32(e.compressed.length), u32(size), u16(name.length), u16(0), u16(0), u16(0), u16(0), u32(0), u32(offset), name,
+    u32(0x02014b50),
+    u16(20),
+    u16(20),
+    u16(0x0800),
+    u16(e.method),
+    u16(0),
+    u16(0x21),
+    u32(e.crc),
+    u32(e.compressed.length),
+    u32(size),
+    u16(name.length),
+    u16(0),
+    u16(0),
+    u16(0),
+    u16(0),
+    u32(0),
+    u32(offset),
+    name,
   ]);
 }
 

@@ -19,7 +19,12 @@ describe('bad input', () => {
 
   it('ends autolinks followed by 200,000 punctuation characters, keeping every character', () => {
     // The last URL is itself 200 KB long: over the 2,000-character bound for a link target, it stays text.
-    const cases: Array<[string, number]> = [[')'.repeat(200_000), 1], ['.'.repeat(200_000), 1], ['~'.repeat(200_000), 1], ['&a'.repeat(100_000) + ';', 0]];
+    const cases: Array<[string, number]> = [
+      [')'.repeat(200_000), 1],
+      ['.'.repeat(200_000), 1],
+      ['~'.repeat(200_000), 1],
+      ['&a'.repeat(100_000) + ';', 0],
+    ];
     for (const [tail, links] of cases) {
       const d = unpack(markdownToDocx(`see http://a.example/x${tail} end\n`));
       expect(textOf(d.document)).toBe(`see http://a.example/x${tail} end`);

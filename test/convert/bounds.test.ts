@@ -47,7 +47,8 @@ describe('CSS selector matching is bounded', () => {
   });
 
   it('matches sibling and child chains the way css-select does', () => {
-    const html = '<style>p + p + p { font-weight: bold } div > p ~ p { font-style: italic } section p:first-child { color: blue }</style>' +
+    const html =
+      '<style>p + p + p { font-weight: bold } div > p ~ p { font-style: italic } section p:first-child { color: blue }</style>' +
       '<div><p>a</p><p>b</p><p>c</p></div><section><div><p>d</p></div></section>';
     const ps = unpack(htmlToDocx(html)).document.match(/<w:p>.*?<\/w:p>/g)!;
     expect(ps.map((p) => [textOf(p), p.includes('<w:b/>'), p.includes('<w:i/>'), p.includes('0000FF')])).toEqual([
@@ -205,7 +206,7 @@ describe('the HTML depth guard scans in linear time', () => {
 });
 
 describe('wide tables', () => {
-  it('say that cells past Word\'s 63 columns were dropped', () => {
+  it("say that cells past Word's 63 columns were dropped", () => {
     const frag = htmlToWordFragment(`<table><tr>${'<td>x</td>'.repeat(2000)}</tr></table>`);
     expect(count(frag.bodyXml, '<w:tc>')).toBe(63);
     expect(frag.warnings.join(' ')).toMatch(/past column 63/);

@@ -15,8 +15,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markdownToDocx } from '../../src/convert/index.js';
 import {
-  CORPUS_DIR, SPEC_FILES, compareExample, describeFailure, extensionsOf, formatRates, loadExamples, pct, tally,
-  type Outcome, type Rates,
+  CORPUS_DIR,
+  SPEC_FILES,
+  compareExample,
+  describeFailure,
+  extensionsOf,
+  formatRates,
+  loadExamples,
+  pct,
+  tally,
+  type Outcome,
+  type Rates,
 } from './conformance.js';
 import { readDocx } from './docx-reader.js';
 import { normaliseReferenceHtml } from './reference-html.js';
@@ -165,7 +174,9 @@ describe.skipIf(!hasCorpus || !hasSoffice)('conformance output in LibreOffice', 
     try {
       const input = path.join(dir, 'corpus.docx');
       fs.writeFileSync(input, markdownToDocx(md));
-      const r = spawnSync('soffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input], { timeout: 240_000 });
+      const r = spawnSync('soffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input], {
+        timeout: 240_000,
+      });
       expect(r.status).toBe(0);
       const pdf = fs.readFileSync(path.join(dir, 'corpus.pdf'));
       expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');

@@ -15,10 +15,21 @@ import { decodeText } from '../../src/convert/text.js';
 import { count, unpack } from './helpers.js';
 
 const DIR = '/work/shared/corpus/html';
-const files = fs.readdirSync(DIR).filter((f) => /\.x?html?$/.test(f)).sort();
+const files = fs
+  .readdirSync(DIR)
+  .filter((f) => /\.x?html?$/.test(f))
+  .sort();
 const SKIPPED = new Set(['script', 'style', 'head', 'template', 'noscript', 'svg', 'math']);
 
-interface Expected { tables: number; rows: number; colspans: number; rowspans: number; headings: number; listDepth: number; images: number }
+interface Expected {
+  tables: number;
+  rows: number;
+  colspans: number;
+  rowspans: number;
+  headings: number;
+  listDepth: number;
+  images: number;
+}
 
 function expectedOf(html: string): Expected {
   const doc = parseDocument(html, { lowerCaseTags: true, lowerCaseAttributeNames: true });
@@ -59,7 +70,8 @@ function tableRows(table: Element): Element[] {
     if (c.type !== 'tag') continue;
     const el = c as Element;
     if (el.name === 'tr') rows.push(el);
-    else if (['thead', 'tbody', 'tfoot'].includes(el.name)) for (const r of el.children) if (r.type === 'tag' && (r as Element).name === 'tr') rows.push(r as Element);
+    else if (['thead', 'tbody', 'tfoot'].includes(el.name))
+      for (const r of el.children) if (r.type === 'tag' && (r as Element).name === 'tr') rows.push(r as Element);
   }
   return rows;
 }
@@ -86,7 +98,9 @@ describe('HTML corpus', () => {
         const cols = count(tbl.slice(0, tbl.indexOf('</w:tblGrid>')), '<w:gridCol ');
         for (const tr of tbl.match(/<w:tr>.*?<\/w:tr>/g) ?? []) {
           if (tr.includes('<w:tbl>')) continue;
-          const cells = [...tr.matchAll(/<w:tc>(?:<w:tcPr>(.*?)<\/w:tcPr>)?/g)].map((m) => Number(/<w:gridSpan w:val="(\d+)"/.exec(m[1] ?? '')?.[1] ?? 1));
+          const cells = [...tr.matchAll(/<w:tc>(?:<w:tcPr>(.*?)<\/w:tcPr>)?/g)].map((m) =>
+            Number(/<w:gridSpan w:val="(\d+)"/.exec(m[1] ?? '')?.[1] ?? 1),
+          );
           expect(cells.reduce((s, n) => s + n, 0)).toBe(cols);
         }
       }
@@ -102,7 +116,10 @@ describe('HTML corpus', () => {
         fs.writeFileSync(p, htmlToDocx(decodeText(fs.readFileSync(path.join(DIR, f)))));
         return p;
       });
-      execFileSync('soffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, ...inputs], { timeout: 240_000, stdio: 'pipe' });
+      execFileSync('soffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, ...inputs], {
+        timeout: 240_000,
+        stdio: 'pipe',
+      });
       for (const p of inputs) {
         const pdf = fs.readFileSync(p.replace(/\.docx$/, '.pdf'));
         expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');

@@ -305,7 +305,7 @@ class Reader {
   }
 
   /** Runs of a paragraph (through hyperlinks, insertions, smart tags, fields' results) → spans. */
-  private inlines(p: XNode, note: number): { spans: Span[]; hasHr: boolean; text: string } {
+  private inlines(p: XNode, _note: number): { spans: Span[]; hasHr: boolean; text: string } {
     const spans: Span[] = [];
     let hasHr = false;
     let text = '';
@@ -322,7 +322,12 @@ class Reader {
             walk(c, target?.trim() ? target : href);
             break;
           }
-          case 'w:ins': case 'w:smartTag': case 'w:customXml': case 'w:fldSimple': case 'w:sdtContent': case 'w:sdt':
+          case 'w:ins':
+          case 'w:smartTag':
+          case 'w:customXml':
+          case 'w:fldSimple':
+          case 'w:sdtContent':
+          case 'w:sdt':
             walk(c, href);
             break;
           default:
@@ -423,7 +428,9 @@ class Reader {
         let align: Cell['align'] = '';
         kids(tc, 'w:p').forEach((p, i) => {
           if (i === 0) {
-            const jc = kid(kid(p, 'w:pPr'), 'w:jc')?.attrs['w:val'] ?? this.styleProp(kid(kid(p, 'w:pPr'), 'w:pStyle')?.attrs['w:val'], (s) => kid(s.pPr, 'w:jc')?.attrs['w:val']);
+            const jc =
+              kid(kid(p, 'w:pPr'), 'w:jc')?.attrs['w:val'] ??
+              this.styleProp(kid(kid(p, 'w:pPr'), 'w:pStyle')?.attrs['w:val'], (s) => kid(s.pPr, 'w:jc')?.attrs['w:val']);
             align = jc === 'center' ? 'center' : jc === 'right' || jc === 'end' ? 'right' : jc === 'both' ? 'justify' : '';
           } else spans.push(BREAK);
           spans.push(...this.inlines(p, note).spans);

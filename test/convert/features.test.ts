@@ -19,10 +19,24 @@ describe('Markdown → DOCX structure', () => {
     expect(ps[3]).toMatch(/VerbatimChar.*>e</);
     expect(ps[3]).toMatch(/<w:hyperlink r:id="(rId\d+)"[^>]*>.*Hyperlink.*>f</);
     const rid = /<w:hyperlink r:id="(rId\d+)"/.exec(ps[3]!)![1];
-    expect(d.part('word/_rels/document.xml.rels')).toContain(`Id="${rid}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/x" TargetMode="External"`);
+    expect(d.part('word/_rels/document.xml.rels')).toContain(
+      `Id="${rid}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/x" TargetMode="External"`,
+    );
     expect(ps[4]).toContain('<w:pStyle w:val="Quote"/>');
     const styles = d.part('word/styles.xml');
-    for (const id of ['Title', 'Heading1', 'Heading6', 'Quote', 'ListParagraph', 'TableGrid', 'SourceCode', 'VerbatimChar', 'Hyperlink', 'FootnoteText', 'FootnoteReference']) {
+    for (const id of [
+      'Title',
+      'Heading1',
+      'Heading6',
+      'Quote',
+      'ListParagraph',
+      'TableGrid',
+      'SourceCode',
+      'VerbatimChar',
+      'Hyperlink',
+      'FootnoteText',
+      'FootnoteReference',
+    ]) {
       expect(styles).toContain(`w:styleId="${id}"`);
     }
   });
@@ -41,8 +55,12 @@ describe('Markdown → DOCX structure', () => {
     expect(numIds[0]).toBe(numIds[1]);
     expect(numIds[3]).not.toBe(numIds[0]); // second list restarts with its own w:num
     const abstractOf = (numId: string) => new RegExp(`<w:num w:numId="${numId}"><w:abstractNumId w:val="(\\d+)"/>`).exec(numbering)![1];
-    expect(numbering).toMatch(new RegExp(`<w:abstractNum w:abstractNumId="${abstractOf(numIds[0]!)}">.*?<w:lvl w:ilvl="0"><w:start w:val="3"/><w:numFmt w:val="decimal"/>`));
-    expect(numbering).toContain(`<w:num w:numId="${numIds[3]}"><w:abstractNumId w:val="${abstractOf(numIds[3]!)}"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/>`);
+    expect(numbering).toMatch(
+      new RegExp(`<w:abstractNum w:abstractNumId="${abstractOf(numIds[0]!)}">.*?<w:lvl w:ilvl="0"><w:start w:val="3"/><w:numFmt w:val="decimal"/>`),
+    );
+    expect(numbering).toContain(
+      `<w:num w:numId="${numIds[3]}"><w:abstractNumId w:val="${abstractOf(numIds[3]!)}"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/>`,
+    );
     const levels = ps.slice(4).map((p) => Number(/<w:ilvl w:val="(\d)"/.exec(p)?.[1]));
     expect(levels).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 8]);
     expect(count(numbering, '<w:abstractNum ')).toBeLessThanOrEqual(count(numbering, '<w:num '));
@@ -61,13 +79,17 @@ describe('Markdown → DOCX structure', () => {
   });
 
   it('writes task lists as checkboxes, footnotes as Word footnotes, autolinks as links', () => {
-    const d = unpack(markdownToDocx('- [ ] open\n- [x] done\n\nSee www.example.org and https://a.example/b.\n\nNote[^n].\n\n[^n]: The *footnote* text.\n'));
+    const d = unpack(
+      markdownToDocx('- [ ] open\n- [x] done\n\nSee www.example.org and https://a.example/b.\n\nNote[^n].\n\n[^n]: The *footnote* text.\n'),
+    );
     expect(textOf(d.document)).toContain('☐ open');
     expect(textOf(d.document)).toContain('☒ done');
     expect(count(d.document, '<w:hyperlink r:id=')).toBe(2);
     expect(d.document).toMatch(/<w:rStyle w:val="FootnoteReference"\/><\/w:rPr><w:footnoteReference w:id="1"\/>/);
     const notes = d.part('word/footnotes.xml');
-    expect(notes).toMatch(/<w:footnote w:id="1"><w:p><w:pPr><w:pStyle w:val="FootnoteText"\/><\/w:pPr><w:r><w:rPr><w:rStyle w:val="FootnoteReference"\/><\/w:rPr><w:footnoteRef\/>/);
+    expect(notes).toMatch(
+      /<w:footnote w:id="1"><w:p><w:pPr><w:pStyle w:val="FootnoteText"\/><\/w:pPr><w:r><w:rPr><w:rStyle w:val="FootnoteReference"\/><\/w:rPr><w:footnoteRef\/>/,
+    );
     expect(textOf(notes)).toContain('The footnote text.');
     expect(textOf(d.document)).not.toContain('The footnote text');
   });
@@ -104,7 +126,11 @@ describe('Markdown → DOCX structure', () => {
 
 describe('HTML → DOCX structure', () => {
   it('merges cells with gridSpan and vMerge', () => {
-    const d = unpack(htmlToDocx('<table><thead><tr><th colspan="2">H</th><th>I</th></tr></thead><tbody><tr><td rowspan="2">a</td><td>b</td><td>c</td></tr><tr><td>d</td><td>e</td></tr></tbody></table>'));
+    const d = unpack(
+      htmlToDocx(
+        '<table><thead><tr><th colspan="2">H</th><th>I</th></tr></thead><tbody><tr><td rowspan="2">a</td><td>b</td><td>c</td></tr><tr><td>d</td><td>e</td></tr></tbody></table>',
+      ),
+    );
     expect(d.document).toContain('<w:gridSpan w:val="2"/>');
     expect(count(d.document, '<w:vMerge w:val="restart"/>')).toBe(1);
     expect(count(d.document, '<w:vMerge/>')).toBe(1);
@@ -128,7 +154,11 @@ describe('HTML → DOCX structure', () => {
   });
 
   it('maps inline elements and CSS to run properties', () => {
-    const d = unpack(htmlToDocx('<p><u>u</u> <s>s</s> <ins>i</ins> <sub>2</sub> <sup>3</sup> <code>c</code> <span style="background-color:#ff0; font-family: Georgia, serif; font-size: 18px">x</span></p>'));
+    const d = unpack(
+      htmlToDocx(
+        '<p><u>u</u> <s>s</s> <ins>i</ins> <sub>2</sub> <sup>3</sup> <code>c</code> <span style="background-color:#ff0; font-family: Georgia, serif; font-size: 18px">x</span></p>',
+      ),
+    );
     expect(d.document).toContain('<w:vertAlign w:val="subscript"/>');
     expect(d.document).toContain('<w:vertAlign w:val="superscript"/>');
     expect(d.document).toContain('<w:shd w:val="clear" w:color="auto" w:fill="FFFF00"/>');
@@ -137,7 +167,11 @@ describe('HTML → DOCX structure', () => {
   });
 
   it('maps block CSS: alignment, margins, line height, borders, page breaks', () => {
-    const d = unpack(htmlToDocx('<p style="text-align:justify;margin-left:1in;line-height:1.5">a</p><h2 style="page-break-before:always">b</h2><div style="border:1px solid #333">c</div>'));
+    const d = unpack(
+      htmlToDocx(
+        '<p style="text-align:justify;margin-left:1in;line-height:1.5">a</p><h2 style="page-break-before:always">b</h2><div style="border:1px solid #333">c</div>',
+      ),
+    );
     const ps = paragraphs(d.document);
     expect(ps[0]).toContain('<w:jc w:val="both"/>');
     expect(ps[0]).toContain('<w:ind w:left="1440"/>');
@@ -156,7 +190,11 @@ describe('HTML → DOCX structure', () => {
   });
 
   it('turns figures into an image with a caption, and never runs scripts', () => {
-    const d = unpack(htmlToDocx(`<figure><img src="data:image/png;base64,${PNG_1x1}" alt="fig" width="40"><figcaption>Caption</figcaption></figure><script>alert(1)</script><p onclick="x()">ok</p>`));
+    const d = unpack(
+      htmlToDocx(
+        `<figure><img src="data:image/png;base64,${PNG_1x1}" alt="fig" width="40"><figcaption>Caption</figcaption></figure><script>alert(1)</script><p onclick="x()">ok</p>`,
+      ),
+    );
     expect(d.document).toContain('<wp:extent cx="381000" cy="381000"/>');
     expect(d.document).toMatch(/<w:pStyle w:val="Caption"\/>.*Caption/);
     expect(textOf(d.document)).not.toContain('alert');
@@ -249,13 +287,22 @@ describe('Markdown → DOCX fixes found by the conformance suite', () => {
     expect(rels).not.toContain('javascript');
     expect(rels).not.toContain('file:');
     expect(count(d.document, '<w:hyperlink ')).toBe(1);
-    const h = unpack(htmlToDocx('<p><a href=" JavaScript:alert(1)">a</a> <a href="vbscript:x">b</a> <a href="FILE:///etc/passwd">c</a> <a href="data:text/html,x">d</a> <a href="made-up-scheme://x">e</a></p>'));
+    const h = unpack(
+      htmlToDocx(
+        '<p><a href=" JavaScript:alert(1)">a</a> <a href="vbscript:x">b</a> <a href="FILE:///etc/passwd">c</a> <a href="data:text/html,x">d</a> <a href="made-up-scheme://x">e</a></p>',
+      ),
+    );
     expect(count(h.document, '<w:hyperlink ')).toBe(1);
     expect(h.part('word/_rels/document.xml.rels')).toContain('Target="made-up-scheme://x"');
   });
 
   it('ends extended autolinks by the GFM rules', () => {
-    const rels = (md: string) => [...unpack(markdownToDocx(md)).part('word/_rels/document.xml.rels').matchAll(/Target="([^"]*)" TargetMode/g)].map((m) => m[1]);
+    const rels = (md: string) =>
+      [
+        ...unpack(markdownToDocx(md))
+          .part('word/_rels/document.xml.rels')
+          .matchAll(/Target="([^"]*)" TargetMode/g),
+      ].map((m) => m[1]);
     expect(rels('(see http://a.example/ok.)\n')).toEqual(['http://a.example/ok']);
     expect(rels('www.commonmark.org/q=(b))+ok\n')).toEqual(['http://www.commonmark.org/q=(b))+ok']);
     expect(rels('www.commonmark.org/q&hl;\n')).toEqual(['http://www.commonmark.org/q']);
@@ -278,7 +325,7 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('a <b>bold</b>\n').html).toBe(markdownToHtml('a <b>bold</b>\n'));
   });
 
-  it('the DOCX path (DOM from tokens, or compact HTML) gives the same DOCX as markdown-it\'s own HTML', () => {
+  it("the DOCX path (DOM from tokens, or compact HTML) gives the same DOCX as markdown-it's own HTML", () => {
     // Without raw HTML the DOM is built from the tokens; with it, the HTML is compact only without raw HTML.
     expect('dom' in markdownForDocx('# a\n\n- [x] t\n\nx[^1] ![i](data:x) `c`\n\n```js\nk\n```\n\n[^1]: n\n')).toBe(true);
     expect('dom' in markdownForDocx('a <b>x</b>\n')).toBe(false);
@@ -292,7 +339,9 @@ describe('renderMarkdown', () => {
       if (!fs.existsSync(file)) continue;
       for (const ex of JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ markdown: string }>) examples.push(ex.markdown);
     }
-    examples.push('- a\n  - b\n- c\n\n  d\n\n1. x\n\n   ```\n   code\n   ```\n   y\n- a\n  ```\n  k\n  ```\n  z\n\n*a*\n*b*  \n**c**\n\n> q\n> - l\n');
+    examples.push(
+      '- a\n  - b\n- c\n\n  d\n\n1. x\n\n   ```\n   code\n   ```\n   y\n- a\n  ```\n  k\n  ```\n  z\n\n*a*\n*b*  \n**c**\n\n> q\n> - l\n',
+    );
     const bodyOf = (docx: Uint8Array) => {
       const d = unpack(docx);
       return [d.document, d.part('word/footnotes.xml'), d.part('word/numbering.xml')].join('\n');

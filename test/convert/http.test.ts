@@ -35,7 +35,10 @@ describe('POST /v1/convert', () => {
   });
 
   it('infers HTML from the name or the content when from is absent', async () => {
-    for (const [name, body] of [['page.html', '<p>x</p>'], ['upload', '<!DOCTYPE html><html><body><h2>x</h2></body></html>']] as const) {
+    for (const [name, body] of [
+      ['page.html', '<p>x</p>'],
+      ['upload', '<!DOCTYPE html><html><body><h2>x</h2></body></html>'],
+    ] as const) {
       const res = await post('?to=docx', form(name, body));
       expect(res.status).toBe(200);
       const doc = strFromU8(unzipSync(new Uint8Array(await res.arrayBuffer()))['word/document.xml']!);
@@ -74,7 +77,10 @@ describe('POST /v1/convert', () => {
   });
 
   it('answers 415 for a body that is not multipart, 400 without the file field', async () => {
-    const res = await fetch(`${api.url}/v1/convert?from=md&to=docx`, authed(api, { method: 'POST', headers: { 'content-type': 'text/markdown' }, body: '# x' }));
+    const res = await fetch(
+      `${api.url}/v1/convert?from=md&to=docx`,
+      authed(api, { method: 'POST', headers: { 'content-type': 'text/markdown' }, body: '# x' }),
+    );
     expect(res.status).toBe(415);
     expect((await res.json()).code).toBe('UNSUPPORTED_MEDIA_TYPE');
     const fd = new FormData();

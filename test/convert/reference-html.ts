@@ -40,16 +40,79 @@ import { BREAK, NO_MARKS, type Block, type Cell, type ListLevel, type Mark, type
 import { withoutBold } from './docx-reader.js';
 
 const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dialog', 'dir', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr',
-  'html', 'legend', 'li', 'listing', 'main', 'menu', 'nav', 'ol', 'p', 'plaintext', 'pre', 'search', 'section',
-  'summary', 'table', 'ul', 'xmp', 'caption',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'dir',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'legend',
+  'li',
+  'listing',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'plaintext',
+  'pre',
+  'search',
+  'section',
+  'summary',
+  'table',
+  'ul',
+  'xmp',
+  'caption',
 ]);
 // Elements a browser does not display (HTML's rendering section: display: none, or replaced content we
 // cannot have).
 const HIDDEN = new Set([
-  'head', 'script', 'style', 'template', 'title', 'noscript', 'meta', 'link', 'base', 'area', 'map', 'param',
-  'source', 'track', 'datalist', 'rp', 'iframe', 'object', 'embed', 'video', 'audio', 'canvas', 'svg', 'math',
+  'head',
+  'script',
+  'style',
+  'template',
+  'title',
+  'noscript',
+  'meta',
+  'link',
+  'base',
+  'area',
+  'map',
+  'param',
+  'source',
+  'track',
+  'datalist',
+  'rp',
+  'iframe',
+  'object',
+  'embed',
+  'video',
+  'audio',
+  'canvas',
+  'svg',
+  'math',
 ]);
 const UNSAFE_HREF = /^\s*(javascript|vbscript|data):/i;
 
@@ -131,7 +194,12 @@ class Normaliser {
 
   private block(el: Element, tag: string, ctx: Ctx): void {
     switch (tag) {
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': {
+      case 'h1':
+      case 'h2':
+      case 'h3':
+      case 'h4':
+      case 'h5':
+      case 'h6': {
         const b = this.newBlock('h', ctx);
         b.level = Number(tag[1]);
         b.spans = [];
@@ -143,7 +211,10 @@ class Normaliser {
         }
         return;
       }
-      case 'pre': case 'listing': case 'xmp': case 'plaintext': {
+      case 'pre':
+      case 'listing':
+      case 'xmp':
+      case 'plaintext': {
         const b = this.newBlock('code', ctx);
         let text = preText(el);
         if (text.startsWith('\n')) text = text.slice(1); // the parser keeps it, browsers drop it
@@ -159,7 +230,10 @@ class Normaliser {
         this.walkAll(el.children, { ...ctx, quote: ctx.quote + 1, item: ctx.item });
         this.flush();
         return;
-      case 'ul': case 'ol': case 'menu': case 'dir':
+      case 'ul':
+      case 'ol':
+      case 'menu':
+      case 'dir':
         this.list(el, tag === 'ol', ctx);
         return;
       case 'li':
@@ -174,7 +248,9 @@ class Normaliser {
         this.walkAll(el.children, { ...ctx, marks: withMark(ctx.marks, 'i') });
         this.flush();
         return;
-      case 'dt': case 'legend': case 'summary':
+      case 'dt':
+      case 'legend':
+      case 'summary':
         this.flush();
         this.walkAll(el.children, { ...ctx, marks: withMark(ctx.marks, 'b') });
         this.flush();
@@ -278,23 +354,44 @@ class Normaliser {
         this.inline({ text: el.attribs.alt ?? '', marks, href }, ctx);
         return;
       case 'input':
-        if ((el.attribs.type ?? '').toLowerCase() === 'checkbox') this.inline({ text: el.attribs.checked !== undefined ? '☒ ' : '☐ ', marks: NO_MARKS }, ctx);
+        if ((el.attribs.type ?? '').toLowerCase() === 'checkbox')
+          this.inline({ text: el.attribs.checked !== undefined ? '☒ ' : '☐ ', marks: NO_MARKS }, ctx);
         return;
       case 'textarea':
         this.inline({ text: textOf(el), marks, href }, ctx);
         return;
-      case 'strong': case 'b': marks = withMark(marks, 'b'); break;
-      case 'em': case 'i': case 'cite': case 'dfn': case 'var': marks = withMark(marks, 'i'); break;
-      case 'code': case 'kbd': case 'samp': case 'tt': marks = withMark(marks, 'code'); break;
-      case 's': case 'del': case 'strike': marks = withMark(marks, 's'); break;
-      case 'sup': case 'a': {
+      case 'strong':
+      case 'b':
+        marks = withMark(marks, 'b');
+        break;
+      case 'em':
+      case 'i':
+      case 'cite':
+      case 'dfn':
+      case 'var':
+        marks = withMark(marks, 'i');
+        break;
+      case 'code':
+      case 'kbd':
+      case 'samp':
+      case 'tt':
+        marks = withMark(marks, 'code');
+        break;
+      case 's':
+      case 'del':
+      case 'strike':
+        marks = withMark(marks, 's');
+        break;
+      case 'sup':
+      case 'a': {
         const ref = this.noteRef(el);
         if (ref) {
           this.inline({ text: '', marks: NO_MARKS, note: true }, ctx);
           this.noteQueue.push(ref);
           return;
         }
-        if (tag === 'a' && el.attribs.href !== undefined && el.attribs.href.trim() !== '' && !UNSAFE_HREF.test(el.attribs.href)) href = el.attribs.href;
+        if (tag === 'a' && el.attribs.href !== undefined && el.attribs.href.trim() !== '' && !UNSAFE_HREF.test(el.attribs.href))
+          href = el.attribs.href;
         break;
       }
       default:
@@ -370,7 +467,11 @@ function withoutBackrefs(nodes: AnyNode[]): AnyNode[] {
     if (n.type === 'tag') {
       const e = n as Element;
       const cls = ` ${e.attribs.class ?? ''} `;
-      if (e.name === 'a' && (cls.includes(' footnote-backref ') || e.attribs['data-footnote-backref'] !== undefined || e.attribs.role === 'doc-backlink')) continue;
+      if (
+        e.name === 'a' &&
+        (cls.includes(' footnote-backref ') || e.attribs['data-footnote-backref'] !== undefined || e.attribs.role === 'doc-backlink')
+      )
+        continue;
       e.children = withoutBackrefs(e.children) as Element['children'];
     }
     out.push(n);

@@ -88,7 +88,10 @@ export function normalizeHref(href: string): string {
  * space and a roman one look alike). Every other character carries its marks and link target.
  */
 export function inlineKey(spans: readonly Span[]): string {
-  interface Tok { ch: string; key: string }
+  interface Tok {
+    ch: string;
+    key: string;
+  }
   const toks: Tok[] = [];
   for (const s of spans) {
     if (s.note) {

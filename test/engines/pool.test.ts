@@ -11,7 +11,9 @@ import { registerEnginePoolMetrics } from '../../src/engines/index.js';
 
 /** Honest Markdown whose conversion takes seconds: many short paragraphs with inline formatting. */
 function bigMarkdown(paragraphs: number): string {
-  return Array.from({ length: paragraphs }, (_, i) => `Paragraph ${i} with *emphasis*, **strong** and a [link](http://example.com/${i}).\n`).join('\n');
+  return Array.from({ length: paragraphs }, (_, i) => `Paragraph ${i} with *emphasis*, **strong** and a [link](http://example.com/${i}).\n`).join(
+    '\n',
+  );
 }
 
 function convertMd(t: TestApi, markdown: string, signal?: AbortSignal): Promise<Response> {
@@ -68,7 +70,9 @@ describe('engine pool: time budget', () => {
     expect(elapsed).toBeLessThan(30_000);
     expect(failures).toBe(0);
     expect(latencies.length).toBeGreaterThan(5);
-    console.log(`health during a timed-out job: ${latencies.length} answers, p99 ${p99(latencies).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
+    console.log(
+      `health during a timed-out job: ${latencies.length} answers, p99 ${p99(latencies).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`,
+    );
     // Had the job run on the event loop, no health request could have completed while it ran (5 s); the
     // latency itself depends on the machine's load (the client shares this process), so it is printed
     // here and measured from another process by the adversarial suite and the soak benchmark.
@@ -148,8 +152,7 @@ describe('large JSON bodies are parsed off the event loop', () => {
   });
   afterAll(() => t?.close());
 
-  const post = (body: string) =>
-    fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+  const post = (body: string) => fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
 
   it('a large body is parsed and its document decoded on the body thread, with the same answers as a small one', async () => {
     // An unsigned PDF padded with a comment to about 1 MB: above the off-thread threshold.

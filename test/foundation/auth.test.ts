@@ -39,8 +39,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await db?.drop();
     });
 
-    const get = (path: string, key?: string) =>
-      fetch(t.url + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    const get = (path: string, key?: string) => fetch(t.url + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 
     it('issues a key through the e-mailed code, lists it, and refuses it once revoked', async () => {
       const email = `Alice.${backend}@Example.com`;

@@ -69,7 +69,9 @@ describe('process lifecycle', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-life-'));
     const port = await freePort();
     const metricsPort = await freePort();
-    const child = runMain({ PORT: String(port), METRICS_PORT: String(metricsPort), DATA_DIR: dataDir, LOG_LEVEL: 'info', OFFICE_WORKERS: '1' }, ['api']);
+    const child = runMain({ PORT: String(port), METRICS_PORT: String(metricsPort), DATA_DIR: dataDir, LOG_LEVEL: 'info', OFFICE_WORKERS: '1' }, [
+      'api',
+    ]);
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     const deadline = Date.now() + 60_000;
@@ -161,10 +163,16 @@ describe('health, OpenAPI and docs', () => {
   it('serves OpenAPI 3.1 at version 0.9.0 describing the registered routes, and /docs', async () => {
     const res = await fetch(`${t.url}/openapi.json`);
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     expect(doc.openapi).toMatch(/^3\.1/);
     expect(doc.info.version).toBe('0.9.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/health', '/v1/auth/register', '/v1/auth/verify', '/v1/auth/keys', '/v1/auth/keys/{keyId}']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/health', '/v1/auth/register', '/v1/auth/verify', '/v1/auth/keys', '/v1/auth/keys/{keyId}']),
+    );
     expect(Object.keys(doc.paths['/v1/auth/keys/{keyId}']!.delete!.responses)).toEqual(expect.arrayContaining(['204', '401', '404']));
     const docs = await fetch(`${t.url}/docs`, { redirect: 'follow' });
     expect(docs.status).toBe(200);

@@ -47,19 +47,22 @@ describe('IPv6 addresses that carry an internal IPv4 address are internal', () =
     expect(isInternalAddress(ip)).toBe(false),
   );
 
-  it.each(['http://[::127.0.0.1]/', 'http://[::ffff:127.0.0.1]/', 'http://[0:0:0:0:0:ffff:7f00:1]:8080/', 'http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/'])(
-    '%s is refused before any connection with URL_NOT_ALLOWED',
-    async (url) => {
-      const fetcher = new SafeFetcher();
-      try {
-        const e = await failure(fetcher.fetch(url));
-        expect(e.code).toBe('URL_NOT_ALLOWED');
-        expect(e.status).toBe(400);
-      } finally {
-        await fetcher.close();
-      }
-    },
-  );
+  it.each([
+    'http://[::127.0.0.1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[0:0:0:0:0:ffff:7f00:1]:8080/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[2002:7f00:1::]/',
+  ])('%s is refused before any connection with URL_NOT_ALLOWED', async (url) => {
+    const fetcher = new SafeFetcher();
+    try {
+      const e = await failure(fetcher.fetch(url));
+      expect(e.code).toBe('URL_NOT_ALLOWED');
+      expect(e.status).toBe(400);
+    } finally {
+      await fetcher.close();
+    }
+  });
 });
 
 describe('fetch time-outs', () => {
@@ -141,7 +144,11 @@ describe('over HTTP', () => {
       const form = new FormData();
       form.append('file', new Blob(['# one']), 'a.md');
       form.append(second, new Blob(['# two']), 'b.md');
-      const res = await fetch(`${t.url}/v1/convert?from=md&to=docx`, { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}` }, body: form });
+      const res = await fetch(`${t.url}/v1/convert?from=md&to=docx`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.apiKey}` },
+        body: form,
+      });
       expect(res.status, second).toBe(400);
       const body = (await res.json()) as { code: string; details?: Array<{ field: string; issue: string }> };
       expect(body.code).toBe('VALIDATION_ERROR');

@@ -64,10 +64,23 @@ describe('error envelope on the real API', () => {
     const flipped = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
     expect(isWellFormedApiKey(key)).toBe(true);
     expect(isWellFormedApiKey(flipped)).toBe(false);
-    for (const header of [undefined, 'Bearer', 'Bearer ', 'Basic abc', `Bearer ${'\u00ff'.repeat(10)}`, 'Bearer garbage!!', `Bearer ${flipped}`, `Bearer ${key}`]) {
+    for (const header of [
+      undefined,
+      'Bearer',
+      'Bearer ',
+      'Basic abc',
+      `Bearer ${'\u00ff'.repeat(10)}`,
+      'Bearer garbage!!',
+      `Bearer ${flipped}`,
+      `Bearer ${key}`,
+    ]) {
       const headers: Record<string, string> = {};
       if (header !== undefined) headers.authorization = header;
-      await expectEnvelope(await fetch(`${t.url}/v1/auth/keys`, { headers }).catch(() => fetch(`${t.url}/v1/auth/keys`)), 401, 'AUTHENTICATION_ERROR');
+      await expectEnvelope(
+        await fetch(`${t.url}/v1/auth/keys`, { headers }).catch(() => fetch(`${t.url}/v1/auth/keys`)),
+        401,
+        'AUTHENTICATION_ERROR',
+      );
     }
   });
 
@@ -91,7 +104,7 @@ describe('error envelope on the real API', () => {
 describe('error envelope for body failures and thrown faults (real app builder, test routes)', () => {
   let app: FastifyInstance;
   let url: string;
-  let release: Array<() => void> = [];
+  const release: Array<() => void> = [];
   const key = { keyId: 'key_test', email: 't@example.com' };
 
   beforeAll(async () => {
@@ -102,7 +115,11 @@ describe('error envelope for body failures and thrown faults (real app builder, 
       limiter: new LocalInFlightLimiter(10),
       routes: [
         async (a) => {
-          a.post('/t/json', { schema: { body: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer' } } } } }, async (req) => req.body);
+          a.post(
+            '/t/json',
+            { schema: { body: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer' } } } } },
+            async (req) => req.body,
+          );
           a.get('/t/boom', async () => {
             throw new Error('secret internal detail');
           });
@@ -164,7 +181,9 @@ describe('error envelope for body failures and thrown faults (real app builder, 
   it('an aborted document request gives its slot back', async () => {
     const apiKey = (globalThis as Record<string, unknown>).__apiKey as string;
     const controllers = Array.from({ length: 10 }, () => new AbortController());
-    const held = controllers.map((c) => fetch(`${url}/t/doc`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, signal: c.signal }).catch(() => null));
+    const held = controllers.map((c) =>
+      fetch(`${url}/t/doc`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, signal: c.signal }).catch(() => null),
+    );
     while (release.length < 10) await new Promise((r) => setTimeout(r, 10));
     controllers.forEach((c) => c.abort());
     await Promise.all(held);

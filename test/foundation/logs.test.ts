@@ -45,12 +45,19 @@ describe('request logs', () => {
     const secretText = 'Confidential merger terms for Project Zebra';
     const form = new FormData();
     form.append('file', new Blob([`# ${secretText}\n`]), 'zebra-merger-plan.md');
-    const converted = await fetch(`${url}/v1/convert?from=md&to=docx`, { method: 'POST', body: form, headers: { authorization: `Bearer ${apiKey}` } });
+    const converted = await fetch(`${url}/v1/convert?from=md&to=docx`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     expect(converted.status).toBe(200);
     await new Promise((r) => setTimeout(r, 50));
 
     const text = lines.join('');
-    const records = lines.flatMap((l) => l.split('\n')).filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = lines
+      .flatMap((l) => l.split('\n'))
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const verifyLine = records.find((r) => r.reqId === 'trace-verify-1');
     expect(verifyLine).toMatchObject({ method: 'GET', route: '/v1/auth/verify', status: 200 });
     expect(typeof verifyLine!.ms).toBe('number');

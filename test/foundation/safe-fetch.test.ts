@@ -21,10 +21,24 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 }
 
 describe('internal address classification', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fe80::1', 'fc00::1', 'fd12::3', '::ffff:127.0.0.1', '::ffff:10.0.0.1'])(
-    '%s is internal',
-    (ip) => expect(isInternalAddress(ip)).toBe(true),
-  );
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12::3',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+  ])('%s is internal', (ip) => expect(isInternalAddress(ip)).toBe(true));
   it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '93.184.216.34'])('%s is public', (ip) =>
     expect(isInternalAddress(ip)).toBe(false),
   );

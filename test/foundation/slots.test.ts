@@ -137,7 +137,11 @@ describe.each([
       fetch(`${url}/t/work`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{}' }),
     );
     await until('10 admitted requests', () => working.length === before + MAX_IN_FLIGHT_PER_KEY);
-    const eleventh = await fetch(`${url}/t/work`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{}' });
+    const eleventh = await fetch(`${url}/t/work`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(eleventh.status).toBe(429);
     expect(eleventh.headers.get('retry-after')).toBe('1');
     expect(((await eleventh.json()) as { code: string }).code).toBe('RATE_LIMIT_ERROR');
@@ -157,7 +161,11 @@ describe.each([
     await until('3 answers to start', () => streaming.length === 3);
     await until('the answers to reach the clients', () => clients.slice(7).every((c) => c.received().startsWith('HTTP/1.1 200')));
     expect(await limiter.inFlight(keyId)).toBe(MAX_IN_FLIGHT_PER_KEY);
-    const probe = await fetch(`${url}/t/work`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{}' });
+    const probe = await fetch(`${url}/t/work`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(probe.status).toBe(429);
 
     for (const c of clients) c.socket.destroy();
@@ -175,7 +183,11 @@ describe.each([
     for (const s of streaming.splice(0)) s.push(null);
     await sleep(100);
     expect(await limiter.inFlight(keyId)).toBe(MAX_IN_FLIGHT_PER_KEY);
-    const eleventh = await fetch(`${url}/t/work`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: '{}' });
+    const eleventh = await fetch(`${url}/t/work`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(eleventh.status).toBe(429);
     working.splice(0).forEach((r) => r());
     for (const res of await Promise.all(ten)) expect(res.status).toBe(200);

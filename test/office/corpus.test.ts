@@ -22,7 +22,10 @@ import { FolioError } from '../../src/errors.js';
 import { BROKEN_CORPUS_FILES, CORPUS_DOCX, pdfPages, words } from './helpers.js';
 
 const hasPandoc = spawnSync('pandoc', ['--version']).status === 0;
-const files = fs.readdirSync(CORPUS_DOCX).filter((f) => /\.(docx|docm|dotx)$/i.test(f)).sort();
+const files = fs
+  .readdirSync(CORPUS_DOCX)
+  .filter((f) => /\.(docx|docm|dotx)$/i.test(f))
+  .sort();
 const valid = files.filter((f) => !BROKEN_CORPUS_FILES.includes(f));
 
 /** Minimum per-file recall; below it only for the files listed here, with the reason. */
@@ -39,7 +42,10 @@ fs.writeFileSync(LUA_FILTER, 'function Image(el) return {} end\nfunction Math(el
 
 function referenceText(file: string, trackChanges: 'accept' | 'reject' = 'accept'): { text: string; source: 'pandoc' | 'runs' } {
   if (hasPandoc) {
-    const r = spawnSync('pandoc', ['-t', 'plain', '--wrap=none', `--track-changes=${trackChanges}`, `--lua-filter=${LUA_FILTER}`, file], { maxBuffer: 256 * 1024 * 1024, timeout: 60_000 });
+    const r = spawnSync('pandoc', ['-t', 'plain', '--wrap=none', `--track-changes=${trackChanges}`, `--lua-filter=${LUA_FILTER}`, file], {
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: 60_000,
+    });
     if (r.status === 0) return { text: r.stdout.toString('utf8'), source: 'pandoc' };
   }
   const parts = unzipSync(new Uint8Array(fs.readFileSync(file)), { filter: (f) => f.name === 'word/document.xml' });
@@ -125,13 +131,19 @@ describe('DOCX corpus fidelity', () => {
     console.log(
       [
         `corpus: ${converted.length}/${valid.length} valid files converted (${files.length} files, ${BROKEN_CORPUS_FILES.length} broken by design)`,
-        `word recall (unique words of the document text found in the PDF): corpus-wide ${(totalFound / totalRef * 100).toFixed(2)}% of ${totalRef} words; ` +
+        `word recall (unique words of the document text found in the PDF): corpus-wide ${((totalFound / totalRef) * 100).toFixed(2)}% of ${totalRef} words; ` +
           `files at 100%: ${converted.filter((r) => r.recall === 1).length}; below ${MIN_RECALL * 100}%: ${converted.filter((r) => (r.recall ?? 0) < MIN_RECALL).length}`,
         `reference text: pandoc for ${converted.filter((r) => r.source === 'pandoc').length} files, w:t runs for ${converted.filter((r) => r.source === 'runs').length}`,
         `conversion time per file: median ${times[Math.floor(times.length / 2)]?.toFixed(0)} ms, total ${(times.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s; slowest: ` +
-          [...converted].sort((a, b) => (b.millis ?? 0) - (a.millis ?? 0)).slice(0, 4).map((r) => `${r.file} ${((r.millis ?? 0) / 1000).toFixed(1)} s`).join(', '),
+          [...converted]
+            .sort((a, b) => (b.millis ?? 0) - (a.millis ?? 0))
+            .slice(0, 4)
+            .map((r) => `${r.file} ${((r.millis ?? 0) / 1000).toFixed(1)} s`)
+            .join(', '),
         'lowest recall:',
-        ...lowest.map((r) => `  ${r.file}: ${((r.recall ?? 0) * 100).toFixed(1)}% of ${r.refWords} (missing e.g. ${r.missing?.slice(0, 6).join(', ')})`),
+        ...lowest.map(
+          (r) => `  ${r.file}: ${((r.recall ?? 0) * 100).toFixed(1)}% of ${r.refWords} (missing e.g. ${r.missing?.slice(0, 6).join(', ')})`,
+        ),
         ...all.filter((r) => !r.ok).map((r) => `  FAILED ${r.file}: ${r.error}`),
       ].join('\n'),
     );
@@ -161,7 +173,12 @@ describe('DOCX corpus fidelity', () => {
       if (/<w:evenAndOddHeaders(?![^>]*w:val="(0|false|off)")/.test(part('word/settings.xml'))) continue;
       // A different first page uses the "first" header there: check the default one from page 2 on.
       const firstPage = /<w:titlePg(?![^>]*w:val="(0|false|off)")/.test(doc) ? 1 : 0;
-      const rels = new Map([...part('word/_rels/document.xml.rels').matchAll(/<Relationship\b[^>]*>/g)].map((m) => [/Id="([^"]+)"/.exec(m[0])?.[1], /Target="([^"]+)"/.exec(m[0])?.[1]]));
+      const rels = new Map(
+        [...part('word/_rels/document.xml.rels').matchAll(/<Relationship\b[^>]*>/g)].map((m) => [
+          /Id="([^"]+)"/.exec(m[0])?.[1],
+          /Target="([^"]+)"/.exec(m[0])?.[1],
+        ]),
+      );
       let checkedHere = false;
       for (const kind of ['header', 'footer']) {
         const ref = [...doc.matchAll(new RegExp(`<w:${kind}Reference\\b[^>]*>`, 'g'))].map((m) => m[0]).find((r) => /w:type="default"/.test(r));
@@ -173,7 +190,9 @@ describe('DOCX corpus fidelity', () => {
         const staticXml = xml
           .replace(/<w:fldSimple\b[\s\S]*?<\/w:fldSimple>/g, '')
           .replace(/<w:fldChar[^>]*w:fldCharType="separate"[^>]*\/>[\s\S]*?<w:fldChar[^>]*w:fldCharType="end"[^>]*\/>/g, '');
-        const expected = [...new Set(words([...staticXml.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(' ')))].filter((w) => /^\p{L}{3,}$/u.test(w));
+        const expected = [...new Set(words([...staticXml.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(' ')))].filter((w) =>
+          /^\p{L}{3,}$/u.test(w),
+        );
         if (expected.length === 0) continue;
         checkedHere = true;
         pages.forEach((page, i) => {
@@ -202,7 +221,10 @@ describe('DOCX corpus fidelity', () => {
     for (const f of valid) {
       const pages = pdfs.get(f);
       if (!pages || pages.length < 2) continue;
-      const doc = strFromU8(unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), { filter: (e) => e.name === 'word/document.xml' })['word/document.xml'] ?? new Uint8Array());
+      const doc = strFromU8(
+        unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), { filter: (e) => e.name === 'word/document.xml' })['word/document.xml'] ??
+          new Uint8Array(),
+      );
       if (!/<w:tblHeader(?![^>]*w:val="(0|false|off)")/.test(doc)) continue;
       const pageTexts = pages.map(compact);
       // Tables without nested tables: their rows are the w:tr between <w:tbl> and </w:tbl>.
@@ -212,7 +234,10 @@ describe('DOCX corpus fidelity', () => {
         const headerWords = [...new Set(words(headerRows.map(rowText).join(' ')))].filter((w) => /^\p{L}{3,}$/u.test(w));
         if (headerRows.length === 0 || headerWords.length === 0) continue;
         // Pages showing a body row, recognised by its text (long enough to be distinctive and found once in the PDF).
-        const bodyTexts = rows.filter((r) => !headerRows.includes(r)).map((r) => compact(rowText(r))).filter((t) => t.length >= 12);
+        const bodyTexts = rows
+          .filter((r) => !headerRows.includes(r))
+          .map((r) => compact(rowText(r)))
+          .filter((t) => t.length >= 12);
         const onPages = new Set<number>();
         for (const t of bodyTexts) {
           const hits = pageTexts.flatMap((p, i) => (p.includes(t) ? [i] : []));
@@ -248,13 +273,19 @@ describe('DOCX corpus fidelity', () => {
     for (const f of valid) {
       const lines = layoutPdfs.get(f)?.join('\n').split('\n');
       if (!lines) continue;
-      const parts = unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), { filter: (e) => e.name === 'word/document.xml' || e.name === 'word/numbering.xml' });
+      const parts = unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), {
+        filter: (e) => e.name === 'word/document.xml' || e.name === 'word/numbering.xml',
+      });
       const numbering = parts['word/numbering.xml'] ? strFromU8(parts['word/numbering.xml']) : '';
       if (!numbering) continue;
       const doc = strFromU8(parts['word/document.xml'] ?? new Uint8Array());
-      const abstractOf = new Map([...numbering.matchAll(/<w:num w:numId="(\d+)"[^>]*>\s*<w:abstractNumId w:val="(\d+)"/g)].map((m) => [m[1]!, m[2]!]));
+      const abstractOf = new Map(
+        [...numbering.matchAll(/<w:num w:numId="(\d+)"[^>]*>\s*<w:abstractNumId w:val="(\d+)"/g)].map((m) => [m[1]!, m[2]!]),
+      );
       const levelDef = (numId: string, ilvl: number) => {
-        const abs = new RegExp(`<w:abstractNum\\b[^>]*w:abstractNumId="${abstractOf.get(numId)}"[^>]*>([\\s\\S]*?)</w:abstractNum>`).exec(numbering)?.[1];
+        const abs = new RegExp(`<w:abstractNum\\b[^>]*w:abstractNumId="${abstractOf.get(numId)}"[^>]*>([\\s\\S]*?)</w:abstractNum>`).exec(
+          numbering,
+        )?.[1];
         const lvl = abs && new RegExp(`<w:lvl\\b[^>]*w:ilvl="${ilvl}"[^>]*>([\\s\\S]*?)</w:lvl>`).exec(abs)?.[1];
         if (!lvl) return undefined;
         return { fmt: /<w:numFmt w:val="([^"]+)"/.exec(lvl)?.[1], text: /<w:lvlText w:val="([^"]*)"/.exec(lvl)?.[1] };
@@ -296,7 +327,14 @@ describe('DOCX corpus fidelity', () => {
   });
 
   it('tracked changes: markup shows inserted and deleted words, accept only the inserted, reject only the deleted', async () => {
-    const withChanges = valid.filter((f) => /<w:(ins|del) /.test(strFromU8(unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), { filter: (e) => e.name === 'word/document.xml' })['word/document.xml'] ?? new Uint8Array())));
+    const withChanges = valid.filter((f) =>
+      /<w:(ins|del) /.test(
+        strFromU8(
+          unzipSync(new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), { filter: (e) => e.name === 'word/document.xml' })['word/document.xml'] ??
+            new Uint8Array(),
+        ),
+      ),
+    );
     expect(withChanges.length).toBeGreaterThanOrEqual(6);
     let insertedOnly = 0;
     let deletedOnly = 0;
@@ -322,7 +360,9 @@ describe('DOCX corpus fidelity', () => {
         expect(accepted.words.has(w), `${f}: accept hides deleted "${w}"`).toBe(false);
       }
     }
-    console.log(`tracked changes: ${withChanges.length} corpus files, ${insertedOnly} insertion-only and ${deletedOnly} deletion-only words checked in markup/accept/reject`);
+    console.log(
+      `tracked changes: ${withChanges.length} corpus files, ${insertedOnly} insertion-only and ${deletedOnly} deletion-only words checked in markup/accept/reject`,
+    );
     expect(insertedOnly).toBeGreaterThan(10);
     expect(deletedOnly).toBeGreaterThan(3);
   }, 300_000);

@@ -53,7 +53,9 @@ export const nestedListDocx = () => {
 /** A picture linked (not embedded) to `url`: LibreOffice must not fetch it. */
 export const externalImageDocx = (url: string) =>
   buildDocx({
-    rels: [`<Relationship Id="rIdImg" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="${url}" TargetMode="External"/>`],
+    rels: [
+      `<Relationship Id="rIdImg" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="${url}" TargetMode="External"/>`,
+    ],
     body:
       para('Before the linked picture.') +
       `<w:p><w:r><w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Linked"/>` +

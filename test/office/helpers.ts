@@ -6,11 +6,7 @@ import path from 'node:path';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 
 export const CORPUS_DOCX = '/work/shared/corpus/docx';
-export const BROKEN_CORPUS_FILES = [
-  'poi--bug53475-password-is-pass.docx',
-  'poi--truncated62886.docx',
-  'poi--clusterfuzz-XWPF-5313273089884160.docx',
-];
+export const BROKEN_CORPUS_FILES = ['poi--bug53475-password-is-pass.docx', 'poi--truncated62886.docx', 'poi--clusterfuzz-XWPF-5313273089884160.docx'];
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -50,10 +46,17 @@ export function buildDocx(p: DocxParts): Uint8Array {
   if (p.numbering) {
     overrides.push(`<Override PartName="/word/numbering.xml" ContentType="${WML}.numbering+xml"/>`);
     rels.push(`<Relationship Id="rIdN" Type="${R}/numbering" Target="numbering.xml"/>`);
-    files['word/numbering.xml'] = strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:numbering xmlns:w="${W}">${p.numbering}</w:numbering>`);
+    files['word/numbering.xml'] = strToU8(
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:numbering xmlns:w="${W}">${p.numbering}</w:numbering>`,
+    );
   }
-  const refs = (p.header ? '<w:headerReference w:type="default" r:id="rIdH"/>' : '') + (p.footer ? '<w:footerReference w:type="default" r:id="rIdF"/>' : '');
-  const sectPr = p.sectPr ?? (refs ? `<w:sectPr>${refs}<w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>` : '');
+  const refs =
+    (p.header ? '<w:headerReference w:type="default" r:id="rIdH"/>' : '') + (p.footer ? '<w:footerReference w:type="default" r:id="rIdF"/>' : '');
+  const sectPr =
+    p.sectPr ??
+    (refs
+      ? `<w:sectPr>${refs}<w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>`
+      : '');
   return zipSync({
     '[Content_Types].xml': strToU8(
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
@@ -63,7 +66,9 @@ export function buildDocx(p: DocxParts): Uint8Array {
     '_rels/.rels': strToU8(
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>`,
     ),
-    'word/_rels/document.xml.rels': strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="${PKG_REL}">${rels.join('')}</Relationships>`),
+    'word/_rels/document.xml.rels': strToU8(
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="${PKG_REL}">${rels.join('')}</Relationships>`,
+    ),
     'word/document.xml': strToU8(
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}" xmlns:r="${R}" ` +
         `xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ` +
@@ -88,7 +93,9 @@ export function pdfPages(pdf: Uint8Array, mode: 'layout' | 'reading' = 'layout')
   const dir = tmpRoot();
   try {
     fs.writeFileSync(path.join(dir, 'a.pdf'), pdf);
-    const text = execFileSync('pdftotext', [...(mode === 'layout' ? ['-layout'] : []), path.join(dir, 'a.pdf'), '-'], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
+    const text = execFileSync('pdftotext', [...(mode === 'layout' ? ['-layout'] : []), path.join(dir, 'a.pdf'), '-'], {
+      maxBuffer: 256 * 1024 * 1024,
+    }).toString('utf8');
     const pages = text.split('\f');
     if (pages.length > 1 && pages[pages.length - 1]!.trim() === '') pages.pop();
     return pages;
@@ -104,7 +111,12 @@ export function pdfInfo(pdf: Uint8Array): Record<string, string> {
   try {
     fs.writeFileSync(path.join(dir, 'a.pdf'), pdf);
     const out = execFileSync('pdfinfo', [path.join(dir, 'a.pdf')]).toString('utf8');
-    return Object.fromEntries(out.split('\n').filter((l) => l.includes(':')).map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]));
+    return Object.fromEntries(
+      out
+        .split('\n')
+        .filter((l) => l.includes(':'))
+        .map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -124,7 +136,9 @@ export function colouredPixels(pdf: Uint8Array): number {
     while (nl < 3) if (ppm[offset++] === 0x0a) nl++;
     let coloured = 0;
     for (let i = offset; i + 2 < ppm.length; i += 3) {
-      const r = ppm[i]!, g = ppm[i + 1]!, b = ppm[i + 2]!;
+      const r = ppm[i]!,
+        g = ppm[i + 1]!,
+        b = ppm[i + 2]!;
       if (Math.max(r, g, b) - Math.min(r, g, b) > 60) coloured++;
     }
     return coloured;
@@ -141,7 +155,10 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
  */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const token of text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const token of text
+    .normalize('NFKC')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (!CJK.test(token)) {
       if (token.length >= 2) out.push(token);
       continue;

@@ -86,7 +86,13 @@ describe('docx→pdf over HTTP (default queue)', () => {
     ['a ZIP without Word parts', 'x.docx', zipWithoutWordParts, 400, 'INVALID_FILE_FORMAT'],
     ['a 1 GB zip bomb', 'bomb.docx', () => zipBomb(), 422, 'UNPROCESSABLE_DOCUMENT'],
     ...BROKEN_CORPUS_FILES.map(
-      (f) => [`corpus ${f}`, f, () => new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), [400, 422] as [number, number]] as [string, string, () => Uint8Array, [number, number]],
+      (f) =>
+        [`corpus ${f}`, f, () => new Uint8Array(fs.readFileSync(`${CORPUS_DOCX}/${f}`)), [400, 422] as [number, number]] as [
+          string,
+          string,
+          () => Uint8Array,
+          [number, number],
+        ],
     ),
   ])('%s gets a clear 4xx envelope', async (_label, name, make, status, code) => {
     const res = await convert(api, '?from=docx&to=pdf', name, await make());

@@ -9,7 +9,11 @@ import { OfficePool, minimalDocx } from '../../src/office/index.js';
 import { FolioError } from '../../src/errors.js';
 import { slowDocx } from './fixtures.js';
 
-const rejection = (p: Promise<unknown>) => p.then(() => new Error('expected a rejection'), (e: unknown) => e);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => new Error('expected a rejection'),
+    (e: unknown) => e,
+  );
 
 describe('office pool: the queue is bounded in time', () => {
   let pool: OfficePool;

@@ -10,7 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { authed, startTestApi, type TestApi } from '../helpers/api.js';
 import {
-  auditAttachment, lastSignature, makePdf, opensslCmsVerify, pageCount, pdfsig, pdftotext, postSign, qpdfCheck, sha256, signBody, tmpDir, writeTemp,
+  auditAttachment,
+  lastSignature,
+  makePdf,
+  opensslCmsVerify,
+  pageCount,
+  pdfsig,
+  pdftotext,
+  postSign,
+  qpdfCheck,
+  sha256,
+  signBody,
+  tmpDir,
+  writeTemp,
 } from './helpers.js';
 
 let t: TestApi;
@@ -50,27 +62,41 @@ describe('request validation', () => {
   });
 
   it('lists every offending field of the signer and the audit trail', async () => {
-    const res = await postSign(t, signBody(pdf, {
-      signer: { name: ' A ', email: 'not-an-email', ip: '300.1.2.3' },
-      auditTrail: [
-        { type: 'ok', timestamp: 'yesterday' },
-        { type: 'ok', timestamp: '2026-02-30T10:00:00Z' },
-        { type: 'ok', timestamp: '2026-11-20T10:00:00Z', data: { blob: 'x'.repeat(17 * 1024) } },
-        { type: 'ok', timestamp: '2026-11-20T10:00:00+05:30' },
-      ],
-      metadata: { ip: 'fe80::1::2' },
-    }));
+    const res = await postSign(
+      t,
+      signBody(pdf, {
+        signer: { name: ' A ', email: 'not-an-email', ip: '300.1.2.3' },
+        auditTrail: [
+          { type: 'ok', timestamp: 'yesterday' },
+          { type: 'ok', timestamp: '2026-02-30T10:00:00Z' },
+          { type: 'ok', timestamp: '2026-11-20T10:00:00Z', data: { blob: 'x'.repeat(17 * 1024) } },
+          { type: 'ok', timestamp: '2026-11-20T10:00:00+05:30' },
+        ],
+        metadata: { ip: 'fe80::1::2' },
+      }),
+    );
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('VALIDATION_ERROR');
     const fields = res.json.details.map((d: { field: string }) => d.field).sort();
-    expect(fields).toEqual(['auditTrail.0.timestamp', 'auditTrail.1.timestamp', 'auditTrail.2.data', 'metadata.ip', 'signer.email', 'signer.ip', 'signer.name']);
+    expect(fields).toEqual([
+      'auditTrail.0.timestamp',
+      'auditTrail.1.timestamp',
+      'auditTrail.2.data',
+      'metadata.ip',
+      'signer.email',
+      'signer.ip',
+      'signer.name',
+    ]);
   });
 
   it('accepts IPv6 addresses and ISO 8601 timestamps with offsets, and requires at least one event', async () => {
-    const ok = await postSign(t, signBody(pdf, {
-      signer: { name: 'Li', email: 'li@example.org', ip: '2001:db8::7' },
-      auditTrail: [{ type: 'signed', timestamp: '2026-11-20T10:00:00+05:30' }],
-    }));
+    const ok = await postSign(
+      t,
+      signBody(pdf, {
+        signer: { name: 'Li', email: 'li@example.org', ip: '2001:db8::7' },
+        auditTrail: [{ type: 'signed', timestamp: '2026-11-20T10:00:00+05:30' }],
+      }),
+    );
     expect(ok.status).toBe(200);
     expect(auditAttachment(writeTemp(work, 'ipv6.pdf', ok.pdf!)).auditTrail[0].timestamp).toBe('2026-11-20T04:30:00.000Z');
 
@@ -86,7 +112,11 @@ describe('request validation', () => {
   });
 
   it('requires the API key', async () => {
-    const res = await fetch(`${t.url}/v1/sign`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signBody(pdf)) });
+    const res = await fetch(`${t.url}/v1/sign`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(signBody(pdf)),
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -179,9 +209,14 @@ describe('large and unusual content', () => {
     expectSignedAndValid(res.pdf!, 'big.pdf');
 
     const tooBig = Buffer.concat([Buffer.from(big), crypto.randomBytes(2 * 1024 * 1024)]);
-    const res2 = await fetch(`${t.url}/v1/sign`, authed(t, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signBody(tooBig)),
-    }));
+    const res2 = await fetch(
+      `${t.url}/v1/sign`,
+      authed(t, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(signBody(tooBig)),
+      }),
+    );
     expect(res2.status).toBe(413);
     expect((await res2.json()).code).toBe('FILE_TOO_LARGE');
   }, 120_000);
@@ -205,11 +240,14 @@ describe('large and unusual content', () => {
 
   it('RTL, emoji and control characters are rendered or escaped without breaking the PDF', async () => {
     const tricky = 'שלום עולם مرحبا 😀👩‍💻 \u202Eevil\u202C tab\there nul\u0000 bell\u0007 (paren) \\backslash endstream endobj %%EOF';
-    const res = await postSign(t, signBody(pdf, {
-      signer: { name: `Ada ${tricky}`.slice(0, 200), email: 'ada@example.com', userAgent: tricky },
-      eventId: 'ид-😀',
-      auditTrail: [{ type: tricky, timestamp: '2026-11-20T10:00:00Z', data: { note: tricky, nested: { deep: [tricky] } } }],
-    }));
+    const res = await postSign(
+      t,
+      signBody(pdf, {
+        signer: { name: `Ada ${tricky}`.slice(0, 200), email: 'ada@example.com', userAgent: tricky },
+        eventId: 'ид-😀',
+        auditTrail: [{ type: tricky, timestamp: '2026-11-20T10:00:00Z', data: { note: tricky, nested: { deep: [tricky] } } }],
+      }),
+    );
     expect(res.status).toBe(200);
     const file = expectSignedAndValid(res.pdf!, 'unicode.pdf');
     const text = pdftotext(file, 2, 2);

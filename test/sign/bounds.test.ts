@@ -29,11 +29,22 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const sign = (document: Uint8Array) =>
-  signDocument({ document, signer: { name: 'Ada Lovelace', email: 'ada@example.com' }, auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T09:15:00Z' }], auditPages: false }, { identity });
+  signDocument(
+    {
+      document,
+      signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T09:15:00Z' }],
+      auditPages: false,
+    },
+    { identity },
+  );
 const verify = (bytes: Uint8Array) => verifyPdf(bytes, { trust });
 
 async function expectSignRefused(bytes: Uint8Array, code: string, message: RegExp): Promise<void> {
-  const err = await sign(bytes).then(() => undefined, (e: unknown) => e);
+  const err = await sign(bytes).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(FolioError);
   expect(err).toMatchObject({ code, status: code === 'UNPROCESSABLE_DOCUMENT' ? 422 : 400 });
   expect((err as Error).message).toMatch(message);
@@ -64,7 +75,11 @@ async function expectSignedIntact(bytes: Uint8Array): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------
 // Generators.
 
-const BASE = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>'];
+const BASE = [
+  '<< /Type /Catalog /Pages 2 0 R >>',
+  '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+];
 
 /** A PDF of the given bodies (object 1 first); a classic xref table unless `tail` writes its own ending. */
 function pdfOf(objs: Array<string | Buffer>, opts: { tail?: (offsets: number[], pos: number) => Buffer; trailer?: string } = {}): Uint8Array {
@@ -149,7 +164,8 @@ describe('cross-reference data', () => {
   it('classic xref sections whose /Prev point at each other', async () => {
     const bytes = pdfOf([...BASE], {
       tail: (o, pos) => {
-        const table = (prev: number) => `xref\n0 4\n0000000000 65535 f \n${[1, 2, 3].map((i) => `${String(o[i]).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size 4 /Root 1 0 R /Prev ${prev} >>\n`;
+        const table = (prev: number) =>
+          `xref\n0 4\n0000000000 65535 f \n${[1, 2, 3].map((i) => `${String(o[i]).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size 4 /Root 1 0 R /Prev ${prev} >>\n`;
         const second = pos + table(0).length;
         return Buffer.from(`${table(second)}${table(pos)}startxref\n${second}\n%%EOF\n`, 'latin1');
       },
@@ -200,14 +216,28 @@ describe('object streams', () => {
   function loops(): Uint8Array {
     const inner = '7 0 99 ';
     const objs = [
-      '<< /Type /Catalog /Pages 2 0 R /A 7 0 R /B 8 0 R /C 9 0 R >>', BASE[1]!, BASE[2]!,
+      '<< /Type /Catalog /Pages 2 0 R /A 7 0 R /B 8 0 R /C 9 0 R >>',
+      BASE[1]!,
+      BASE[2]!,
       `<< /Type /ObjStm /N 2 /First ${inner.length} /Length 7 0 R >>\nstream\n${inner}<< /Foo 1 >> 99\nendstream`,
       '<< /Type /ObjStm /N 1 /First 4 /Length 9 >>\nstream\n8 0 5 0\nendstream',
       '<< /Type /ObjStm /N 1000000000 /First 4 /Length 4 >>\nstream\n9 0 \nendstream',
     ];
     return pdfOf(objs, {
       tail: (o, pos) => {
-        const rows: Array<[number, number, number]> = [[0, 0, 0], [1, o[1]!, 0], [1, o[2]!, 0], [1, o[3]!, 0], [1, o[4]!, 0], [2, 5, 0], [2, 6, 0], [2, 4, 0], [2, 5, 0], [2, 6, 0], [1, pos, 0]];
+        const rows: Array<[number, number, number]> = [
+          [0, 0, 0],
+          [1, o[1]!, 0],
+          [1, o[2]!, 0],
+          [1, o[3]!, 0],
+          [1, o[4]!, 0],
+          [2, 5, 0],
+          [2, 6, 0],
+          [2, 4, 0],
+          [2, 5, 0],
+          [2, 6, 0],
+          [1, pos, 0],
+        ];
         const data = Buffer.alloc(rows.length * 6);
         rows.forEach(([t, a, b], i) => {
           data[i * 6] = t;
@@ -228,7 +258,11 @@ describe('object streams', () => {
   it('an object stream of 1.5 MB that inflates to 1.5 GB is read no further than the cap', async () => {
     const z = zeroBomb(1536 * 1024 * 1024);
     expect(z.length).toBeLessThan(2 * 1024 * 1024);
-    const bomb = Buffer.concat([Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${z.length} >>\nstream\n`), z, Buffer.from('\nendstream')]);
+    const bomb = Buffer.concat([
+      Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${z.length} >>\nstream\n`),
+      z,
+      Buffer.from('\nendstream'),
+    ]);
     const bytes = pdfOf([...BASE, bomb]);
     expect(verify(bytes).indication).toBe('NO_SIGNATURE_FOUND');
     // Nothing refers to the stream: the signer signs without inflating it beyond the cap.
@@ -238,11 +272,22 @@ describe('object streams', () => {
   it('the catalog inside an object stream that inflates beyond the cap: no catalog, 422', async () => {
     const body = Buffer.concat([Buffer.from('1 0 '), Buffer.from(BASE[0]!), Buffer.alloc(40 * 1024 * 1024, 0x20)]);
     const z = zlib.deflateSync(body);
-    const stm = Buffer.concat([Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${z.length} >>\nstream\n`), z, Buffer.from('\nendstream')]);
+    const stm = Buffer.concat([
+      Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${z.length} >>\nstream\n`),
+      z,
+      Buffer.from('\nendstream'),
+    ]);
     const bytes = pdfOf(['<< /Type /Foo >>', BASE[1]!, BASE[2]!, stm], {
       tail: (o, pos) => {
         const rows = Buffer.alloc(6 * 6);
-        [[0, 0, 0], [2, 4, 0], [1, o[2]!, 0], [1, o[3]!, 0], [1, o[4]!, 0], [1, pos, 0]].forEach(([t, a, b], i) => {
+        [
+          [0, 0, 0],
+          [2, 4, 0],
+          [1, o[2]!, 0],
+          [1, o[3]!, 0],
+          [1, o[4]!, 0],
+          [1, pos, 0],
+        ].forEach(([t, a, b], i) => {
           rows[i * 6] = t!;
           rows.writeUInt32BE(a!, i * 6 + 1);
           rows[i * 6 + 5] = b!;
@@ -277,8 +322,15 @@ describe('nesting and trees', () => {
   it('a page tree that fans out to 10^12 visits through shared nodes', async () => {
     // Node k lists node k+1 a thousand times; four levels make 10^12 leaves for a walker that follows Kids.
     const kids = (n: number) => Array(1000).fill(`${n} 0 R`).join(' ');
-    const bytes = pdfOf([BASE[0]!, `<< /Type /Pages /Kids [${kids(4)}] /Count 1 >>`, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
-      `<< /Type /Pages /Kids [${kids(5)}] >>`, `<< /Type /Pages /Kids [${kids(6)}] >>`, `<< /Type /Pages /Kids [${kids(7)}] >>`, '<< /Type /Pages /Kids [3 0 R] >>']);
+    const bytes = pdfOf([
+      BASE[0]!,
+      `<< /Type /Pages /Kids [${kids(4)}] /Count 1 >>`,
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+      `<< /Type /Pages /Kids [${kids(5)}] >>`,
+      `<< /Type /Pages /Kids [${kids(6)}] >>`,
+      `<< /Type /Pages /Kids [${kids(7)}] >>`,
+      '<< /Type /Pages /Kids [3 0 R] >>',
+    ]);
     expect(verify(bytes).indication).toBe('NO_SIGNATURE_FOUND');
     await expectSignRefused(bytes, 'UNPROCESSABLE_DOCUMENT', /page tree has more than 200000 nodes/);
   });

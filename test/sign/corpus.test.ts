@@ -12,8 +12,15 @@ import { pdfsig, pdfsigBlocks, postSign, qpdfCheck, signBody, tmpDir, writeTemp 
 
 const CORPUS = '/work/shared/corpus/pdf-attacks';
 const files = fs.existsSync(CORPUS)
-  ? fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
-      .flatMap((d) => fs.readdirSync(path.join(CORPUS, d)).filter((f) => f.endsWith('.pdf')).map((f) => path.join(d, f)))
+  ? fs
+      .readdirSync(CORPUS)
+      .filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
+      .flatMap((d) =>
+        fs
+          .readdirSync(path.join(CORPUS, d))
+          .filter((f) => f.endsWith('.pdf'))
+          .map((f) => path.join(d, f)),
+      )
   : [];
 
 /** Field name → validation line, per signature. */

@@ -7,7 +7,20 @@ import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { auditAttachment, lastSignature, opensslCmsVerify, pageCount, pdfsig, pdftotext, postSign, qpdfCheck, sha256, signBody, tmpDir, writeTemp } from './helpers.js';
+import {
+  auditAttachment,
+  lastSignature,
+  opensslCmsVerify,
+  pageCount,
+  pdfsig,
+  pdftotext,
+  postSign,
+  qpdfCheck,
+  sha256,
+  signBody,
+  tmpDir,
+  writeTemp,
+} from './helpers.js';
 
 const CORPUS = '/work/shared/corpus/docx';
 const SAMPLE = path.join(CORPUS, 'docx4j--sample-docx.docx');

@@ -47,7 +47,10 @@ export function signBody(pdf: Uint8Array, extra: Partial<SignBody> = {}): SignBo
 }
 
 export async function postSign(t: TestApi, body: unknown): Promise<{ status: number; json: any; pdf?: Uint8Array }> {
-  const res = await fetch(`${t.url}/v1/sign`, authed(t, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  const res = await fetch(
+    `${t.url}/v1/sign`,
+    authed(t, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  );
   const json = await res.json();
   const pdf = res.status === 200 ? new Uint8Array(Buffer.from(json.document.base64, 'base64')) : undefined;
   return { status: res.status, json, pdf };
@@ -129,7 +132,11 @@ export function opensslCmsVerify(dir: string, parts: SignatureParts, rootPem: st
   const cms = writeTemp(dir, `sig-${crypto.randomBytes(4).toString('hex')}.der`, parts.cms);
   const content = writeTemp(dir, `content-${crypto.randomBytes(4).toString('hex')}.bin`, parts.signedBytes);
   const ca = writeTemp(dir, 'ca.pem', rootPem);
-  const r = spawnSync('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', cms, '-content', content, '-CAfile', ca, '-purpose', 'any', '-out', '/dev/null'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    ['cms', '-verify', '-binary', '-inform', 'DER', '-in', cms, '-content', content, '-CAfile', ca, '-purpose', 'any', '-out', '/dev/null'],
+    { encoding: 'utf8' },
+  );
   return { status: r.status ?? -1, output: `${r.stdout}${r.stderr}` };
 }
 

@@ -53,7 +53,9 @@ describe('damaged generated identity', () => {
     const dataDir = path.join(tmp, 'damaged');
     await loadSigningIdentity(loadConfig({ DATA_DIR: dataDir }), logger);
     fs.writeFileSync(path.join(dataDir, 'signing', 'signer.key.pem'), 'not a key');
-    await expect(loadSigningIdentity(loadConfig({ DATA_DIR: dataDir }), logger)).rejects.toThrow(/^Invalid configuration: DATA_DIR holds an unreadable signing identity/);
+    await expect(loadSigningIdentity(loadConfig({ DATA_DIR: dataDir }), logger)).rejects.toThrow(
+      /^Invalid configuration: DATA_DIR holds an unreadable signing identity/,
+    );
   });
 });
 
@@ -61,17 +63,81 @@ describe('SIGNING_P12', () => {
   const p12Dir = path.join(tmp, 'p12');
   fs.mkdirSync(p12Dir);
   // A three-level chain made by OpenSSL: root → intermediate → RSA signer.
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'root.key', '-out', 'root.pem', '-subj', '/CN=P12 Root', '-days', '30',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], p12Dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'root.key',
+      '-out',
+      'root.pem',
+      '-subj',
+      '/CN=P12 Root',
+      '-days',
+      '30',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    p12Dir,
+  );
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'int.key', '-out', 'int.csr', '-subj', '/CN=P12 Intermediate'], p12Dir);
   fs.writeFileSync(path.join(p12Dir, 'ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n');
-  openssl(['x509', '-req', '-in', 'int.csr', '-CA', 'root.pem', '-CAkey', 'root.key', '-CAcreateserial', '-out', 'int.pem', '-days', '30', '-extfile', 'ca.ext'], p12Dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'int.csr',
+      '-CA',
+      'root.pem',
+      '-CAkey',
+      'root.key',
+      '-CAcreateserial',
+      '-out',
+      'int.pem',
+      '-days',
+      '30',
+      '-extfile',
+      'ca.ext',
+    ],
+    p12Dir,
+  );
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=P12 Signer/O=Example'], p12Dir);
   fs.writeFileSync(path.join(p12Dir, 'leaf.ext'), 'keyUsage=critical,digitalSignature,nonRepudiation\n');
-  openssl(['x509', '-req', '-in', 'leaf.csr', '-CA', 'int.pem', '-CAkey', 'int.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '30', '-extfile', 'leaf.ext'], p12Dir);
-  fs.writeFileSync(path.join(p12Dir, 'chain.pem'), fs.readFileSync(path.join(p12Dir, 'int.pem'), 'utf8') + fs.readFileSync(path.join(p12Dir, 'root.pem'), 'utf8'));
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'leaf.csr',
+      '-CA',
+      'int.pem',
+      '-CAkey',
+      'int.key',
+      '-CAcreateserial',
+      '-out',
+      'leaf.pem',
+      '-days',
+      '30',
+      '-extfile',
+      'leaf.ext',
+    ],
+    p12Dir,
+  );
+  fs.writeFileSync(
+    path.join(p12Dir, 'chain.pem'),
+    fs.readFileSync(path.join(p12Dir, 'int.pem'), 'utf8') + fs.readFileSync(path.join(p12Dir, 'root.pem'), 'utf8'),
+  );
   const exportP12 = (out: string, extra: string[]) =>
-    openssl(['pkcs12', '-export', '-inkey', 'leaf.key', '-in', 'leaf.pem', '-certfile', 'chain.pem', '-out', out, '-passout', 'pass:pä55 word', ...extra], p12Dir);
+    openssl(
+      ['pkcs12', '-export', '-inkey', 'leaf.key', '-in', 'leaf.pem', '-certfile', 'chain.pem', '-out', out, '-passout', 'pass:pä55 word', ...extra],
+      p12Dir,
+    );
   exportP12('modern.p12', []); // PBES2 / PBKDF2 / AES-256-CBC, HMAC-SHA-256
   exportP12('legacy.p12', ['-legacy']); // 3DES key bag, RC2-40 certificates, HMAC-SHA-1
   exportP12('aes-nomac-3des.p12', ['-keypbe', 'DES-EDE3-CBC', '-certpbe', 'AES-128-CBC']);
@@ -111,8 +177,9 @@ describe('SIGNING_P12', () => {
       expect(body.fingerprint).toBe(leaf.fingerprint256);
       expect(body.algorithm).toMatch(/^RSA-2048/);
       expect(new crypto.X509Certificate(body.certificate).fingerprint256).toBe(leaf.fingerprint256);
-      expect(crypto.createPublicKey(body.publicKey).export({ format: 'der', type: 'spki' }))
-        .toEqual(leaf.publicKey.export({ format: 'der', type: 'spki' }));
+      expect(crypto.createPublicKey(body.publicKey).export({ format: 'der', type: 'spki' })).toEqual(
+        leaf.publicKey.export({ format: 'der', type: 'spki' }),
+      );
       expect(new Date(body.validTo).getTime()).toBe(new Date(leaf.validTo).getTime());
       expect((await fetch(`${t.url}/v1/verify/key`)).status).toBe(401);
 

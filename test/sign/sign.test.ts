@@ -10,8 +10,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDict, PDFDocument, PDFName, PDFNumber } from '@cantoo/pdf-lib';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
-  auditAttachment, lastSignature, makePdf, nssDbTrusting, opensslCmsPrint, opensslCmsVerify, pageCount, pdfsig, pdfsigBlocks,
-  pdftotext, postSign, qpdfCheck, sha256, signBody, tmpDir, writeTemp,
+  auditAttachment,
+  lastSignature,
+  makePdf,
+  nssDbTrusting,
+  opensslCmsPrint,
+  opensslCmsVerify,
+  pageCount,
+  pdfsig,
+  pdfsigBlocks,
+  pdftotext,
+  postSign,
+  qpdfCheck,
+  sha256,
+  signBody,
+  tmpDir,
+  writeTemp,
 } from './helpers.js';
 
 let t: TestApi;
@@ -110,8 +124,19 @@ describe('POST /v1/sign on a PDF', () => {
     const audit = doc.getPage(2);
     expect(audit.getSize()).toEqual({ width: 612, height: 792 });
     const text = pdftotext(file, 3, 3);
-    for (const s of ['Ada Lovelace', 'ada@example.com', '203.0.113.7', 'Firefox/140.0', 'evt-42', sha256(input), 'document.viewed',
-      'document.signed', '2026-11-20 09:15:00 UTC', '2026-11-20 08:16:30.250 UTC', 'Folio Document Signing']) {
+    for (const s of [
+      'Ada Lovelace',
+      'ada@example.com',
+      '203.0.113.7',
+      'Firefox/140.0',
+      'evt-42',
+      sha256(input),
+      'document.viewed',
+      'document.signed',
+      '2026-11-20 09:15:00 UTC',
+      '2026-11-20 08:16:30.250 UTC',
+      'Folio Document Signing',
+    ]) {
       expect(text.replace(/\s+/g, ' ')).toContain(s);
     }
     // The fingerprint may be wrapped across lines, anywhere.
@@ -129,7 +154,12 @@ describe('POST /v1/sign on a PDF', () => {
     expect(json.pdfSha256).toBe(sha256(input));
     expect(json.pdfLength).toBe(input.length);
     expect(sha256(output.subarray(0, json.pdfLength))).toBe(json.pdfSha256);
-    expect(json.signer).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' });
+    expect(json.signer).toEqual({
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      ip: '203.0.113.7',
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0',
+    });
     expect(json.eventId).toBe('evt-42');
     expect(json.metadata).toEqual({ ip: '198.51.100.4', userAgent: 'ignored-when-signer-has-one', orderId: 'PO-7' });
     expect(new Date(json.signedAt).toISOString()).toBe(json.signedAt);
@@ -209,9 +239,31 @@ describe('document structures', () => {
     // A signer that nobody here wrote: poppler signing with a key in an NSS database.
     const dir = tmpDir('folio-pdfsig-signer-');
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-subj', '/CN=Poppler Signer', '-days', '30',
-        '-addext', 'keyUsage=critical,digitalSignature,nonRepudiation'], { cwd: dir, stdio: 'ignore' });
-      execFileSync('openssl', ['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-out', 'p.p12', '-passout', 'pass:pw', '-name', 'poppler'], { cwd: dir, stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          'k.pem',
+          '-out',
+          'c.pem',
+          '-subj',
+          '/CN=Poppler Signer',
+          '-days',
+          '30',
+          '-addext',
+          'keyUsage=critical,digitalSignature,nonRepudiation',
+        ],
+        { cwd: dir, stdio: 'ignore' },
+      );
+      execFileSync('openssl', ['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-out', 'p.p12', '-passout', 'pass:pw', '-name', 'poppler'], {
+        cwd: dir,
+        stdio: 'ignore',
+      });
       execFileSync('certutil', ['-N', '-d', `sql:${dir}`, '--empty-password']);
       execFileSync('pk12util', ['-i', path.join(dir, 'p.p12'), '-d', `sql:${dir}`, '-W', 'pw'], { stdio: 'ignore' });
       execFileSync('certutil', ['-A', '-n', 'folio-root', '-t', 'C,C,C', '-i', writeTemp(dir, 'folio-root.pem', rootPem), '-d', `sql:${dir}`]);
@@ -277,7 +329,10 @@ describe('page tree and certification', () => {
 
   it('refuses a document certified with "no changes allowed" (DocMDP P=1)', async () => {
     const doc = await PDFDocument.load(await makePdf(1));
-    const sig = doc.context.obj({ Type: 'Sig', Reference: [{ Type: 'SigRef', TransformMethod: 'DocMDP', TransformParams: { Type: 'TransformParams', P: 1, V: '1.2' } }] });
+    const sig = doc.context.obj({
+      Type: 'Sig',
+      Reference: [{ Type: 'SigRef', TransformMethod: 'DocMDP', TransformParams: { Type: 'TransformParams', P: 1, V: '1.2' } }],
+    });
     doc.catalog.set(PDFName.of('Perms'), doc.context.obj({ DocMDP: doc.context.register(sig) }));
     const res = await postSign(t, signBody(await doc.save({ useObjectStreams: false })));
     expect(res.status).toBe(422);
@@ -289,7 +344,9 @@ describe('page tree and certification', () => {
 describe('concurrency and defaults', () => {
   it('eight concurrent requests each get their own valid signature and audit data', async () => {
     const inputs = await Promise.all(Array.from({ length: 8 }, (_, i) => makePdf(1 + (i % 3), { text: `Doc ${i}` })));
-    const results = await Promise.all(inputs.map((pdf, i) => postSign(t, signBody(pdf, { eventId: `evt-${i}`, signer: { name: `Signer ${i}`, email: `s${i}@example.com` } }))));
+    const results = await Promise.all(
+      inputs.map((pdf, i) => postSign(t, signBody(pdf, { eventId: `evt-${i}`, signer: { name: `Signer ${i}`, email: `s${i}@example.com` } }))),
+    );
     results.forEach((res, i) => {
       expect(res.status).toBe(200);
       const file = writeTemp(work, `concurrent-${i}.pdf`, res.pdf!);
@@ -303,10 +360,13 @@ describe('concurrency and defaults', () => {
   });
 
   it('takes the IP and user agent from metadata when the signer has none', async () => {
-    const res = await postSign(t, signBody(await makePdf(1), {
-      signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
-      metadata: { ip: '2001:db8::42', userAgent: 'FolioTest/1.0' },
-    }));
+    const res = await postSign(
+      t,
+      signBody(await makePdf(1), {
+        signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        metadata: { ip: '2001:db8::42', userAgent: 'FolioTest/1.0' },
+      }),
+    );
     const file = writeTemp(work, 'meta.pdf', res.pdf!);
     expect(auditAttachment(file).signer).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', ip: '2001:db8::42', userAgent: 'FolioTest/1.0' });
     const text = pdftotext(file, 2, 2);

@@ -12,8 +12,19 @@ import type { AddressInfo } from 'node:net';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, Certificate } from '@peculiar/asn1-x509';
 import {
-  Attribute, CertificateChoices, CertificateSet, ContentInfo, EncapsulatedContent, EncapsulatedContentInfo, IssuerAndSerialNumber,
-  SignedData, SignerIdentifier, SignerInfo, SignerInfos, DigestAlgorithmIdentifiers, id_signedData,
+  Attribute,
+  CertificateChoices,
+  CertificateSet,
+  ContentInfo,
+  EncapsulatedContent,
+  EncapsulatedContentInfo,
+  IssuerAndSerialNumber,
+  SignedData,
+  SignerIdentifier,
+  SignerInfo,
+  SignerInfos,
+  DigestAlgorithmIdentifiers,
+  id_signedData,
 } from '@peculiar/asn1-cms';
 import { PKIStatus, PKIStatusInfo, TimeStampReq, TimeStampResp, TSTInfo, TSTInfoVersion, id_ct_tstInfo } from '@peculiar/asn1-tsp';
 import * as asn1js from 'asn1js';
@@ -34,11 +45,46 @@ const toAb = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byte
 
 function issueTsaCertificate(dir: string): { rootPem: string; certPem: string; keyPem: string } {
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'tsa-root.key', '-out', 'tsa-root.pem',
-    '-subj', '/CN=Test TSA Root', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'tsa-root.key',
+    '-out',
+    'tsa-root.pem',
+    '-subj',
+    '/CN=Test TSA Root',
+    '-days',
+    '30',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   run(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'tsa.key', '-out', 'tsa.csr', '-subj', '/CN=Test TSA']);
   fs.writeFileSync(path.join(dir, 'tsa.ext'), 'extendedKeyUsage=critical,timeStamping\nkeyUsage=critical,digitalSignature\n');
-  run(['x509', '-req', '-in', 'tsa.csr', '-CA', 'tsa-root.pem', '-CAkey', 'tsa-root.key', '-CAcreateserial', '-out', 'tsa.pem', '-days', '30', '-extfile', 'tsa.ext']);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'tsa.csr',
+    '-CA',
+    'tsa-root.pem',
+    '-CAkey',
+    'tsa-root.key',
+    '-CAcreateserial',
+    '-out',
+    'tsa.pem',
+    '-days',
+    '30',
+    '-extfile',
+    'tsa.ext',
+  ]);
   const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
   return { rootPem: read('tsa-root.pem'), certPem: read('tsa.pem'), keyPem: read('tsa.key') };
 }
@@ -62,7 +108,9 @@ function buildToken(req: TimeStampReq, certDer: Uint8Array, key: crypto.KeyObjec
   const cert = AsnConvert.parse(certDer, Certificate);
 
   // ESS signing-certificate-v2 (RFC 5816) with the default SHA-256, built by hand (no ESS schema here).
-  const essCertIdV2 = new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: toAb(crypto.createHash('sha256').update(certDer).digest()) })] });
+  const essCertIdV2 = new asn1js.Sequence({
+    value: [new asn1js.OctetString({ valueHex: toAb(crypto.createHash('sha256').update(certDer).digest()) })],
+  });
   const signingCertV2 = new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] });
   const attrs = [
     attribute('1.2.840.113549.1.9.3', new asn1js.ObjectIdentifier({ value: id_ct_tstInfo }).toBER(false)),
@@ -77,12 +125,17 @@ function buildToken(req: TimeStampReq, certDer: Uint8Array, key: crypto.KeyObjec
   const signedData = new SignedData({
     version: 3,
     digestAlgorithms: new DigestAlgorithmIdentifiers([new AlgorithmIdentifier({ algorithm: SHA256 })]),
-    encapContentInfo: new EncapsulatedContentInfo({ eContentType: id_ct_tstInfo, eContent: new EncapsulatedContent({ single: new OctetString(tstDer) }) }),
+    encapContentInfo: new EncapsulatedContentInfo({
+      eContentType: id_ct_tstInfo,
+      eContent: new EncapsulatedContent({ single: new OctetString(tstDer) }),
+    }),
     certificates: new CertificateSet([new CertificateChoices({ certificate: cert })]),
     signerInfos: new SignerInfos([
       new SignerInfo({
         version: 1,
-        sid: new SignerIdentifier({ issuerAndSerialNumber: new IssuerAndSerialNumber({ issuer: cert.tbsCertificate.issuer, serialNumber: cert.tbsCertificate.serialNumber }) }),
+        sid: new SignerIdentifier({
+          issuerAndSerialNumber: new IssuerAndSerialNumber({ issuer: cert.tbsCertificate.issuer, serialNumber: cert.tbsCertificate.serialNumber }),
+        }),
         digestAlgorithm: new AlgorithmIdentifier({ algorithm: SHA256 }),
         signedAttrs: encoded.map((e) => e.a),
         signatureAlgorithm: new AlgorithmIdentifier({ algorithm: '1.2.840.10045.4.3.2' }),
@@ -113,7 +166,10 @@ export async function startTestTsa(dir: string): Promise<TestTsa> {
         const resp =
           state.mode === 'rejection'
             ? new TimeStampResp({ status: new PKIStatusInfo({ status: PKIStatus.rejection }) })
-            : new TimeStampResp({ status: new PKIStatusInfo({ status: PKIStatus.granted }), timeStampToken: buildToken(tsReq, certDer, key, state.requests, state.mode) });
+            : new TimeStampResp({
+                status: new PKIStatusInfo({ status: PKIStatus.granted }),
+                timeStampToken: buildToken(tsReq, certDer, key, state.requests, state.mode),
+              });
         res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(Buffer.from(AsnConvert.serialize(resp)));
       } catch (e) {
         res.writeHead(500).end(String(e));

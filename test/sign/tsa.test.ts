@@ -9,7 +9,19 @@ import fs from 'node:fs';
 import * as asn1js from 'asn1js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { lastSignature, makePdf, nssDbTrusting, opensslCmsPrint, opensslCmsVerify, pdfsig, postSign, qpdfCheck, signBody, tmpDir, writeTemp } from './helpers.js';
+import {
+  lastSignature,
+  makePdf,
+  nssDbTrusting,
+  opensslCmsPrint,
+  opensslCmsVerify,
+  pdfsig,
+  postSign,
+  qpdfCheck,
+  signBody,
+  tmpDir,
+  writeTemp,
+} from './helpers.js';
 import { startTestTsa, type TestTsa } from './tsa-server.js';
 
 let work: string;
@@ -71,11 +83,22 @@ describe('PAdES B-T with TSA_URL', () => {
     const root = writeTemp(work, 'tsa-root.pem', tsa.rootPem);
     const tsaCert = writeTemp(work, 'tsa.pem', tsa.tsaCertPem);
     const imprint = crypto.createHash('sha256').update(signature).digest('hex');
-    const verified = execFileSync('openssl', ['ts', '-verify', '-token_in', '-in', tokenFile, '-digest', imprint, '-CAfile', root, '-untrusted', tsaCert], { encoding: 'utf8' });
+    const verified = execFileSync(
+      'openssl',
+      ['ts', '-verify', '-token_in', '-in', tokenFile, '-digest', imprint, '-CAfile', root, '-untrusted', tsaCert],
+      { encoding: 'utf8' },
+    );
     expect(verified).toContain('Verification: OK');
     // A token over anything else does not verify: the check above is meaningful.
-    const other = crypto.createHash('sha256').update(Buffer.concat([signature, Buffer.from([0])])).digest('hex');
-    expect(() => execFileSync('openssl', ['ts', '-verify', '-token_in', '-in', tokenFile, '-digest', other, '-CAfile', root, '-untrusted', tsaCert], { stdio: 'pipe' })).toThrow();
+    const other = crypto
+      .createHash('sha256')
+      .update(Buffer.concat([signature, Buffer.from([0])]))
+      .digest('hex');
+    expect(() =>
+      execFileSync('openssl', ['ts', '-verify', '-token_in', '-in', tokenFile, '-digest', other, '-CAfile', root, '-untrusted', tsaCert], {
+        stdio: 'pipe',
+      }),
+    ).toThrow();
   });
 
   for (const mode of ['http-500', 'rejection', 'wrong-nonce'] as const) {

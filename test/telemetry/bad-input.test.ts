@@ -42,41 +42,165 @@ describe('bad input', () => {
       }
     })();
 
-    const cases: Array<{ name: string; send: () => Promise<{ status: number; json?: any; body?: string }>; status: number; code: string; field?: string }> = [
+    const cases: Array<{
+      name: string;
+      send: () => Promise<{ status: number; json?: any; body?: string }>;
+      status: number;
+      code: string;
+      field?: string;
+    }> = [
       { name: 'missing X-License-Key', send: () => collect(t, payload([event('d')]), null), status: 401, code: 'AUTHENTICATION_ERROR' },
       { name: 'license key of 10 KB', send: () => collect(t, payload([event('d')]), bigString(10_000)), status: 401, code: 'AUTHENTICATION_ERROR' },
       { name: 'body not JSON', send: () => collect(t, '{"events": [', 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'body' },
       { name: 'empty body', send: () => collect(t, '', 'lic_bad'), status: 400, code: 'VALIDATION_ERROR' },
-      { name: 'JSON that is not an object', send: () => collect(t, '"just a string"', 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'body' },
-      { name: '65 KB body', send: () => collect(t, payload([event('d')], { pad: bigString(65 * 1024) }), 'lic_bad'), status: 413, code: 'FILE_TOO_LARGE' },
+      {
+        name: 'JSON that is not an object',
+        send: () => collect(t, '"just a string"', 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'body',
+      },
+      {
+        name: '65 KB body',
+        send: () => collect(t, payload([event('d')], { pad: bigString(65 * 1024) }), 'lic_bad'),
+        status: 413,
+        code: 'FILE_TOO_LARGE',
+      },
       {
         name: '65 KB body, chunked',
         send: async () => {
-          const r = await chunkedPost(`${t.url}/v1/collect`, [JSON.stringify(payload([event('d')])).slice(0, -1), `,"pad":"${bigString(65 * 1024)}"}`]);
+          const r = await chunkedPost(`${t.url}/v1/collect`, [
+            JSON.stringify(payload([event('d')])).slice(0, -1),
+            `,"pad":"${bigString(65 * 1024)}"}`,
+          ]);
           return { status: r.status, json: JSON.parse(r.body) };
         },
         status: 413,
         code: 'FILE_TOO_LARGE',
       },
-      { name: '101 events', send: () => collect(t, payload(Array.from({ length: 101 }, (_, i) => event(`e${i}`))), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events' },
+      {
+        name: '101 events',
+        send: () => collect(t, payload(Array.from({ length: 101 }, (_, i) => event(`e${i}`))), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events',
+      },
       { name: 'no events', send: () => collect(t, payload([]), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events' },
-      { name: 'events not an array', send: () => collect(t, payload('many' as never), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events' },
-      { name: 'documentId a number', send: () => collect(t, payload([event(5 as never)]), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events[0].documentId' },
-      { name: 'documentId of 10 KB', send: () => collect(t, payload([event(bigString(10 * 1024))]), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events[0].documentId' },
-      { name: 'timestamp "yesterday"', send: () => collect(t, payload([event('d', { timestamp: 'yesterday' })]), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events[0].timestamp' },
-      { name: 'timestamp month 13', send: () => collect(t, payload([event('d', { timestamp: '2026-13-01T00:00:00Z' })]), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events[0].timestamp' },
-      { name: 'timestamp epoch number', send: () => collect(t, payload([event('d', { timestamp: 1700000000000 })]), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events[0].timestamp' },
-      { name: 'timestamp without zone', send: () => collect(t, payload([event('d', { timestamp: '2026-01-01T10:00:00' })]), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events[0].timestamp' },
-      { name: 'documentCreatedAt not a date', send: () => collect(t, payload([event('d', { documentCreatedAt: 'last tuesday' })]), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'events[0].documentCreatedAt' },
-      { name: 'metadata of 1 MB', send: () => collect(t, payload([event('d')], { metadata: { blob: bigString(1024 * 1024) } }), 'lic_bad'), status: 413, code: 'FILE_TOO_LARGE' },
-      { name: 'metadata of 5 KB', send: () => collect(t, payload([event('d')], { metadata: { blob: bigString(5 * 1024) } }), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'metadata' },
-      { name: 'metadata an array', send: () => collect(t, payload([event('d')], { metadata: [1, 2] }), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'metadata' },
-      { name: 'no version field', send: () => collect(t, { events: [event('d')] }, 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'libraryVersion' },
-      { name: 'screen width a string', send: () => collect(t, payload([event('d')], { browserInfo: { screenSize: { width: 'wide', height: 1 } } }), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'browserInfo.screenSize.width' },
-      { name: 'browserInfo an array', send: () => collect(t, payload([event('d')], { browserInfo: [] }), 'lic_bad'), status: 400, code: 'VALIDATION_ERROR', field: 'browserInfo' },
-      { name: 'JSON nested 10,000 deep', send: () => collect(t, `{"libraryVersion":"1","events":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, 'lic_bad'), status: 400, code: 'VALIDATION_ERROR' },
-      { name: '__proto__ key', send: () => collect(t, '{"libraryVersion":"1","__proto__":{"x":1},"events":[]}', 'lic_bad'), status: 400, code: 'VALIDATION_ERROR' },
-      { name: 'XML content type', send: () => collect(t, '<events/>', 'lic_bad', { 'content-type': 'application/xml' }), status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+      {
+        name: 'events not an array',
+        send: () => collect(t, payload('many' as never), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events',
+      },
+      {
+        name: 'documentId a number',
+        send: () => collect(t, payload([event(5 as never)]), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events[0].documentId',
+      },
+      {
+        name: 'documentId of 10 KB',
+        send: () => collect(t, payload([event(bigString(10 * 1024))]), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events[0].documentId',
+      },
+      {
+        name: 'timestamp "yesterday"',
+        send: () => collect(t, payload([event('d', { timestamp: 'yesterday' })]), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events[0].timestamp',
+      },
+      {
+        name: 'timestamp month 13',
+        send: () => collect(t, payload([event('d', { timestamp: '2026-13-01T00:00:00Z' })]), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events[0].timestamp',
+      },
+      {
+        name: 'timestamp epoch number',
+        send: () => collect(t, payload([event('d', { timestamp: 1700000000000 })]), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events[0].timestamp',
+      },
+      {
+        name: 'timestamp without zone',
+        send: () => collect(t, payload([event('d', { timestamp: '2026-01-01T10:00:00' })]), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events[0].timestamp',
+      },
+      {
+        name: 'documentCreatedAt not a date',
+        send: () => collect(t, payload([event('d', { documentCreatedAt: 'last tuesday' })]), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'events[0].documentCreatedAt',
+      },
+      {
+        name: 'metadata of 1 MB',
+        send: () => collect(t, payload([event('d')], { metadata: { blob: bigString(1024 * 1024) } }), 'lic_bad'),
+        status: 413,
+        code: 'FILE_TOO_LARGE',
+      },
+      {
+        name: 'metadata of 5 KB',
+        send: () => collect(t, payload([event('d')], { metadata: { blob: bigString(5 * 1024) } }), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'metadata',
+      },
+      {
+        name: 'metadata an array',
+        send: () => collect(t, payload([event('d')], { metadata: [1, 2] }), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'metadata',
+      },
+      {
+        name: 'no version field',
+        send: () => collect(t, { events: [event('d')] }, 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'libraryVersion',
+      },
+      {
+        name: 'screen width a string',
+        send: () => collect(t, payload([event('d')], { browserInfo: { screenSize: { width: 'wide', height: 1 } } }), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'browserInfo.screenSize.width',
+      },
+      {
+        name: 'browserInfo an array',
+        send: () => collect(t, payload([event('d')], { browserInfo: [] }), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'browserInfo',
+      },
+      {
+        name: 'JSON nested 10,000 deep',
+        send: () => collect(t, `{"libraryVersion":"1","events":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+      },
+      {
+        name: '__proto__ key',
+        send: () => collect(t, '{"libraryVersion":"1","__proto__":{"x":1},"events":[]}', 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+      },
+      {
+        name: 'XML content type',
+        send: () => collect(t, '<events/>', 'lic_bad', { 'content-type': 'application/xml' }),
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      },
     ];
 
     for (const c of cases) {
@@ -85,7 +209,11 @@ describe('bad input', () => {
       expect(r.json?.code, c.name).toBe(c.code);
       expect(r.json?.requestId, c.name).toBeTruthy();
       expect(typeof r.json?.message, c.name).toBe('string');
-      if (c.field) expect(r.json?.details?.map((d: { field: string }) => d.field), c.name).toContain(c.field);
+      if (c.field)
+        expect(
+          r.json?.details?.map((d: { field: string }) => d.field),
+          c.name,
+        ).toContain(c.field);
     }
 
     // Every offending field is listed, not only the first.

@@ -169,9 +169,15 @@ describe('@folio/client in Chromium', () => {
 
   it('sends nothing when telemetry is disabled', async () => {
     const endpoint = `${ingest.url}/v1/collect`;
-    await page.evaluate(([name, ep]) => (window as unknown as TestPage).openDoc(name, { licenseKey: 'lic_disabled', telemetry: { enabled: false, endpoint: ep } }), [DOCS.created, endpoint] as const);
+    await page.evaluate(
+      ([name, ep]) => (window as unknown as TestPage).openDoc(name, { licenseKey: 'lic_disabled', telemetry: { enabled: false, endpoint: ep } }),
+      [DOCS.created, endpoint] as const,
+    );
     // Barrier: an enabled open afterwards; once it is stored, a request from the first would have arrived.
-    await page.evaluate(([name, ep]) => (window as unknown as TestPage).openDoc(name, { licenseKey: 'lic_barrier', telemetry: { endpoint: ep } }), [DOCS.created, endpoint] as const);
+    await page.evaluate(([name, ep]) => (window as unknown as TestPage).openDoc(name, { licenseKey: 'lic_barrier', telemetry: { endpoint: ep } }), [
+      DOCS.created,
+      endpoint,
+    ] as const);
     await waitFor(async () => (await ingest.ingest.store.usage('lic_barrier', month())).opens >= 1);
     await new Promise((r) => setTimeout(r, 200));
     expect(collects('lic_disabled')).toHaveLength(0);
@@ -187,7 +193,10 @@ describe('@folio/client in Chromium', () => {
     await new Promise((r) => closed.close(r));
     try {
       for (const endpoint of [`http://127.0.0.1:${closedPort}/v1/collect`, `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1/collect`]) {
-        const r = await page.evaluate(([name, ep]) => (window as unknown as TestPage).openDoc(name, { telemetry: { endpoint: ep } }), [DOCS.docid, endpoint] as const);
+        const r = await page.evaluate(([name, ep]) => (window as unknown as TestPage).openDoc(name, { telemetry: { endpoint: ep } }), [
+          DOCS.docid,
+          endpoint,
+        ] as const);
         expect(r.documentId).toMatch(/^[0-9a-f]{64}$/);
       }
     } finally {
@@ -197,7 +206,11 @@ describe('@folio/client in Chromium', () => {
   });
 
   it("runs the library's portable unit tests (the same as in Node) against the built bundle", async () => {
-    const results = (await page.evaluate(() => (window as unknown as TestPage).runPortable())) as Array<{ name: string; ok: boolean; error?: string }>;
+    const results = (await page.evaluate(() => (window as unknown as TestPage).runPortable())) as Array<{
+      name: string;
+      ok: boolean;
+      error?: string;
+    }>;
     expect(results.length).toBeGreaterThanOrEqual(10);
     expect(results.filter((r) => !r.ok)).toEqual([]);
   });

@@ -30,7 +30,10 @@ describe('GroupCommitter', () => {
     w.pending[0]!.resolve();
     await Promise.all(first);
     await tick();
-    expect(w.batches).toEqual([[1, 2, 3], [4, 5, 6, 7]]);
+    expect(w.batches).toEqual([
+      [1, 2, 3],
+      [4, 5, 6, 7],
+    ]);
     w.pending[1]!.resolve();
     await Promise.all(second);
     expect(c.commits).toBe(2);
@@ -57,7 +60,10 @@ describe('GroupCommitter', () => {
     const all = [1, 2, 3, 4, 5].map((i) => c.submit(i));
     await tick();
     await tick();
-    expect(w.batches).toEqual([[1, 2], [3, 4]]);
+    expect(w.batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     w.pending[0]!.resolve();
     await tick();
     await tick();

@@ -87,10 +87,18 @@ describe.each(suites)('ingest on %s', (name, available) => {
     await collect(t, payload([event('doc-n')], { browserInfo: { hostname: 'b.example' } }), key);
     t.clock.now = undefined;
     expect((await usage(t, `licenseKey=${key}&month=2026-01`)).json).toEqual({
-      licenseKey: key, month: '2026-01', documents: 1, opens: 1, hostnames: ['a.example'],
+      licenseKey: key,
+      month: '2026-01',
+      documents: 1,
+      opens: 1,
+      hostnames: ['a.example'],
     });
     expect((await usage(t, `licenseKey=${key}&month=2026-02`)).json).toEqual({
-      licenseKey: key, month: '2026-02', documents: 2, opens: 2, hostnames: ['b.example'],
+      licenseKey: key,
+      month: '2026-02',
+      documents: 2,
+      opens: 2,
+      hostnames: ['b.example'],
     });
     expect((await usage(t, `licenseKey=${key}&month=2026-03`)).json).toMatchObject({ documents: 0, opens: 0, hostnames: [] });
   });
@@ -99,16 +107,28 @@ describe.each(suites)('ingest on %s', (name, available) => {
     const month = new Date().toISOString().slice(0, 7);
     const superdoc = {
       superdocVersion: '1.4.0',
-      browserInfo: { userAgent: 'Mozilla/5.0', currentUrl: 'https://docs.customer.test/a', hostname: 'docs.customer.test', screenSize: { width: 1280, height: 720 } },
+      browserInfo: {
+        userAgent: 'Mozilla/5.0',
+        currentUrl: 'https://docs.customer.test/a',
+        hostname: 'docs.customer.test',
+        screenSize: { width: 1280, height: 720 },
+      },
       events: [{ timestamp: new Date().toISOString(), documentId: 'HASH-A5FD6589', documentCreatedAt: '2024-01-15T10:30:00Z' }],
     };
     expect((await collect(t, superdoc, 'sd_license')).status).toBe(202);
-    const nodeShape = { superdocVersion: 'unknown', browserInfo: { userAgent: '', currentUrl: '', hostname: '', screenSize: { width: 0, height: 0 } },
-      events: [{ timestamp: new Date().toISOString(), documentId: null, documentCreatedAt: null }] };
+    const nodeShape = {
+      superdocVersion: 'unknown',
+      browserInfo: { userAgent: '', currentUrl: '', hostname: '', screenSize: { width: 0, height: 0 } },
+      events: [{ timestamp: new Date().toISOString(), documentId: null, documentCreatedAt: null }],
+    };
     expect((await collect(t, nodeShape, 'sd_license')).status).toBe(202);
     expect((await collect(t, { folioVersion: '0.9.0', events: [event('f-1')] }, 'sd_license')).status).toBe(202);
     expect((await usage(t, `licenseKey=sd_license&month=${month}`)).json).toEqual({
-      licenseKey: 'sd_license', month, documents: 2, opens: 3, hostnames: ['docs.customer.test'],
+      licenseKey: 'sd_license',
+      month,
+      documents: 2,
+      opens: 3,
+      hostnames: ['docs.customer.test'],
     });
     // An empty X-License-Key (SuperDoc without a configured key) counts under the community key.
     expect((await collect(t, payload([event('community-doc')]), '')).status).toBe(202);
@@ -118,7 +138,14 @@ describe.each(suites)('ingest on %s', (name, available) => {
   it.skipIf(!available)("answers SuperDoc's older batched-array payload with 2xx and never bills it", async () => {
     const before = await metricValue(t, 'folio_telemetry_events_rejected_total', { reason: 'legacy_payload' });
     const legacy = [
-      { id: 'e1', type: 'usage', sessionId: 's', superdocId: 'x', superdocVersion: '0.20.0', document: { name: 'n.docx', size: 10, crc32: 'ABCDEF01' } },
+      {
+        id: 'e1',
+        type: 'usage',
+        sessionId: 's',
+        superdocId: 'x',
+        superdocVersion: '0.20.0',
+        document: { name: 'n.docx', size: 10, crc32: 'ABCDEF01' },
+      },
       { id: 'e2', type: 'parsing', sessionId: 's', documentGuid: 'g', superdocVersion: '0.20.0' },
     ];
     const r = await collect(t, legacy, 'lic_legacy');
@@ -143,7 +170,11 @@ describe.each(suites)('ingest on %s', (name, available) => {
   it.skipIf(!available)('answers the CORS preflight for any origin without credentials', async () => {
     const r = await fetch(`${t.url}/v1/collect`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-license-key' },
+      headers: {
+        origin: 'https://anywhere.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-license-key',
+      },
     });
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -182,9 +213,7 @@ describe.each(suites)('ingest on %s', (name, available) => {
     const commitsBefore = await metricValue(t, 'folio_telemetry_commits_total');
     const acceptedBefore = await metricValue(t, 'folio_telemetry_events_accepted_total');
     const n = 200;
-    const results = await Promise.all(
-      Array.from({ length: n }, (_, i) => collect(t, payload([event(`burst-${i}`)]), 'lic_burst')),
-    );
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => collect(t, payload([event(`burst-${i}`)]), 'lic_burst')));
     expect(results.every((r) => r.status === 202)).toBe(true);
     const commits = (await metricValue(t, 'folio_telemetry_commits_total')) - commitsBefore;
     expect(commits).toBeGreaterThan(0);

@@ -20,7 +20,18 @@ import {
   widenGap,
   zeroContents,
 } from './attacks.js';
-import { appendUpdate, makePdf, makePki, nextObjectNumber, pdfsigReport, pdfsigSign, serialize, signPdf, patchLast, type TestPki } from './fixtures.js';
+import {
+  appendUpdate,
+  makePdf,
+  makePki,
+  nextObjectNumber,
+  pdfsigReport,
+  pdfsigSign,
+  serialize,
+  signPdf,
+  patchLast,
+  type TestPki,
+} from './fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
 import type { PdfRef, PdfValue } from '../../src/pdf/index.js';
 
@@ -299,7 +310,8 @@ describe('content changes disguised as permitted ones', () => {
     if (Array.isArray(c)) c = c[0];
     return { page, pageNum: pageRef.num, contentNum: (c as { num: number }).num };
   }
-  const stream = (extra: string, data = 'BT /F1 30 Tf 72 600 Td (Pay 1,000,000) Tj ET') => `<<${extra} /Length ${data.length}>>\nstream\n${data}\nendstream`;
+  const stream = (extra: string, data = 'BT /F1 30 Tf 72 600 Td (Pay 1,000,000) Tj ET') =>
+    `<<${extra} /Length ${data.length}>>\nstream\n${data}\nendstream`;
 
   it('a content stream rewritten with /ByteRange and /Contents keys (posing as a signature dictionary)', () => {
     const { contentNum } = firstContent(signed);
@@ -314,7 +326,12 @@ describe('content changes disguised as permitted ones', () => {
     const map = new Map(page.map);
     map.set('Contents', { kind: 'ref', num: n, gen: 0 });
     map.set('ByteRange', [0, 1, 2, 3]);
-    const r = verify(appendUpdate(signed, [{ num: n, body: stream('') }, { num: pageNum, body: serialize({ kind: 'dict', map, start: 0, end: 0 }) }]));
+    const r = verify(
+      appendUpdate(signed, [
+        { num: n, body: stream('') },
+        { num: pageNum, body: serialize({ kind: 'dict', map, start: 0, end: 0 }) },
+      ]),
+    );
     expect(r.valid).toBe(false);
     expect(r.signatures[0]!.modificationsAfter.details.some((d) => /looks like a signature dictionary but is used by/.test(d.issue))).toBe(true);
   });

@@ -151,7 +151,10 @@ export function addAnnotation(pdf: Uint8Array, subtype: 'FreeText' | 'Stamp' | '
   const newPage = new Map(page.map);
   newPage.set('Annots', [...annots, { kind: 'ref', num: annotNum, gen: 0 }]);
   return appendUpdate(pdf, [
-    { num: annotNum, body: `<</Type /Annot /Subtype /${subtype} /Rect [72 600 372 640] /Contents (PAID IN FULL) /DA (/Helv 18 Tf 0 g) /F 4 /P ${first.num} 0 R /AP <</N ${apNum} 0 R>>>>` },
+    {
+      num: annotNum,
+      body: `<</Type /Annot /Subtype /${subtype} /Rect [72 600 372 640] /Contents (PAID IN FULL) /DA (/Helv 18 Tf 0 g) /F 4 /P ${first.num} 0 R /AP <</N ${apNum} 0 R>>>>`,
+    },
     { num: apNum, body: `<</Type /XObject /Subtype /Form /BBox [0 0 300 40] /Length ${ap.length}>>\nstream\n${ap}\nendstream` },
     { num: first.num, body: serialize({ kind: 'dict', map: newPage, start: 0, end: 0 }) },
   ]);
@@ -177,7 +180,10 @@ export function addSneakySignatureField(pdf: Uint8Array): Uint8Array {
   const newCat = new Map(cat.map);
   newCat.set('AcroForm', { kind: 'dict', map: newAcro, start: 0, end: 0 });
   return appendUpdate(pdf, [
-    { num: fieldNum, body: `<</Type /Annot /Subtype /Widget /FT /Sig /T (CEO) /Rect [72 500 372 550] /F 4 /P ${first.num} 0 R /AP <</N ${apNum} 0 R>>>>` },
+    {
+      num: fieldNum,
+      body: `<</Type /Annot /Subtype /Widget /FT /Sig /T (CEO) /Rect [72 500 372 550] /F 4 /P ${first.num} 0 R /AP <</N ${apNum} 0 R>>>>`,
+    },
     { num: apNum, body: `<</Type /XObject /Subtype /Form /BBox [0 0 300 50] /Length ${ap.length}>>\nstream\n${ap}\nendstream` },
     { num: first.num, body: serialize({ kind: 'dict', map: newPage, start: 0, end: 0 }) },
     { num: root.num, body: serialize({ kind: 'dict', map: newCat, start: 0, end: 0 }) },

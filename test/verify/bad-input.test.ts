@@ -96,7 +96,9 @@ describe('broken structure still gets an answer', () => {
     expect(verify(selfLoop).indication).toBe('NO_SIGNATURE_FOUND');
     const upd = Buffer.from(appendUpdate(new Uint8Array(Buffer.from(base, 'latin1')), [{ num: 3, body: '<<>>' }])).toString('latin1');
     const secondXref = upd.lastIndexOf('xref\n');
-    const mutual = upd.replace(/\/Root 1 0 R>>\nstartxref\n(\d+)\n%%EOF\n$/, '/Root 1 0 R>>\nstartxref\n$1\n%%EOF\n').replace('/Size 3 /Root 1 0 R>>', `/Size 3 /Root 1 0 R /Prev ${secondXref}>>`);
+    const mutual = upd
+      .replace(/\/Root 1 0 R>>\nstartxref\n(\d+)\n%%EOF\n$/, '/Root 1 0 R>>\nstartxref\n$1\n%%EOF\n')
+      .replace('/Size 3 /Root 1 0 R>>', `/Size 3 /Root 1 0 R /Prev ${secondXref}>>`);
     expect(verify(mutual).signatureCount).toBe(0);
   });
 
@@ -110,7 +112,9 @@ describe('broken structure still gets an answer', () => {
   });
 
   it('an xref subsection that claims 1,000,000 entries but holds none is repaired by scanning', () => {
-    const pdf = tinyPdf().replace(/xref\n0 3\n/, 'xref\n0 1000000\n').replace(/0000000000 65535 f \n[\s\S]*trailer/, 'trailer');
+    const pdf = tinyPdf()
+      .replace(/xref\n0 3\n/, 'xref\n0 1000000\n')
+      .replace(/0000000000 65535 f \n[\s\S]*trailer/, 'trailer');
     expect(verify(pdf).indication).toBe('NO_SIGNATURE_FOUND');
   });
 
@@ -118,13 +122,18 @@ describe('broken structure still gets an answer', () => {
     // Objects 3..202 each claim to live in the object stream that is the next number, itself compressed.
     const head = '%PDF-1.7\n1 0 obj\n<</Type /Catalog /Pages 2 0 R /Deep 3 0 R>>\nendobj\n2 0 obj\n<</Type /Pages /Kids [] /Count 0>>\nendobj\n';
     const rows: Buffer[] = [];
-    const row = (t: number, a: number, b: number) => Buffer.from([t, (a >> 24) & 255, (a >> 16) & 255, (a >> 8) & 255, a & 255, (b >> 8) & 255, b & 255]);
+    const row = (t: number, a: number, b: number) =>
+      Buffer.from([t, (a >> 24) & 255, (a >> 16) & 255, (a >> 8) & 255, a & 255, (b >> 8) & 255, b & 255]);
     rows.push(row(0, 0, 65535), row(1, 9, 0), row(1, head.indexOf('2 0 obj'), 0));
     for (let n = 3; n < 203; n++) rows.push(row(2, n + 1, 0));
     const data = Buffer.concat(rows);
     const xrefAt = head.length;
     const xref = `203 0 obj\n<</Type /XRef /Size 204 /W [1 4 2] /Index [0 203] /Root 1 0 R /Length ${data.length}>>\nstream\n`;
-    const pdf = Buffer.concat([Buffer.from(head + xref, 'latin1'), data, Buffer.from(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`, 'latin1')]);
+    const pdf = Buffer.concat([
+      Buffer.from(head + xref, 'latin1'),
+      data,
+      Buffer.from(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`, 'latin1'),
+    ]);
     const r = verify(new Uint8Array(pdf));
     expect(r.indication).toBe('NO_SIGNATURE_FOUND');
     // Arrays nested 5000 deep make the object unreadable (bounded recursion): here the catalog, so 422.
@@ -168,11 +177,27 @@ describe('broken structure still gets an answer', () => {
     const bomb = zlib.deflateSync(Buffer.alloc(100 * 1024 * 1024, 0x20));
     const head = '%PDF-1.7\n1 0 obj\n<</Type /Catalog /Pages 2 0 R /X 5 0 R>>\nendobj\n2 0 obj\n<</Type /Pages /Kids [] /Count 0>>\nendobj\n';
     const stmAt = head.length;
-    const stm = Buffer.concat([Buffer.from(`3 0 obj\n<</Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${bomb.length}>>\nstream\n`, 'latin1'), bomb, Buffer.from('\nendstream\nendobj\n')]);
+    const stm = Buffer.concat([
+      Buffer.from(`3 0 obj\n<</Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${bomb.length}>>\nstream\n`, 'latin1'),
+      bomb,
+      Buffer.from('\nendstream\nendobj\n'),
+    ]);
     const xrefAt = head.length + stm.length;
-    const row = (t: number, a: number, b: number) => Buffer.from([t, (a >> 24) & 255, (a >> 16) & 255, (a >> 8) & 255, a & 255, (b >> 8) & 255, b & 255]);
-    const data = Buffer.concat([row(0, 0, 65535), row(1, 9, 0), row(1, head.indexOf('2 0 obj'), 0), row(1, stmAt, 0), row(1, xrefAt, 0), row(2, 3, 0)]);
-    const xref = Buffer.concat([Buffer.from(`4 0 obj\n<</Type /XRef /Size 6 /W [1 4 2] /Root 1 0 R /Length ${data.length}>>\nstream\n`, 'latin1'), data, Buffer.from(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`)]);
+    const row = (t: number, a: number, b: number) =>
+      Buffer.from([t, (a >> 24) & 255, (a >> 16) & 255, (a >> 8) & 255, a & 255, (b >> 8) & 255, b & 255]);
+    const data = Buffer.concat([
+      row(0, 0, 65535),
+      row(1, 9, 0),
+      row(1, head.indexOf('2 0 obj'), 0),
+      row(1, stmAt, 0),
+      row(1, xrefAt, 0),
+      row(2, 3, 0),
+    ]);
+    const xref = Buffer.concat([
+      Buffer.from(`4 0 obj\n<</Type /XRef /Size 6 /W [1 4 2] /Root 1 0 R /Length ${data.length}>>\nstream\n`, 'latin1'),
+      data,
+      Buffer.from(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`),
+    ]);
     const pdf = new Uint8Array(Buffer.concat([Buffer.from(head, 'latin1'), stm, xref]));
     try {
       expect(verify(pdf).signatureCount).toBe(0);

@@ -26,7 +26,15 @@ let signed: Uint8Array;
 let cms: Uint8Array;
 
 const sign = (document: Uint8Array) =>
-  signDocument({ document, signer: { name: 'Ada Lovelace', email: 'ada@example.com' }, auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T09:15:00Z' }], auditPages: false }, { identity });
+  signDocument(
+    {
+      document,
+      signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T09:15:00Z' }],
+      auditPages: false,
+    },
+    { identity },
+  );
 const verify = (bytes: Uint8Array) => verifyPdf(bytes, { trust });
 
 beforeAll(async () => {
@@ -55,7 +63,10 @@ function refusal(f: () => unknown): FolioError {
 }
 
 async function signRefusal(bytes: Uint8Array): Promise<FolioError> {
-  const e = await sign(bytes).then(() => undefined, (err: unknown) => err);
+  const e = await sign(bytes).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(FolioError);
   return e as FolioError;
 }
@@ -100,7 +111,15 @@ function withSignatures(pdf: Uint8Array, count: number, contents: Uint8Array, li
   const out = new Uint8Array(Buffer.concat(parts));
   if (!listFields) return out;
   const newCatalog = new Map(catalog.map);
-  newCatalog.set('AcroForm', { kind: 'dict', map: new Map<string, PdfValue>([['Fields', [...oldFields, ...fields]], ['SigFlags', 3]]), start: 0, end: 0 });
+  newCatalog.set('AcroForm', {
+    kind: 'dict',
+    map: new Map<string, PdfValue>([
+      ['Fields', [...oldFields, ...fields]],
+      ['SigFlags', 3],
+    ]),
+    start: 0,
+    end: 0,
+  });
   return appendUpdate(out, [{ num: root.num, body: serialize({ kind: 'dict', map: newCatalog, start: 0, end: 0 }) }]);
 }
 
@@ -152,7 +171,15 @@ describe('many signatures', () => {
       fields.push({ kind: 'ref', num: n++, gen: 0 });
     }
     const newCatalog = new Map(catalog.map);
-    newCatalog.set('AcroForm', { kind: 'dict', map: new Map<string, PdfValue>([['Fields', fields], ['SigFlags', 3]]), start: 0, end: 0 });
+    newCatalog.set('AcroForm', {
+      kind: 'dict',
+      map: new Map<string, PdfValue>([
+        ['Fields', fields],
+        ['SigFlags', 3],
+      ]),
+      start: 0,
+      end: 0,
+    });
     objects.push({ num: root.num, body: serialize({ kind: 'dict', map: newCatalog, start: 0, end: 0 }) });
     const bytes = appendUpdate(once, objects);
     const e = refusal(() => verify(bytes));
@@ -174,9 +201,17 @@ describe('audit-trail JSON inside the PDF', () => {
     const names = n++;
     const body = Buffer.from(json, 'utf8');
     const newCatalog = new Map(catalog.map);
-    newCatalog.set('Names', { kind: 'dict', map: new Map<string, PdfValue>([['EmbeddedFiles', { kind: 'ref', num: names, gen: 0 }]]), start: 0, end: 0 });
+    newCatalog.set('Names', {
+      kind: 'dict',
+      map: new Map<string, PdfValue>([['EmbeddedFiles', { kind: 'ref', num: names, gen: 0 }]]),
+      start: 0,
+      end: 0,
+    });
     return appendUpdate(signed, [
-      { num: file, body: Buffer.concat([Buffer.from(`<< /Type /EmbeddedFile /Length ${body.length} >>\nstream\n`), body, Buffer.from('\nendstream')]) },
+      {
+        num: file,
+        body: Buffer.concat([Buffer.from(`<< /Type /EmbeddedFile /Length ${body.length} >>\nstream\n`), body, Buffer.from('\nendstream')]),
+      },
       { num: spec, body: `<< /Type /Filespec /F (audit-trail.json) /UF (audit-trail.json) /EF << /F ${file} 0 R >> >>` },
       { num: names, body: `<< /Names [(audit-trail.json) ${spec} 0 R] >>` },
       { num: root.num, body: serialize({ kind: 'dict', map: newCatalog, start: 0, end: 0 }) },
@@ -208,7 +243,11 @@ describe('audit-trail JSON inside the PDF', () => {
 describe('many objects whose xref offsets are wrong', () => {
   it('10,000 objects found by the fallback lookup, once each', async () => {
     const count = 10_000;
-    const objs = ['<< /Type /Catalog /Pages 2 0 R /All 4 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>'];
+    const objs = [
+      '<< /Type /Catalog /Pages 2 0 R /All 4 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+    ];
     objs.push(`[${Array.from({ length: count }, (_, i) => `${i + 5} 0 R`).join(' ')}]`);
     for (let i = 0; i < count; i++) objs.push(`<< /I ${i} >>`);
     let text = '%PDF-1.7\n';
@@ -220,7 +259,9 @@ describe('many objects whose xref offsets are wrong', () => {
     // Every entry points 3 bytes early: no object there, so each is found by the bodies' index instead.
     let xref = `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
     for (const at of offsets) xref += `${String(Math.max(1, at - 3)).padStart(10, '0')} 00000 n \n`;
-    const bytes = new Uint8Array(Buffer.from(`${text}${xref}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${text.length}\n%%EOF\n`, 'latin1'));
+    const bytes = new Uint8Array(
+      Buffer.from(`${text}${xref}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${text.length}\n%%EOF\n`, 'latin1'),
+    );
     expect(verify(bytes).indication).toBe('NO_SIGNATURE_FOUND');
     const out = await sign(bytes);
     expect(out.repaired).toBe(true);

@@ -59,7 +59,12 @@ describe('pdf-insecurity-2019 (USF / ISA / SWA)', () => {
 });
 
 describe('shadow-2021', () => {
-  for (const file of ['hide-v1-image_3-signed.pdf', 'hide-v2-form-over-text_3-signed.pdf', 'replace-v1-overlay_3-signed.pdf', 'hide-and-replace-v1_3-signed.pdf']) {
+  for (const file of [
+    'hide-v1-image_3-signed.pdf',
+    'hide-v2-form-over-text_3-signed.pdf',
+    'replace-v1-overlay_3-signed.pdf',
+    'hide-and-replace-v1_3-signed.pdf',
+  ]) {
     it(`${file}: crypto ok, untrusted, no modification`, () => {
       const r = verify(`shadow-2021/${file}`);
       expect(r.valid).toBe(true);

@@ -48,35 +48,163 @@ function openssl(dir: string, args: string[]): void {
 export function makePki(): TestPki {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-verify-pki-'));
   fs.writeFileSync(path.join(dir, 'leaf.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n');
-  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650', '-subj', '/CN=Verify Test Root CA/O=Folio Tests',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=Verify Test Root CA/O=Folio Tests',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   const leaf = (name: string, keyArgs: string[], subj: string) => {
     openssl(dir, ['req', '-newkey', ...keyArgs, '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subj]);
-    openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '365', '-extfile', 'leaf.ext']);
+    openssl(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '365',
+      '-extfile',
+      'leaf.ext',
+    ]);
     return { keyPem: fs.readFileSync(path.join(dir, `${name}.key`), 'utf8'), certPem: fs.readFileSync(path.join(dir, `${name}.pem`), 'utf8') };
   };
   const caPem = fs.readFileSync(path.join(dir, 'ca.pem'), 'utf8');
   const rsa = leaf('rsa', ['rsa:2048'], '/CN=Alice Signer/emailAddress=alice@example.com');
   const ec = leaf('ec', ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], '/CN=Bob Signer/emailAddress=bob@example.com');
-  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'stranger.key', '-out', 'stranger.pem', '-days', '365', '-subj', '/CN=Mallory Stranger']);
-  const stranger = { keyPem: fs.readFileSync(path.join(dir, 'stranger.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'stranger.pem'), 'utf8'), chainPem: [] };
-  fs.writeFileSync(path.join(dir, 'tsa.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n');
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'stranger.key',
+    '-out',
+    'stranger.pem',
+    '-days',
+    '365',
+    '-subj',
+    '/CN=Mallory Stranger',
+  ]);
+  const stranger = {
+    keyPem: fs.readFileSync(path.join(dir, 'stranger.key'), 'utf8'),
+    certPem: fs.readFileSync(path.join(dir, 'stranger.pem'), 'utf8'),
+    chainPem: [],
+  };
+  fs.writeFileSync(
+    path.join(dir, 'tsa.ext'),
+    'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n',
+  );
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tsa.key', '-out', 'tsa.csr', '-subj', '/CN=Verify Test TSA']);
-  openssl(dir, ['x509', '-req', '-in', 'tsa.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tsa.pem', '-days', '365', '-extfile', 'tsa.ext']);
-  const tsa = { keyPem: fs.readFileSync(path.join(dir, 'tsa.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'tsa.pem'), 'utf8'), chainPem: [caPem] };
-  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'stsa.key', '-out', 'stsa.pem', '-days', '365', '-subj', '/CN=Stranger TSA',
-    '-addext', 'extendedKeyUsage=critical,timeStamping']);
-  const strangerTsa = { keyPem: fs.readFileSync(path.join(dir, 'stsa.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'stsa.pem'), 'utf8'), chainPem: [] };
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'tsa.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'tsa.pem',
+    '-days',
+    '365',
+    '-extfile',
+    'tsa.ext',
+  ]);
+  const tsa = {
+    keyPem: fs.readFileSync(path.join(dir, 'tsa.key'), 'utf8'),
+    certPem: fs.readFileSync(path.join(dir, 'tsa.pem'), 'utf8'),
+    chainPem: [caPem],
+  };
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'stsa.key',
+    '-out',
+    'stsa.pem',
+    '-days',
+    '365',
+    '-subj',
+    '/CN=Stranger TSA',
+    '-addext',
+    'extendedKeyUsage=critical,timeStamping',
+  ]);
+  const strangerTsa = {
+    keyPem: fs.readFileSync(path.join(dir, 'stsa.key'), 'utf8'),
+    certPem: fs.readFileSync(path.join(dir, 'stsa.pem'), 'utf8'),
+    chainPem: [],
+  };
   fs.writeFileSync(path.join(dir, 'enc.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,keyEncipherment\n');
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'enc.key', '-out', 'enc.csr', '-subj', '/CN=Encipher Only']);
-  openssl(dir, ['x509', '-req', '-in', 'enc.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'enc.pem', '-days', '365', '-extfile', 'enc.ext']);
-  const encipherOnly = { keyPem: fs.readFileSync(path.join(dir, 'enc.key'), 'utf8'), certPem: fs.readFileSync(path.join(dir, 'enc.pem'), 'utf8'), chainPem: [caPem] };
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'enc.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'enc.pem',
+    '-days',
+    '365',
+    '-extfile',
+    'enc.ext',
+  ]);
+  const encipherOnly = {
+    keyPem: fs.readFileSync(path.join(dir, 'enc.key'), 'utf8'),
+    certPem: fs.readFileSync(path.join(dir, 'enc.pem'), 'utf8'),
+    chainPem: [caPem],
+  };
 
   // NSS database for pdfsig -add-signature (poppler signs through NSS).
   const nssDir = path.join(dir, 'nss');
   fs.mkdirSync(nssDir);
   execFileSync('certutil', ['-N', '-d', `sql:${nssDir}`, '--empty-password'], { stdio: 'pipe' });
-  openssl(dir, ['pkcs12', '-export', '-inkey', 'rsa.key', '-in', 'rsa.pem', '-certfile', 'ca.pem', '-name', 'alice', '-out', 'rsa.p12', '-passout', 'pass:']);
+  openssl(dir, [
+    'pkcs12',
+    '-export',
+    '-inkey',
+    'rsa.key',
+    '-in',
+    'rsa.pem',
+    '-certfile',
+    'ca.pem',
+    '-name',
+    'alice',
+    '-out',
+    'rsa.p12',
+    '-passout',
+    'pass:',
+  ]);
   execFileSync('pk12util', ['-i', path.join(dir, 'rsa.p12'), '-d', `sql:${nssDir}`, '-W', ''], { stdio: 'pipe' });
   execFileSync('certutil', ['-A', '-d', `sql:${nssDir}`, '-n', 'testca', '-t', 'CT,C,C', '-i', path.join(dir, 'ca.pem')], { stdio: 'pipe' });
   return {
@@ -100,8 +228,24 @@ export function pdfsigSign(pki: TestPki, pdf: Uint8Array, opts: { etsi?: boolean
   const output = path.join(pki.dir, `out-${crypto.randomUUID()}.pdf`);
   fs.writeFileSync(input, pdf);
   try {
-    execFileSync('pdfsig', ['-add-signature', '-nssdir', `sql:${pki.nssDir}`, '-nick', pki.nssNick, '-digest', 'SHA256',
-      '-new-signature-field-name', opts.field ?? 'PopplerSig', ...(opts.etsi ? ['-etsi'] : []), input, output], { stdio: 'pipe' });
+    execFileSync(
+      'pdfsig',
+      [
+        '-add-signature',
+        '-nssdir',
+        `sql:${pki.nssDir}`,
+        '-nick',
+        pki.nssNick,
+        '-digest',
+        'SHA256',
+        '-new-signature-field-name',
+        opts.field ?? 'PopplerSig',
+        ...(opts.etsi ? ['-etsi'] : []),
+        input,
+        output,
+      ],
+      { stdio: 'pipe' },
+    );
     return new Uint8Array(fs.readFileSync(output));
   } finally {
     fs.rmSync(input, { force: true });
@@ -129,7 +273,8 @@ export async function makePdf(pages = 1, text = 'Folio verify test document'): P
   for (let i = 0; i < pages; i++) {
     const page = doc.addPage([595, 842]);
     page.drawText(`${text} — page ${i + 1}`, { x: 50, y: 780, size: 14, font, color: rgb(0, 0, 0) });
-    for (let l = 0; l < 20; l++) page.drawText(`Line ${l + 1}: the quick brown fox jumps over the lazy dog.`, { x: 50, y: 740 - l * 18, size: 10, font });
+    for (let l = 0; l < 20; l++)
+      page.drawText(`Line ${l + 1}: the quick brown fox jumps over the lazy dog.`, { x: 50, y: 740 - l * 18, size: 10, font });
   }
   doc.setProducer('folio-tests');
   return new Uint8Array(await doc.save({ useObjectStreams: false }));
@@ -239,7 +384,12 @@ export interface SignOptions {
   berOuter?: boolean;
 }
 
-const DIGEST_OID: Record<string, string> = { sha1: '1.3.14.3.2.26', sha256: '2.16.840.1.101.3.4.2.1', sha384: '2.16.840.1.101.3.4.2.2', sha512: '2.16.840.1.101.3.4.2.3' };
+const DIGEST_OID: Record<string, string> = {
+  sha1: '1.3.14.3.2.26',
+  sha256: '2.16.840.1.101.3.4.2.1',
+  sha384: '2.16.840.1.101.3.4.2.2',
+  sha512: '2.16.840.1.101.3.4.2.3',
+};
 
 function firstPageRef(pdf: Uint8Array): { num: number; value: PdfValue } {
   const doc = openPdf(pdf);
@@ -281,17 +431,32 @@ export function signPdf(pdf: Uint8Array, o: SignOptions): Uint8Array {
   const sigBody = `<</Type /${sigType} /Filter /Adobe.PPKLite /SubFilter /${o.subFilter ?? 'ETSI.CAdES.detached'} /ByteRange ${brPlaceholder} /Contents <${placeholder}> /M (${pdfDate})${reference}>>`;
   const rect = o.visible ? '[50 50 250 110]' : '[0 0 0 0]';
   const fieldBody = `<</Type /Annot /Subtype /Widget /FT /Sig /T (${o.fieldName ?? 'Signature1'}) /V ${sigNum} 0 R /F 4 /Rect ${rect} /P ${page.num} 0 R${apNum ? ` /AP <</N ${apNum} 0 R>>` : ''}>>`;
-  const objects: UpdateObject[] = [{ num: sigNum, body: sigBody }, { num: fieldNum, body: fieldBody }];
+  const objects: UpdateObject[] = [
+    { num: sigNum, body: sigBody },
+    { num: fieldNum, body: fieldBody },
+  ];
   if (apNum) {
     const content = 'q 0 0 1 rg 0 0 200 60 re f Q';
-    objects.push({ num: apNum, body: `<</Type /XObject /Subtype /Form /BBox [0 0 200 60] /Length ${content.length}>>\nstream\n${content}\nendstream` });
+    objects.push({
+      num: apNum,
+      body: `<</Type /XObject /Subtype /Form /BBox [0 0 200 60] /Length ${content.length}>>\nstream\n${content}\nendstream`,
+    });
   }
   // Existing AcroForm fields are kept; the new field is appended.
   const acro = doc.dictAt(catalog.map.get('AcroForm'), last);
   const oldFields = (doc.deref(acro?.map.get('Fields'), last) as PdfValue[] | undefined) ?? [];
   const newCatalog = new Map(catalog.map);
-  newCatalog.set('AcroForm', { kind: 'dict', map: new Map<string, PdfValue>([['Fields', [...oldFields, { kind: 'ref', num: fieldNum, gen: 0 }]], ['SigFlags', 3]]), start: 0, end: 0 });
-  if (o.certify) newCatalog.set('Perms', { kind: 'dict', map: new Map<string, PdfValue>([['DocMDP', { kind: 'ref', num: sigNum, gen: 0 }]]), start: 0, end: 0 });
+  newCatalog.set('AcroForm', {
+    kind: 'dict',
+    map: new Map<string, PdfValue>([
+      ['Fields', [...oldFields, { kind: 'ref', num: fieldNum, gen: 0 }]],
+      ['SigFlags', 3],
+    ]),
+    start: 0,
+    end: 0,
+  });
+  if (o.certify)
+    newCatalog.set('Perms', { kind: 'dict', map: new Map<string, PdfValue>([['DocMDP', { kind: 'ref', num: sigNum, gen: 0 }]]), start: 0, end: 0 });
   objects.push({ num: rootRef.num, body: serialize({ kind: 'dict', map: newCatalog, start: 0, end: 0 }) });
   const annots = (doc.deref(pageDict.map.get('Annots'), last) as PdfValue[] | undefined) ?? [];
   const newPage = new Map(pageDict.map);
@@ -338,7 +503,10 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
     value: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: toAb(certHash) })] })] })],
   });
   const attrs = [
-    new pkijs.Attribute({ type: '1.2.840.113549.1.9.3', values: [new asn1js.ObjectIdentifier({ value: encapsulated?.type ?? '1.2.840.113549.1.7.1' })] }),
+    new pkijs.Attribute({
+      type: '1.2.840.113549.1.9.3',
+      values: [new asn1js.ObjectIdentifier({ value: encapsulated?.type ?? '1.2.840.113549.1.7.1' })],
+    }),
     new pkijs.Attribute({ type: '1.2.840.113549.1.9.4', values: [new asn1js.OctetString({ valueHex: toAb(messageDigest) })] }),
     new pkijs.Attribute({ type: '1.2.840.113549.1.9.16.2.47', values: [essCertIdV2] }),
   ];
@@ -348,7 +516,9 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
   let sigAlg: pkijs.AlgorithmIdentifier;
   let signature: Buffer;
   if (isEc) {
-    const oid = { sha1: '1.2.840.10045.4.1', sha256: '1.2.840.10045.4.3.2', sha384: '1.2.840.10045.4.3.3', sha512: '1.2.840.10045.4.3.4' }[digestName];
+    const oid = { sha1: '1.2.840.10045.4.1', sha256: '1.2.840.10045.4.3.2', sha384: '1.2.840.10045.4.3.3', sha512: '1.2.840.10045.4.3.4' }[
+      digestName
+    ];
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: oid });
     signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, dsaEncoding: 'der' });
   } else if (o.pss) {

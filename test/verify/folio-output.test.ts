@@ -125,12 +125,20 @@ describe("Folio's own signed output", () => {
   const attacks: Array<[string, (b: Uint8Array) => Uint8Array, (r: any) => void]> = [
     ['a page appended', (b) => appendPage(b), (r) => expect(r.signatures[0].modificationsAfter.level).toBe('OTHER')],
     ['a content stream changed', (b) => changeContentStream(b), (r) => expect(r.signatures[0].modificationsAfter.level).toBe('OTHER')],
-    ['a content stream changed behind an empty xref with no /Prev', (b) => changeContentStream(b, { xref: 'empty', prev: false }), (r) => expect(r.signatures[0].modificationsAfter.level).toBe('OTHER')],
+    [
+      'a content stream changed behind an empty xref with no /Prev',
+      (b) => changeContentStream(b, { xref: 'empty', prev: false }),
+      (r) => expect(r.signatures[0].modificationsAfter.level).toBe('OTHER'),
+    ],
     ['an object re-pointed by an xref-only update', (b) => repointObject(b), (r) => expect(r.valid).toBe(false)],
     ['the Contents zeroed', (b) => zeroContents(b), (r) => expect(r.signatures[0].problems.join()).toMatch(/CONTENTS_EMPTY/)],
     ['the Contents emptied', (b) => emptyContents(b), (r) => expect(r.signatures[0].subIndication).toBe('FORMAT_FAILURE')],
     ['the gap widened', (b) => widenGap(b), (r) => expect(r.signatures[0].problems.join()).toMatch(/SIGNATURE_WRAPPING/)],
-    ['an annotation added after the approval signature', (b) => addAnnotation(b, 'FreeText'), (r) => expect(r.signatures[0].modificationsAfter.level).toBe('ANNOTATIONS')],
+    [
+      'an annotation added after the approval signature',
+      (b) => addAnnotation(b, 'FreeText'),
+      (r) => expect(r.signatures[0].modificationsAfter.level).toBe('ANNOTATIONS'),
+    ],
   ];
   for (const [name, attack, check] of attacks) {
     it(`attack: ${name} → valid:false`, async () => {

@@ -52,7 +52,11 @@ async function verify(t: TestApi, pdf: Uint8Array) {
 }
 
 /** Seals with the service's own key, as POST /v1/sign does, after `tamper` edited the loaded document. */
-async function sealWithServiceKey(t: TestApi, pdf: Uint8Array, tamper: (doc: Awaited<ReturnType<typeof preparePdf>>['doc']) => void): Promise<Uint8Array> {
+async function sealWithServiceKey(
+  t: TestApi,
+  pdf: Uint8Array,
+  tamper: (doc: Awaited<ReturnType<typeof preparePdf>>['doc']) => void,
+): Promise<Uint8Array> {
   const prepared = await preparePdf(pdf);
   tamper(prepared.doc);
   const sha = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
@@ -97,14 +101,20 @@ describe('signing an already signed PDF with Folio', () => {
       expect(s.issuedByThisService).toBe(true);
     }
     expect(r.signatures[0].modificationsAfter.level).toBe('SIGNATURES_ONLY');
-    expect(r.signatures[0].modificationsAfter.details).toEqual([expect.objectContaining({ level: 'SIGNATURES_ONLY', issue: AUDIT_DETAIL, revision: 3 })]);
+    expect(r.signatures[0].modificationsAfter.details).toEqual([
+      expect.objectContaining({ level: 'SIGNATURES_ONLY', issue: AUDIT_DETAIL, revision: 3 }),
+    ]);
     expect(r.signatures[1].modificationsAfter.level).toBe('NONE');
     expect(r.auditTrail).toMatchObject({ hashMatches: true, coveredBySignature: true });
 
     // Three times: both audit revisions are exempted for the first signature.
     const thrice = await verify(api, await sign(api, twice));
     expect(thrice.valid).toBe(true);
-    expect(thrice.signatures.map((s: { modificationsAfter: { level: string } }) => s.modificationsAfter.level)).toEqual(['SIGNATURES_ONLY', 'SIGNATURES_ONLY', 'NONE']);
+    expect(thrice.signatures.map((s: { modificationsAfter: { level: string } }) => s.modificationsAfter.level)).toEqual([
+      'SIGNATURES_ONLY',
+      'SIGNATURES_ONLY',
+      'NONE',
+    ]);
   });
 
   it('signed by pdfsig, then by Folio: valid, the pdfsig signature sees SIGNATURES_ONLY', async () => {
@@ -191,7 +201,13 @@ describe('signing an already signed PDF with Folio', () => {
   it('an audit revision signed by this service that also adds a visible annotation to the existing last page → valid:false', async () => {
     const tampered = await sealWithServiceKey(api, folioSigned, (doc) => {
       const annot = doc.context.register(
-        doc.context.obj({ Type: 'Annot', Subtype: 'FreeText', Rect: [50, 50, 300, 100], Contents: PDFString.of('Paid in full'), DA: PDFString.of('/Helv 12 Tf 0 g') }),
+        doc.context.obj({
+          Type: 'Annot',
+          Subtype: 'FreeText',
+          Rect: [50, 50, 300, 100],
+          Contents: PDFString.of('Paid in full'),
+          DA: PDFString.of('/Helv 12 Tf 0 g'),
+        }),
       );
       // Set directly: pdf-lib's addAnnot would also normalise the page's /Contents into an array.
       const page = doc.getPage(doc.getPageCount() - 1).node;

@@ -32,7 +32,10 @@ afterAll(async () => {
 });
 
 const postJson = (body: unknown, init: RequestInit = {}) =>
-  fetch(`${api.url}/v1/verify`, authed(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...init }));
+  fetch(
+    `${api.url}/v1/verify`,
+    authed(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...init }),
+  );
 const postFile = (bytes: Uint8Array, name = 'doc.pdf') => {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), name);
@@ -44,12 +47,30 @@ describe('POST /v1/verify', () => {
     const res = await postJson({ document: { base64: Buffer.from(signed).toString('base64') } });
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ valid: true, indication: 'TOTAL_PASSED', signatureCount: 1, signer: { name: 'Alice Signer', email: 'alice@example.com' } });
+    expect(body).toMatchObject({
+      valid: true,
+      indication: 'TOTAL_PASSED',
+      signatureCount: 1,
+      signer: { name: 'Alice Signer', email: 'alice@example.com' },
+    });
     expect(typeof body.reason).toBe('string');
     expect(body.document.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(body.document.revisions).toBe(2);
     const s = body.signatures[0];
-    for (const k of ['fieldName', 'subFilter', 'digestAlgorithm', 'signedAt', 'signer', 'byteRange', 'coverage', 'integrity', 'certificate', 'modificationsAfter', 'indication', 'issuedByThisService']) {
+    for (const k of [
+      'fieldName',
+      'subFilter',
+      'digestAlgorithm',
+      'signedAt',
+      'signer',
+      'byteRange',
+      'coverage',
+      'integrity',
+      'certificate',
+      'modificationsAfter',
+      'indication',
+      'issuedByThisService',
+    ]) {
       expect(s, k).toHaveProperty(k);
     }
     expect(Object.keys(s.signer).sort()).toEqual(['email', 'fingerprint', 'issuer', 'name', 'notAfter', 'notBefore', 'serialNumber', 'subject']);
@@ -94,7 +115,12 @@ describe('POST /v1/verify', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: 'INVALID_FILE_FORMAT', error: 'Bad Request' });
 
-    const enc = Buffer.from(Buffer.from(await makePdf(1)).toString('latin1').replace('trailer\n<<', 'trailer\n<</Encrypt <</Filter /Standard>> '), 'latin1');
+    const enc = Buffer.from(
+      Buffer.from(await makePdf(1))
+        .toString('latin1')
+        .replace('trailer\n<<', 'trailer\n<</Encrypt <</Filter /Standard>> '),
+      'latin1',
+    );
     res = await postFile(new Uint8Array(enc));
     expect(res.status).toBe(422);
     expect((await res.json()).code).toBe('UNPROCESSABLE_DOCUMENT');

@@ -6,9 +6,7 @@
  */
 import { strFromU8, strToU8, unzipSync, zipSync, type Unzipped, type Zippable } from 'fflate';
 import { FolioClientError } from './errors.js';
-import {
-  NS, appendToRoot, attr, decodeEntities, elementText, encodeText, ensurePrefix, prefixesFor, qname, rootStartTag, startTags,
-} from './xml.js';
+import { NS, appendToRoot, attr, decodeEntities, elementText, encodeText, ensurePrefix, prefixesFor, qname, rootStartTag, startTags } from './xml.js';
 
 export const SETTINGS_PART = 'word/settings.xml';
 export const CORE_PART = 'docProps/core.xml';
@@ -133,9 +131,11 @@ function addPackageRelationship(rels: string, type: string, target: string): str
 
 function writeCreated(core: string | undefined, createdAt: string): string {
   if (!core) {
-    return '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n' +
+    return (
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n' +
       `<cp:coreProperties xmlns:cp="${NS.coreProps}" xmlns:dc="${NS.dc}" xmlns:dcterms="${NS.dcterms}" xmlns:xsi="${NS.xsi}">` +
-      `<dcterms:created xsi:type="dcterms:W3CDTF">${createdAt}</dcterms:created></cp:coreProperties>`;
+      `<dcterms:created xsi:type="dcterms:W3CDTF">${createdAt}</dcterms:created></cp:coreProperties>`
+    );
   }
   let xml = core;
   // An empty <dcterms:created/> or <dcterms:created></dcterms:created> is replaced, not duplicated.
@@ -151,8 +151,10 @@ function writeGuid(custom: string | undefined, guid: string): string {
   const property = (p: string, vt: string, pid: number) =>
     `<${qname(p, 'property')} fmtid="${CUSTOM_FMTID}" pid="${pid}" name="DocumentGuid"><${vt}:lpwstr>${encodeText(guid)}</${vt}:lpwstr></${qname(p, 'property')}>`;
   if (!custom) {
-    return '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n' +
-      `<Properties xmlns="${NS.customProps}" xmlns:vt="${NS.vt}">${property('', 'vt', 2)}</Properties>`;
+    return (
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n' +
+      `<Properties xmlns="${NS.customProps}" xmlns:vt="${NS.vt}">${property('', 'vt', 2)}</Properties>`
+    );
   }
   const root = rootStartTag(custom);
   const rootPrefix = root && root.name.includes(':') ? root.name.split(':')[0]! : '';
@@ -171,9 +173,10 @@ export function writeDocxMetadata(bytes: Uint8Array, add: { guid?: string; creat
   const stored: StoredNames = new Set();
   const parts = unzipParts(bytes, () => true, MAX_PACKAGE_BYTES, stored);
   const out: Record<string, Uint8Array> = { ...parts };
-  let types = text(parts, CONTENT_TYPES_PART) ??
-    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<Types xmlns="${NS.contentTypes}"></Types>`;
-  let rels = text(parts, PACKAGE_RELS_PART) ??
+  let types =
+    text(parts, CONTENT_TYPES_PART) ?? `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<Types xmlns="${NS.contentTypes}"></Types>`;
+  let rels =
+    text(parts, PACKAGE_RELS_PART) ??
     `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<Relationships xmlns="${NS.relationships}"></Relationships>`;
   if (add.createdAt) {
     out[CORE_PART] = strToU8(writeCreated(text(parts, CORE_PART), add.createdAt));

@@ -119,7 +119,12 @@ export const portableCases: PortableCase[] = [
         ['zip without word/document.xml', withParts(fx.bare, { 'word/document.xml': null })],
         ['truncated', fx.docid.slice(0, 2000)],
       ] as const) {
-        const e = await off(lib).open(bytes).then(() => undefined, (x: unknown) => x);
+        const e = await off(lib)
+          .open(bytes)
+          .then(
+            () => undefined,
+            (x: unknown) => x,
+          );
         ok(e instanceof lib.FolioClientError, `${what}: rejected with FolioClientError`);
         eq((e as { code: string }).code, 'INVALID_FILE_FORMAT', `${what}: code`);
       }
@@ -158,10 +163,23 @@ export const portableCases: PortableCase[] = [
       const doc = await off(lib).open(fx.bare);
       eq([doc.guid, doc.createdAt, doc.rule], [null, null, 'content'], 'identity');
       const out = partsOf(await doc.export());
-      ok(/<dcterms:created xsi:type="dcterms:W3CDTF">\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ<\/dcterms:created>/.test(out['docProps/core.xml'] ?? ''), 'core.xml');
+      ok(
+        /<dcterms:created xsi:type="dcterms:W3CDTF">\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ<\/dcterms:created>/.test(out['docProps/core.xml'] ?? ''),
+        'core.xml',
+      );
       ok((out['docProps/custom.xml'] ?? '').includes(`<vt:lpwstr>${doc.identity.guid}</vt:lpwstr>`), 'custom.xml');
-      ok(out['[Content_Types].xml']!.includes('PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"'), 'core content type');
-      ok(out['[Content_Types].xml']!.includes('PartName="/docProps/custom.xml" ContentType="application/vnd.openxmlformats-officedocument.custom-properties+xml"'), 'custom content type');
+      ok(
+        out['[Content_Types].xml']!.includes(
+          'PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"',
+        ),
+        'core content type',
+      );
+      ok(
+        out['[Content_Types].xml']!.includes(
+          'PartName="/docProps/custom.xml" ContentType="application/vnd.openxmlformats-officedocument.custom-properties+xml"',
+        ),
+        'custom content type',
+      );
       ok(out['_rels/.rels']!.includes('relationships/metadata/core-properties" Target="docProps/core.xml"'), 'core relationship');
       ok(out['_rels/.rels']!.includes('relationships/custom-properties" Target="docProps/custom.xml"'), 'custom relationship');
       const ids = [...out['_rels/.rels']!.matchAll(/Id="([^"]+)"/g)].map((m) => m[1]);
