@@ -13,7 +13,8 @@ import { styleDefinition } from '../docx/styles.js';
 import type { TemplateDocument } from './document.js';
 import { paragraphSegments, PLACEHOLDER_RE, type ControlField, type PlaceholderField } from './fields.js';
 import { DEFAULT_DATE_PICTURE, formatWordDate, fullDateAttr } from './dates.js';
-import { drawnSize, inlineDrawingXml, pixels, type Box, type PreparedImage } from './images.js';
+import { inlineDrawingXml } from '../docx/drawing.js';
+import { drawnSize, pixels, type Box, type PreparedImage } from './images.js';
 import { updateBinding } from './bindings.js';
 import type { FieldOptions, ResolvedValue } from './types.js';
 import {
@@ -342,7 +343,7 @@ export class Filler {
     const docPrId = this.doc.allocateDocPrId();
     this.doc.declareNamespaces(part, ['w', 'r', 'wp']);
     const description = options.alt ?? image.description;
-    const xml = `<w:r>${base ? runPropsForDrawing(base) : ''}${inlineDrawingXml({ relId, svgRelId, docPrId, size, description, name: `Picture ${docPrId}` })}</w:r>`;
+    const xml = `<w:r>${base ? runPropsForDrawing(base) : ''}${inlineDrawingXml({ rId: relId, svgRId: svgRelId, widthEmu: size.cx, heightEmu: size.cy, id: docPrId, name: `Picture ${docPrId}`, description })}</w:r>`;
     return parseFragment(xml)[0] as XElement;
   }
 

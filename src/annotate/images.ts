@@ -1,15 +1,16 @@
 /**
  * Images for image and signature fields: recognising the bytes (PNG, JPEG, GIF, SVG), the PNG fallback that
  * Word and LibreOffice need beside an SVG (rasterised with resvg, bounded), typed signatures rendered from a
- * name, sizing (explicit pixels or fitted into the control's box), and the DrawingML of an inline picture.
+ * name, sizing (explicit pixels or fitted into the control's box). The DrawingML of the
+ * inline picture itself is src/docx/drawing.ts, shared with convert.
  */
 import fs from 'node:fs';
 import { imageSize } from 'image-size';
 import { Resvg } from '@resvg/resvg-js';
 import { FolioError } from '../errors.js';
-import { escapeAttr, escapeText, stripInvalidXmlChars } from './xml.js';
+import { EMU_PER_PX } from '../docx/drawing.js';
+import { escapeText, stripInvalidXmlChars } from './xml.js';
 
-export const EMU_PER_PX = 9525;
 /** Widest SVG fallback raster, in pixels: enough for print at the sizes a template holds, bounded in memory. */
 const MAX_RASTER_SIDE = 2000;
 const MAX_SVG_BYTES = 5 * 1024 * 1024;
@@ -194,24 +195,4 @@ export function drawnSize(img: PreparedImage, dims: { width?: number; height?: n
     cx = maxWidthEmu;
   }
   return { cx: Math.round(cx), cy: Math.round(cy) };
-}
-
-const SVG_BLIP_EXT = '{96DAC541-7B7A-43D3-8B79-37D633B846F1}';
-
-/** w:drawing/wp:inline XML for a picture (prefixes w, wp, r must be declared on the part's root). */
-export function inlineDrawingXml(opts: { relId: string; svgRelId?: string; docPrId: number; size: Box; description: string; name: string }): string {
-  const { cx, cy } = opts.size;
-  const svgExt = opts.svgRelId
-    ? `<a:extLst><a:ext uri="${SVG_BLIP_EXT}"><asvg:svgBlip xmlns:asvg="http://schemas.microsoft.com/office/drawing/2016/SVG/main" r:embed="${opts.svgRelId}"/></a:ext></a:extLst>`
-    : '';
-  return (
-    `<w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/>` +
-    `<wp:effectExtent l="0" t="0" r="0" b="0"/><wp:docPr id="${opts.docPrId}" name="${escapeAttr(opts.name)}" descr="${escapeAttr(opts.description)}"/>` +
-    `<wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" noChangeAspect="1"/></wp:cNvGraphicFramePr>` +
-    `<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">` +
-    `<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="0" name="${escapeAttr(opts.name)}" descr="${escapeAttr(opts.description)}"/><pic:cNvPicPr><a:picLocks noChangeAspect="1" noChangeArrowheads="1"/></pic:cNvPicPr></pic:nvPicPr>` +
-    `<pic:blipFill><a:blip r:embed="${opts.relId}">${svgExt}</a:blip><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
-    `<pic:spPr bwMode="auto"><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr>` +
-    `</pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`
-  );
 }
