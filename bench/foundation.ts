@@ -3,26 +3,12 @@
  * authenticated request (GET /v1/auth/keys) against a bare Fastify hello-world, in one run.
  * Goals: health ≥ 0.8× bare, authenticated ≥ 0.6× bare.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import autocannon from 'autocannon';
+import { startBenchServer } from './support.js';
 
-const root = path.resolve(import.meta.dirname, '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/servers/foundation.ts')], {
-  cwd: root,
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
-const info = await new Promise<{ bare: number; api: number; apiKey: string }>((resolve, reject) => {
-  let buf = '';
-  child.stderr.on('data', (d) => {
-    buf += d;
-    const line = buf.split('\n').find((l) => l.startsWith('{'));
-    if (line) resolve(JSON.parse(line));
-  });
-  child.on('exit', (c) => reject(new Error(`bench server exited ${c}: ${buf}`)));
-});
+const { child, info } = await startBenchServer<{ bare: number; api: number; apiKey: string }>('bench/servers/foundation.ts');
 
 async function run(title: string, url: string, headers: Record<string, string> = {}) {
   // Short warm-up so JIT and connection setup do not count.

@@ -10,21 +10,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { HOSTILE, envelope, judge, validCases, validTemplate, type Budget, type Endpoint, type RequestSpec } from '../test/adversarial/generators.js';
-import { FolioProcess, MB, descendants, median, percentile } from '../test/adversarial/server.js';
+import { FolioProcess, MB, descendants, median, percentile, serverEnv } from '../test/adversarial/server.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 8);
 const HOSTILE_SHARE = 0.05;
 const ENGINE_TIMEOUT_MS = 8_000;
 const OFFICE_TIMEOUT_MS = 20_000;
-const ENV = {
-  OFFICE_WORKERS: '1',
-  OFFICE_TIMEOUT_MS: String(OFFICE_TIMEOUT_MS),
-  OFFICE_MEMORY_MB: '1024',
-  ENGINE_WORKERS: '2',
-  ENGINE_TIMEOUT_MS: String(ENGINE_TIMEOUT_MS),
-  ENGINE_MEMORY_MB: '512',
-};
+const ENV = serverEnv({ engineTimeoutMs: ENGINE_TIMEOUT_MS, officeTimeoutMs: OFFICE_TIMEOUT_MS });
 const deadline = (b: Budget) =>
   ({ engine: ENGINE_TIMEOUT_MS, office: OFFICE_TIMEOUT_MS, 'engine+office': ENGINE_TIMEOUT_MS + OFFICE_TIMEOUT_MS, none: 2_000 })[b] + 30_000;
 

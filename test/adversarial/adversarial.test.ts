@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE, envelope, footnotesMarkdown, judge, validCases, validTemplate, type Budget } from './generators.js';
-import { FolioProcess, HealthPoller, MB, descendants, percentile, type SendResult } from './server.js';
+import { FolioProcess, HealthPoller, MB, descendants, percentile, serverEnv, type SendResult } from './server.js';
 
 const ENGINE_TIMEOUT_MS = 8_000;
 const OFFICE_TIMEOUT_MS = 15_000;
@@ -38,18 +38,15 @@ const HEALTH_MAX_MS = 1_000;
  */
 const RSS_BOUND = 700 * MB;
 
-const ENV = {
-  OFFICE_WORKERS: '1',
-  OFFICE_TIMEOUT_MS: String(OFFICE_TIMEOUT_MS),
-  OFFICE_MEMORY_MB: '1024',
-  ENGINE_WORKERS: '2',
-  ENGINE_TIMEOUT_MS: String(ENGINE_TIMEOUT_MS),
-  ENGINE_MEMORY_MB: '512',
-  // Small, so that the saturation case can overflow it with ten requests.
-  ENGINE_QUEUE_SIZE: '4',
-};
 const ENGINE_WORKERS = 2;
+/** Small, so that the saturation case can overflow it with ten requests. */
 const ENGINE_QUEUE_SIZE = 4;
+const ENV = serverEnv({
+  engineTimeoutMs: ENGINE_TIMEOUT_MS,
+  officeTimeoutMs: OFFICE_TIMEOUT_MS,
+  engineWorkers: ENGINE_WORKERS,
+  engineQueueSize: ENGINE_QUEUE_SIZE,
+});
 
 function budgetMs(b: Budget): number {
   const t = {

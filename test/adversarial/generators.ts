@@ -506,6 +506,41 @@ function both(id: string, klass: string, pdf: () => Buffer, signRefuse: number[]
   ];
 }
 
+/**
+ * The same template sent to /v1/annotate (with one text field) and to /v1/annotate/fields, in that order.
+ * `ok` judges a 200 per endpoint (absent: a 200 is wrong); `false` leaves that endpoint out.
+ */
+function annotateCases(
+  id: string,
+  klass: string,
+  template: () => Uint8Array,
+  refuse: number[],
+  ok: { annotate?: HostileCase['ok'] | false; fields?: HostileCase['ok'] | false } = {},
+): HostileCase[] {
+  const out: HostileCase[] = [];
+  if (ok.annotate !== false)
+    out.push({
+      id: `${id}@annotate`,
+      klass,
+      endpoint: 'annotate',
+      budget: 'engine',
+      refuse,
+      ok: ok.annotate,
+      build: () => post('/v1/annotate', docJson(template(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
+    });
+  if (ok.fields !== false)
+    out.push({
+      id: `${id}@fields`,
+      klass,
+      endpoint: 'annotate/fields',
+      budget: 'engine',
+      refuse,
+      ok: ok.fields,
+      build: () => post('/v1/annotate/fields', docJson(template())),
+    });
+  return out;
+}
+
 export const HOSTILE: HostileCase[] = [
   // HTML → DOCX and annotate html values: CSS selector matching must be bounded.
   {
@@ -566,22 +601,7 @@ export const HOSTILE: HostileCase[] = [
   })),
 
   // ZIP bombs: the inflation budget must stop them while inflating.
-  {
-    id: 'zip.single-entry-2GiB@annotate',
-    klass: 'ZIP: document part inflating to 2 GiB',
-    endpoint: 'annotate',
-    budget: 'engine',
-    refuse: R_BOMB,
-    build: () => post('/v1/annotate', docJson(zips.singleEntry(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
-  },
-  {
-    id: 'zip.single-entry-2GiB@fields',
-    klass: 'ZIP: document part inflating to 2 GiB',
-    endpoint: 'annotate/fields',
-    budget: 'engine',
-    refuse: R_BOMB,
-    build: () => post('/v1/annotate/fields', docJson(zips.singleEntry())),
-  },
+  ...annotateCases('zip.single-entry-2GiB', 'ZIP: document part inflating to 2 GiB', zips.singleEntry, R_BOMB),
   {
     id: 'zip.single-entry-2GiB@docx→pdf',
     klass: 'ZIP: document part inflating to 2 GiB',
@@ -591,50 +611,9 @@ export const HOSTILE: HostileCase[] = [
     build: () => convert('docx', 'pdf', 'bomb.docx', zips.singleEntry()),
   },
   // A media part nobody needs to read: passing it through untouched (200) is as good as refusing it.
-  {
-    id: 'zip.media-2GiB@annotate',
-    klass: 'ZIP: media part inflating to 2 GiB',
-    endpoint: 'annotate',
-    budget: 'engine',
-    refuse: R_BOMB,
-    ok: okAnnotate,
-    build: () => post('/v1/annotate', docJson(zips.singleMedia(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
-  },
-  {
-    id: 'zip.many-entries-60k@annotate',
-    klass: 'ZIP: 60,000 entries',
-    endpoint: 'annotate',
-    budget: 'engine',
-    refuse: R_BOMB,
-    ok: okAnnotate,
-    build: () => post('/v1/annotate', docJson(zips.manyEntries(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
-  },
-  {
-    id: 'zip.many-entries-60k@fields',
-    klass: 'ZIP: 60,000 entries',
-    endpoint: 'annotate/fields',
-    budget: 'engine',
-    refuse: R_BOMB,
-    ok: okFields,
-    build: () => post('/v1/annotate/fields', docJson(zips.manyEntries())),
-  },
-  {
-    id: 'zip.overlapping-1000x64MiB@annotate',
-    klass: 'ZIP: 1,000 overlapping entries of 64 MiB',
-    endpoint: 'annotate',
-    budget: 'engine',
-    refuse: R_BOMB,
-    build: () => post('/v1/annotate', docJson(zips.overlapping(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
-  },
-  {
-    id: 'zip.overlapping-1000x64MiB@fields',
-    klass: 'ZIP: 1,000 overlapping entries of 64 MiB',
-    endpoint: 'annotate/fields',
-    budget: 'engine',
-    refuse: R_BOMB,
-    ok: okFields,
-    build: () => post('/v1/annotate/fields', docJson(zips.overlapping())),
-  },
+  ...annotateCases('zip.media-2GiB', 'ZIP: media part inflating to 2 GiB', zips.singleMedia, R_BOMB, { annotate: okAnnotate, fields: false }),
+  ...annotateCases('zip.many-entries-60k', 'ZIP: 60,000 entries', zips.manyEntries, R_BOMB, { annotate: okAnnotate, fields: okFields }),
+  ...annotateCases('zip.overlapping-1000x64MiB', 'ZIP: 1,000 overlapping entries of 64 MiB', zips.overlapping, R_BOMB, { fields: okFields }),
   {
     id: 'zip.overlapping-1000x64MiB@docx→pdf',
     klass: 'ZIP: 1,000 overlapping entries of 64 MiB',
@@ -643,67 +622,12 @@ export const HOSTILE: HostileCase[] = [
     refuse: R_BOMB,
     build: () => convert('docx', 'pdf', 'overlap.docx', zips.overlapping()),
   },
-  {
-    id: 'zip.lying-size-1GiB@annotate',
-    klass: 'ZIP: declares 2 KB, inflates to 1 GiB',
-    endpoint: 'annotate',
-    budget: 'engine',
-    refuse: R_BOMB,
-    build: () => post('/v1/annotate', docJson(zips.lyingSize(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
-  },
-  {
-    id: 'zip.lying-size-1GiB@fields',
-    klass: 'ZIP: declares 2 KB, inflates to 1 GiB',
-    endpoint: 'annotate/fields',
-    budget: 'engine',
-    refuse: R_BOMB,
-    build: () => post('/v1/annotate/fields', docJson(zips.lyingSize())),
-  },
-  {
-    id: 'zip.traversal-names@annotate',
-    klass: 'ZIP: ../../x entry names',
-    endpoint: 'annotate',
-    budget: 'engine',
-    refuse: [400, 422],
-    ok: okAnnotate,
-    build: () => post('/v1/annotate', docJson(zips.traversal(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
-  },
+  ...annotateCases('zip.lying-size-1GiB', 'ZIP: declares 2 KB, inflates to 1 GiB', zips.lyingSize, R_BOMB),
+  ...annotateCases('zip.traversal-names', 'ZIP: ../../x entry names', zips.traversal, [400, 422], { annotate: okAnnotate, fields: false }),
 
   // XML bombs in word/document.xml.
-  {
-    id: 'xml.entity-bomb@annotate',
-    klass: 'XML billion laughs in document.xml',
-    endpoint: 'annotate',
-    budget: 'engine',
-    refuse: [400, 422],
-    ok: okAnnotate,
-    build: () => post('/v1/annotate', docJson(xml.entities(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
-  },
-  {
-    id: 'xml.entity-bomb@fields',
-    klass: 'XML billion laughs in document.xml',
-    endpoint: 'annotate/fields',
-    budget: 'engine',
-    refuse: [400, 422],
-    ok: okFields,
-    build: () => post('/v1/annotate/fields', docJson(xml.entities())),
-  },
-  {
-    id: 'xml.depth-100k@annotate',
-    klass: 'XML 100,000 nested content controls',
-    endpoint: 'annotate',
-    budget: 'engine',
-    refuse: [400, 422],
-    build: () => post('/v1/annotate', docJson(xml.depth(), { fields: [{ id: 'name', type: 'text', value: 'x' }] })),
-  },
-  {
-    id: 'xml.depth-100k@fields',
-    klass: 'XML 100,000 nested content controls',
-    endpoint: 'annotate/fields',
-    budget: 'engine',
-    refuse: [400, 422],
-    build: () => post('/v1/annotate/fields', docJson(xml.depth())),
-  },
+  ...annotateCases('xml.entity-bomb', 'XML billion laughs in document.xml', xml.entities, [400, 422], { annotate: okAnnotate, fields: okFields }),
+  ...annotateCases('xml.depth-100k', 'XML 100,000 nested content controls', xml.depth, [400, 422]),
 
   // PDFs for sign and verify (verify answers 200 for every readable PDF).
   // The objects before a bogus xref stream are intact: a reader that falls back to scanning them may sign.

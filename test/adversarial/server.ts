@@ -102,6 +102,33 @@ export function serverEntry(): { args: string[]; label: string } {
   return fs.existsSync(main) ? { args: [main], label: 'compiled sources (tsc)' } : source;
 }
 
+/** The budgets the server runs with in the adversarial suite and the soak benchmark. */
+export interface ServerLimits {
+  engineTimeoutMs: number;
+  officeTimeoutMs: number;
+  /** Engine worker threads (default 2). */
+  engineWorkers?: number;
+  /** ENGINE_QUEUE_SIZE; the server's default when absent. */
+  engineQueueSize?: number;
+}
+
+/**
+ * The environment for `FolioProcess.start`: one LibreOffice worker with a 1 GB ceiling, engine threads with
+ * 512 MB each, and the given budgets.
+ */
+export function serverEnv(limits: ServerLimits): Record<string, string> {
+  const env: Record<string, string> = {
+    OFFICE_WORKERS: '1',
+    OFFICE_TIMEOUT_MS: String(limits.officeTimeoutMs),
+    OFFICE_MEMORY_MB: '1024',
+    ENGINE_WORKERS: String(limits.engineWorkers ?? 2),
+    ENGINE_TIMEOUT_MS: String(limits.engineTimeoutMs),
+    ENGINE_MEMORY_MB: '512',
+  };
+  if (limits.engineQueueSize !== undefined) env.ENGINE_QUEUE_SIZE = String(limits.engineQueueSize);
+  return env;
+}
+
 export interface SendResult extends Answer {
   ms: number;
   retryAfter: string | null;

@@ -1,9 +1,11 @@
 /**
- * A hand-rolled ZIP writer for hostile packages. fflate/pizzip will not write lying sizes, overlapping
- * entries or `../` names, and deflating gigabytes for real would take minutes, so bombs are built from a
- * repeated deflate chunk instead (see repeatedDeflate).
+ * Hostile packages: fflate/pizzip will not write lying sizes, overlapping entries or `../` names, so the
+ * archives come from the tests' own byte-by-byte ZIP builder (test/support/zip.ts, independent of the code
+ * under test); deflating gigabytes for real would take minutes, so bombs are built from a repeated deflate
+ * chunk instead (see repeatedDeflate).
  */
 import zlib from 'node:zlib';
+import { buildZip as writeZip, type ZipEntry } from '../support/zip.js';
 
 /** One entry as it will be written: the compressed bytes plus the header values (which may lie). */
 export interface RawEntry {
@@ -90,78 +92,21 @@ export function bombEntry(
   return { name, method: 8, compressed: r.deflated, crc: r.crc, size: r.size, declaredSize: opts.declaredSize };
 }
 
-function u16(n: number) {
-  const b = Buffer.alloc(2);
-  b.writeUInt16LE(n & 0xffff);
-  return b;
-}
-function u32(n: number) {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n >>> 0);
-  return b;
-}
-
-function localHeader(e: RawEntry): Buffer {
-  const name = Buffer.from(e.name, 'utf8');
-  const size = Math.min(e.declaredSize ?? e.size, 0xffffffff);
-  return Buffer.concat([
-    u32(0x04034b50),
-    u16(20),
-    u16(0x0800),
-    u16(e.method),
-    u16(0),
-    u16(0x21),
-    u32(e.crc),
-    u32(e.compressed.length),
-    u32(size),
-    u16(name.length),
-    u16(0),
-    name,
-  ]);
-}
-
-function centralHeader(e: RawEntry, offset: number): Buffer {
-  const name = Buffer.from(e.name, 'utf8');
-  const size = Math.min(e.declaredSize ?? e.size, 0xffffffff);
-  return Buffer.concat([
-    u32(0x02014b50),
-    u16(20),
-    u16(20),
-    u16(0x0800),
-    u16(e.method),
-    u16(0),
-    u16(0x21),
-    u32(e.crc),
-    u32(e.compressed.length),
-    u32(size),
-    u16(name.length),
-    u16(0),
-    u16(0),
-    u16(0),
-    u16(0),
-    u32(0),
-    u32(offset),
-    name,
-  ]);
-}
-
-function eocd(count: number, cdSize: number, cdOffset: number): Buffer {
-  return Buffer.concat([u32(0x06054b50), u16(0), u16(0), u16(count), u16(count), u32(cdSize), u32(cdOffset), u16(0)]);
-}
+/** The shared header fields of a hostile entry: UTF-8 names flagged, a fixed DOS date. */
+const header = (e: RawEntry): ZipEntry => ({
+  name: e.name,
+  compressed: e.compressed,
+  method: e.method,
+  crc: e.crc,
+  size: e.size,
+  declared: e.declaredSize,
+  flags: 0x0800,
+  date: 0x21,
+});
 
 /** A ZIP of the given entries, in order. */
 export function buildZip(entries: RawEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const h = localHeader(e);
-    centrals.push(centralHeader(e, offset));
-    locals.push(h, Buffer.from(e.compressed));
-    offset += h.length + e.compressed.length;
-  }
-  const cd = Buffer.concat(centrals);
-  return Buffer.concat([...locals, cd, eocd(entries.length, cd.length, offset)]);
+  return writeZip(entries.map(header));
 }
 
 /**
@@ -170,20 +115,7 @@ export function buildZip(entries: RawEntry[]): Buffer {
  * reader that trusts the directory inflates it `aliases` times.
  */
 export function overlappingZip(honest: RawEntry[], big: RawEntry, aliases: number, aliasName: (i: number) => string): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of honest) {
-    const h = localHeader(e);
-    centrals.push(centralHeader(e, offset));
-    locals.push(h, Buffer.from(e.compressed));
-    offset += h.length + e.compressed.length;
-  }
-  const bigOffset = offset;
-  const h = localHeader(big);
-  locals.push(h, Buffer.from(big.compressed));
-  offset += h.length + big.compressed.length;
-  for (let i = 0; i < aliases; i++) centrals.push(centralHeader({ ...big, name: aliasName(i) }, bigOffset));
-  const cd = Buffer.concat(centrals);
-  return Buffer.concat([...locals, cd, eocd(honest.length + aliases, cd.length, offset)]);
+  return writeZip([...honest.map(header), { ...header(big), unlisted: true }], {
+    aliases: Array.from({ length: aliases }, (_, i) => ({ name: aliasName(i), of: honest.length })),
+  });
 }

@@ -6,11 +6,11 @@
  * is a FolioError naming what was too large; the near-linear cases must also give the right result.
  */
 import { randomBytes } from 'node:crypto';
-import zlib from 'node:zlib';
 import { strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { annotateDocx, listTemplateFields, type AnnotateField } from '../../src/annotate/index.js';
-import { FolioError } from '../../src/errors.js';
+import { buildZip } from '../support/zip.js';
+import { rejection as refusal } from '../support/refusal.js';
 import { makeDocx, para, run, textOf, unpack, W_NS } from './helpers.js';
 
 const doc = (body: string) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document ${W_NS}><w:body>${body}</w:body></w:document>`;
@@ -24,7 +24,7 @@ function withDocument(xml: string, extra: Record<string, Uint8Array | string> = 
 }
 
 /**
- * Appends raw entries to a template by rewriting its ZIP: `declared` overrides the sizes in both headers
+ * Appends raw entries to a template by rewriting its ZIP (with test/support/zip.ts): `declared` overrides the sizes in both headers
  * (a lie the reader must catch without inflating), `aliases` add central records for an entry's bytes.
  */
 function withRawEntries(
@@ -32,66 +32,9 @@ function withRawEntries(
   entries: Array<{ name: string; data: Uint8Array; declared?: number }>,
   aliases: Array<{ name: string; of: string }> = [],
 ): Uint8Array {
-  const files = unzipSync(template);
-  const all = [...Object.entries(files).map(([name, data]) => ({ name, data, declared: undefined as number | undefined })), ...entries];
-  const chunks: Buffer[] = [];
-  const central: Buffer[] = [];
-  const at = new Map<string, { offset: number; crc: number; csize: number; usize: number }>();
-  let offset = 0;
-  const record = (name: string, w: { offset: number; crc: number; csize: number; usize: number }) => {
-    const n = Buffer.from(name);
-    const cd = Buffer.alloc(46);
-    cd.writeUInt32LE(0x02014b50, 0);
-    cd.writeUInt16LE(20, 4);
-    cd.writeUInt16LE(20, 6);
-    cd.writeUInt16LE(8, 10);
-    cd.writeUInt32LE(w.crc, 16);
-    cd.writeUInt32LE(w.csize, 20);
-    cd.writeUInt32LE(w.usize, 24);
-    cd.writeUInt16LE(n.length, 28);
-    cd.writeUInt32LE(w.offset, 42);
-    central.push(cd, n);
-  };
-  // The same bytes added many times are deflated once (separate entries all the same, no overlap).
-  const deflated = new Map<Uint8Array, { body: Buffer; crc: number }>();
-  for (const e of all) {
-    let d = deflated.get(e.data);
-    if (!d) deflated.set(e.data, (d = { body: zlib.deflateRawSync(e.data, { level: 1 }), crc: zlib.crc32(e.data) >>> 0 }));
-    const body = d.body;
-    const w = { offset, crc: d.crc, csize: body.length, usize: e.declared ?? e.data.length };
-    const n = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(w.crc, 14);
-    local.writeUInt32LE(w.csize, 18);
-    local.writeUInt32LE(w.usize, 22);
-    local.writeUInt16LE(n.length, 26);
-    chunks.push(local, n, body);
-    offset += 30 + n.length + body.length;
-    at.set(e.name, w);
-    record(e.name, w);
-  }
-  for (const a of aliases) record(a.name, at.get(a.of)!);
-  const cd = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(all.length + aliases.length, 8);
-  end.writeUInt16LE(all.length + aliases.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...chunks, cd, end]));
-}
-
-async function refusal(p: Promise<unknown> | (() => unknown)): Promise<FolioError> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (e) {
-    expect(e).toBeInstanceOf(FolioError);
-    return e as FolioError;
-  }
-  throw new Error('expected a FolioError');
+  const parts = Object.entries(unzipSync(template)).map(([name, data]) => ({ name, data }));
+  // Level 1, and the same bytes added many times are deflated once (separate entries all the same, no overlap).
+  return new Uint8Array(buildZip([...parts, ...entries], { aliases, level: 1 }));
 }
 
 const text = (id: string, value: string): AnnotateField => ({ id, type: 'text', value });

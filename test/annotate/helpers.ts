@@ -6,8 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
-import { XMLValidator } from 'fast-xml-parser';
+import { strToU8, zipSync, type Zippable } from 'fflate';
 
 export const TEMPLATES = '/work/shared/corpus/templates';
 export const W_NS =
@@ -98,27 +97,7 @@ export function makeDocx(parts: TemplateParts): Uint8Array {
   return zipSync(files);
 }
 
-export interface Unpacked {
-  files: Record<string, Uint8Array>;
-  part(name: string): string;
-  document: string;
-}
-
-/** Unzips a DOCX and checks that every XML part is well-formed. */
-export function unpack(docx: Uint8Array): Unpacked {
-  const files = unzipSync(docx);
-  for (const [name, bytes] of Object.entries(files)) {
-    if (!/\.(xml|rels)$/.test(name)) continue;
-    const v = XMLValidator.validate(strFromU8(bytes));
-    if (v !== true) throw new Error(`${name} is not well-formed: ${JSON.stringify(v)}`);
-  }
-  const part = (name: string) => {
-    const b = files[name];
-    if (!b) throw new Error(`missing part ${name}`);
-    return strFromU8(b);
-  };
-  return { files, part, document: part('word/document.xml') };
-}
+export { unpack, type Unpacked } from '../support/unpack.js';
 
 const unescape = (s: string) =>
   s

@@ -1,27 +1,4 @@
-import { unzipSync, strFromU8 } from 'fflate';
-import { XMLValidator } from 'fast-xml-parser';
-
-export interface Unpacked {
-  files: Record<string, Uint8Array>;
-  part(name: string): string;
-  document: string;
-}
-
-/** Unzips a produced DOCX and checks every XML part is well-formed. */
-export function unpack(docx: Uint8Array): Unpacked {
-  const files = unzipSync(docx);
-  for (const [name, bytes] of Object.entries(files)) {
-    if (!name.endsWith('.xml') && !name.endsWith('.rels')) continue;
-    const v = XMLValidator.validate(strFromU8(bytes));
-    if (v !== true) throw new Error(`${name} is not well-formed: ${JSON.stringify(v)}`);
-  }
-  const part = (name: string) => {
-    const b = files[name];
-    if (!b) throw new Error(`missing part ${name}`);
-    return strFromU8(b);
-  };
-  return { files, part, document: part('word/document.xml') };
-}
+export { unpack, type Unpacked } from '../support/unpack.js';
 
 export function count(haystack: string, needle: string | RegExp): number {
   if (typeof needle === 'string') return haystack.split(needle).length - 1;

@@ -3,9 +3,10 @@
  * names, central records that share one entry's bytes, local headers that disagree with the directory,
  * sizes that lie, CRCs that do not match, too many entries, and a budget that stops inflating mid-way.
  */
-import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FolioError } from '../../src/errors.js';
+import { buildZip, type ZipEntry } from '../support/zip.js';
+import { refusal } from '../support/refusal.js';
 import { badEntryName, DocxPackage, inflateEntry, InflateBudget, openDocx, readZipDirectory, type DocxLimits } from '../../src/docx/package.js';
 
 /** Opens a package and inflates every entry, as a reader that needs them all would. */
@@ -15,85 +16,15 @@ function readAll(zip: Uint8Array, limits?: DocxLimits): DocxPackage {
   return pkg;
 }
 
-interface RawEntry {
-  name: string;
-  data: Uint8Array | string;
-  /** Store instead of deflate. */
-  store?: boolean;
-  /** Sizes/CRC written in the headers instead of the real ones. */
-  declared?: number;
-  crc?: number;
-  /** Name written in the local header instead of `name`. */
-  localName?: string;
-  /** Uncompressed size written in the local header only. */
-  localDeclared?: number;
-}
-
-/** A ZIP written byte by byte, so that every header can lie; `aliases` are extra central records for an entry's bytes. */
-function rawZip(entries: RawEntry[], aliases: Array<{ name: string; of: number }> = []): Uint8Array {
-  const chunks: Buffer[] = [];
-  const central: Buffer[] = [];
-  const written: Array<{ offset: number; method: number; crc: number; csize: number; usize: number }> = [];
-  let offset = 0;
-  const record = (name: Buffer, w: (typeof written)[number]) => {
-    const cd = Buffer.alloc(46);
-    cd.writeUInt32LE(0x02014b50, 0);
-    cd.writeUInt16LE(20, 4);
-    cd.writeUInt16LE(20, 6);
-    cd.writeUInt16LE(w.method, 10);
-    cd.writeUInt32LE(w.crc, 16);
-    cd.writeUInt32LE(w.csize, 20);
-    cd.writeUInt32LE(w.usize, 24);
-    cd.writeUInt16LE(name.length, 28);
-    cd.writeUInt32LE(w.offset, 42);
-    central.push(cd, name);
-  };
-  for (const e of entries) {
-    const raw = typeof e.data === 'string' ? Buffer.from(e.data) : Buffer.from(e.data);
-    const body = e.store ? raw : zlib.deflateRawSync(raw);
-    const w = { offset, method: e.store ? 0 : 8, crc: e.crc ?? zlib.crc32(raw) >>> 0, csize: body.length, usize: e.declared ?? raw.length };
-    const localName = Buffer.from(e.localName ?? e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(w.method, 8);
-    local.writeUInt32LE(w.crc, 14);
-    local.writeUInt32LE(w.csize, 18);
-    local.writeUInt32LE(e.localDeclared ?? w.usize, 22);
-    local.writeUInt16LE(localName.length, 26);
-    chunks.push(local, localName, body);
-    offset += 30 + localName.length + body.length;
-    written.push(w);
-    record(Buffer.from(e.name), w);
-  }
-  for (const a of aliases) record(Buffer.from(a.name), written[a.of]!);
-  const cd = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  const n = entries.length + aliases.length;
-  end.writeUInt16LE(Math.min(n, 0xffff), 8);
-  end.writeUInt16LE(Math.min(n, 0xffff), 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...chunks, cd, end]));
-}
+/** A ZIP written byte by byte (test/support/zip.ts), so that every header can lie; `aliases` are extra central records for an entry's bytes. */
+const rawZip = (entries: ZipEntry[], aliases: Array<{ name: string; of: number }> = []) => new Uint8Array(buildZip(entries, { aliases }));
 
 const CT = '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>';
 const DOC = '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p/></w:body></w:document>';
-const base = (): RawEntry[] => [
+const base = (): ZipEntry[] => [
   { name: '[Content_Types].xml', data: CT },
   { name: 'word/document.xml', data: DOC },
 ];
-
-function refusal(fn: () => unknown): FolioError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(FolioError);
-    return e as FolioError;
-  }
-  throw new Error('expected a FolioError');
-}
 
 describe('the package reader on honest input', () => {
   it('reads every part with its bytes (directory entries are not parts)', () => {

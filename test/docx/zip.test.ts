@@ -9,22 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { unzipSync } from 'fflate';
 import { portableCrc32, writeZip, ZIP_DOS_DATE } from '../../src/docx/zip-writer.js';
 import { DocxPackage, openDocx, readZipDirectory } from '../../src/docx/package.js';
-import { FolioError } from '../../src/errors.js';
+import { refusal } from '../support/refusal.js';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 const CT = '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>';
 const rels = (target: string) =>
   `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="${target}"/></Relationships>`;
-
-function refusal(fn: () => unknown): FolioError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(FolioError);
-    return e as FolioError;
-  }
-  throw new Error('expected a FolioError');
-}
 
 describe('zip writer', () => {
   it('computes CRC-32 (IEEE) in JavaScript as zlib does', () => {

@@ -3,18 +3,10 @@
  * string skipping that honours escapes (so brackets and quotes inside strings never count).
  */
 import { describe, expect, it } from 'vitest';
-import { FolioError } from '../../src/errors.js';
+import { refusal as refusalOf } from '../support/refusal.js';
 import { MAX_JSON_VALUES, jsonShape, parseJsonBody } from '../../src/http/json-body.js';
 
-function refusal(text: string): FolioError {
-  try {
-    parseJsonBody(text);
-  } catch (e) {
-    expect(e).toBeInstanceOf(FolioError);
-    return e as FolioError;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = (text: string) => refusalOf(() => parseJsonBody(text));
 
 describe('jsonShape', () => {
   it('counts nesting and values outside strings only', () => {

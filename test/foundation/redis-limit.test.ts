@@ -1,5 +1,4 @@
 /** REDIS_URL: two API instances share one key's 10 in-flight slots (CONTRACT §9, beyond). */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { AddressInfo } from 'node:net';
@@ -8,23 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { buildApiApp } from '../../src/http/app.js';
 import { RedisInFlightLimiter } from '../../src/http/in-flight.js';
 import { generateApiKey } from '../../src/auth/keys.js';
+import { REDIS_URL, redisReachable } from '../support/redis.js';
 
-const REDIS_URL = process.env.FOLIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const redisUp = await new Promise<boolean>((resolve) => {
-  const u = new URL(REDIS_URL);
-  const s = net.connect(Number(u.port || 6379), u.hostname);
-  s.setTimeout(1500);
-  s.once('connect', () => {
-    s.end();
-    resolve(true);
-  });
-  s.once('error', () => resolve(false));
-  s.once('timeout', () => {
-    s.destroy();
-    resolve(false);
-  });
-});
-if (!redisUp) console.warn(`Redis is not reachable at ${REDIS_URL}: the shared in-flight limit suite is SKIPPED`);
+const redisUp = await redisReachable('the shared in-flight limit suite');
 
 describe.skipIf(!redisUp)('per-key in-flight limit shared through Redis', () => {
   const apps: FastifyInstance[] = [];

@@ -16,23 +16,9 @@ import { buildApiApp, MAX_IN_FLIGHT_PER_KEY } from '../../src/http/app.js';
 import { LocalInFlightLimiter, RedisInFlightLimiter, type InFlightLimiter } from '../../src/http/in-flight.js';
 import { generateApiKey } from '../../src/auth/keys.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { REDIS_URL, redisReachable } from '../support/redis.js';
 
-const REDIS_URL = process.env.FOLIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const redisUp = await new Promise<boolean>((resolve) => {
-  const u = new URL(REDIS_URL);
-  const s = net.connect(Number(u.port || 6379), u.hostname);
-  s.setTimeout(1500);
-  s.once('connect', () => {
-    s.end();
-    resolve(true);
-  });
-  s.once('error', () => resolve(false));
-  s.once('timeout', () => {
-    s.destroy();
-    resolve(false);
-  });
-});
-if (!redisUp) console.warn(`Redis is not reachable at ${REDIS_URL}: the Redis variant of the slot tests is SKIPPED`);
+const redisUp = await redisReachable('the Redis variant of the slot tests');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
