@@ -7,7 +7,19 @@ export interface DocxToPdfOptions {
   trackedChanges?: 'markup' | 'accept' | 'reject';
   pdfa?: '1b' | '2b' | '3b';
   tagged?: boolean;
+  /**
+   * Where the DOCX comes from. 'upload' (the default) is anything from outside: the worker opens it with every
+   * office check (validate.ts) before LibreOffice sees it. 'folio' says Folio's own writer produced these
+   * bytes (annotate's filled template, convert's Markdown/HTML composition), so the checks that only a
+   * hostile package needs are skipped (sniffing, content types and main part, the zip-bomb compression
+   * ratio, which a legitimately repetitive document exceeds); the size bounds that protect LibreOffice's
+   * memory stay (validate.ts, openFolioBuiltDocx). Never set it from a request parameter: only code that
+   * built the bytes itself may.
+   */
+  origin?: DocxOrigin;
 }
+
+export type DocxOrigin = 'upload' | 'folio';
 
 export interface OfficeEngineStatus {
   status: 'healthy' | 'degraded' | 'unhealthy';

@@ -10,7 +10,7 @@ import { LibreOfficeKit, DEFAULT_INSTALL_PATH } from './lok.js';
 import { fileUrl, writeProfile } from './profile.js';
 import { pdfFilterOptions } from './pdf-options.js';
 import { minimalDocx } from './minimal-docx.js';
-import { validateDocx } from './validate.js';
+import { openFolioBuiltDocx, validateDocx } from './validate.js';
 import { prepareDocx } from './prepare.js';
 import { FolioError } from '../errors.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
@@ -97,7 +97,9 @@ function main(): void {
     try {
       // Here rather than in the pool: unpacking and rewriting a hostile package can take seconds and
       // gigabytes, which the pool's time budget and memory ceiling bound in this process.
-      input = prepareDocx(validateDocx(m.docx), options);
+      // A DOCX Folio built itself skips the outside-input bounds (types.ts, DocxToPdfOptions.origin).
+      const pkg = options.origin === 'folio' ? openFolioBuiltDocx(m.docx) : validateDocx(m.docx);
+      input = prepareDocx(pkg, options);
     } catch (e) {
       if (e instanceof FolioError) {
         send({ type: 'rejected', id: m.id, code: e.code, message: e.message, status: e.status, details: e.details, rss: rss() });
