@@ -53,6 +53,34 @@ export const SMALL_PART_BYTES = 1024 * 1024;
 const FLAG_UTF8 = 0x0800;
 const MAX_32 = 0xffffffff;
 
+/** The fields a local header and its central-directory record share, in the same order in both. */
+interface EntryFields {
+  method: number;
+  time: number;
+  date: number;
+  crc: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  nameLength: number;
+}
+
+/**
+ * Writes the run of fields both headers share, from "version needed" to the name length: at offset 4 of a
+ * local header, 6 of a central-directory record (after "version made by"). One writer, so the two copies
+ * of an entry's description cannot disagree.
+ */
+function writeEntryFields(buf: Buffer, at: number, f: EntryFields): void {
+  buf.writeUInt16LE(20, at); // version needed: 2.0 (deflate)
+  buf.writeUInt16LE(FLAG_UTF8, at + 2);
+  buf.writeUInt16LE(f.method, at + 4);
+  buf.writeUInt16LE(f.time, at + 6);
+  buf.writeUInt16LE(f.date, at + 8);
+  buf.writeUInt32LE(f.crc >>> 0, at + 10);
+  buf.writeUInt32LE(f.compressedSize, at + 14);
+  buf.writeUInt32LE(f.uncompressedSize, at + 18);
+  buf.writeUInt16LE(f.nameLength, at + 22);
+}
+
 /** Media that are compressed already: deflating them again costs time and gains nothing. */
 export const isPrecompressed = (name: string) => /\.(png|jpe?g|gif|webp|zip|docx|xlsx|pptx|odt|mp3|mp4)$/i.test(name);
 
@@ -80,30 +108,15 @@ export function writeZip(entries: readonly ZipWriteEntry[]): Uint8Array {
     }
     const name = Buffer.from(entry.name, 'utf8');
     if (usize > MAX_32 || body.length > MAX_32 || offset + 30 + name.length + body.length > MAX_32) throw new RangeError('DOCX package over 4 GiB');
+    const fields: EntryFields = { method, time, date, crc, compressedSize: body.length, uncompressedSize: usize, nameLength: name.length };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-    local.writeUInt16LE(FLAG_UTF8, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(crc >>> 0, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(usize, 22);
-    local.writeUInt16LE(name.length, 26);
+    writeEntryFields(local, 4, fields);
     // extra field length: 0
     const dir = Buffer.alloc(46);
     dir.writeUInt32LE(0x02014b50, 0);
     dir.writeUInt16LE(20, 4); // version made by
-    dir.writeUInt16LE(20, 6); // version needed
-    dir.writeUInt16LE(FLAG_UTF8, 8);
-    dir.writeUInt16LE(method, 10);
-    dir.writeUInt16LE(time, 12);
-    dir.writeUInt16LE(date, 14);
-    dir.writeUInt32LE(crc >>> 0, 16);
-    dir.writeUInt32LE(body.length, 20);
-    dir.writeUInt32LE(usize, 24);
-    dir.writeUInt16LE(name.length, 28);
+    writeEntryFields(dir, 6, fields);
     // extra length, comment length, disk number, internal attributes, external attributes: all 0
     dir.writeUInt32LE(offset, 42);
     chunks.push(local, name, body);
