@@ -118,7 +118,8 @@ function convertRoutes(services: Services) {
             { from, bytes: upload.bytes, pageSize: q.pageSize ?? 'A4' },
             { signal: abandonSignal(reply) },
           );
-          out = to === 'pdf' ? await services.office!.docxToPdf(docx, pdfOptions) : docx;
+          // Composed by Folio from Markdown/HTML: not re-validated as an upload (DocxToPdfOptions.origin).
+          out = to === 'pdf' ? await services.office!.docxToPdf(docx, { ...pdfOptions, origin: 'folio' }) : docx;
         }
         reply
           .code(200)
