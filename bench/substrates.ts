@@ -200,7 +200,9 @@ async function startBaseline(ref: string): Promise<Target> {
       if (!exited) child.kill('SIGTERM');
       for (let i = 0; i < 50 && !exited; i++) await sleep(100);
       killBaseline();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      // A loaded host can take a while to reap it: remove its data only once it can no longer write there.
+      for (let i = 0; i < 50 && !exited; i++) await sleep(100);
+      fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }
@@ -229,6 +231,7 @@ try {
   targets.push(await startCurrent());
 } catch (e) {
   console.log(`server failed: ${(e as Error).message}`);
+  for (const t of targets) await t.stop().catch(() => undefined);
   process.exit(1);
 }
 
