@@ -1,0 +1,51 @@
+/**
+ * Table markup (`<w:tbl>`): properties, the column grid, rows and cells. Layout (which cell goes where,
+ * spans, widths) is the walker's; these write the XML Word expects for it. Every cell ends in a paragraph.
+ */
+import type { BorderSpec } from './paragraph-props.js';
+
+/** Word's limit on table columns. */
+export const MAX_TABLE_COLUMNS = 63;
+
+export const TABLE_STYLE = '<w:tblStyle w:val="TableGrid"/>';
+export const TABLE_LOOK = '<w:tblLook w:val="04A0" w:firstRow="1" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/>';
+/** The full text width (a percentage in fiftieths). */
+export const TABLE_FULL_WIDTH = '<w:tblW w:w="5000" w:type="pct"/>';
+
+export function tableBordersXml(b: BorderSpec): string {
+  const side = (name: string) => `<w:${name} w:val="${b.style}" w:sz="${b.sz}" w:space="0" w:color="${b.color}"/>`;
+  return `<w:tblBorders>${side('top')}${side('left')}${side('bottom')}${side('right')}${side('insideH')}${side('insideV')}</w:tblBorders>`;
+}
+
+/** `<w:tbl>` opening, properties and grid; rows follow, then `</w:tbl>`. */
+export function tableStartXml(tblPr: string, grid: readonly number[]): string {
+  let cols = '';
+  for (const w of grid) cols += `<w:gridCol w:w="${w}"/>`;
+  return `<w:tbl><w:tblPr>${tblPr}</w:tblPr><w:tblGrid>${cols}</w:tblGrid>`;
+}
+
+/** `<w:tr>` opening; a header row repeats at the top of each page. */
+export function rowStartXml(header: boolean): string {
+  return header ? '<w:tr><w:trPr><w:tblHeader/></w:trPr>' : '<w:tr>';
+}
+
+export function cellWidthXml(twips: number): string {
+  return `<w:tcW w:w="${twips}" w:type="dxa"/>`;
+}
+
+/** A grid position no cell covers. */
+export function emptyCellXml(width: number): string {
+  return `<w:tc><w:tcPr>${cellWidthXml(width)}</w:tcPr><w:p/></w:tc>`;
+}
+
+/** A cell's content blocks; a cell that is empty or ends in a table gets the paragraph Word requires. */
+export function cellXml(tcPr: string, blocks: string[], lastIsTable: boolean): string {
+  if (!blocks.length || lastIsTable) blocks.push('<w:p/>');
+  return `<w:tc><w:tcPr>${tcPr}</w:tcPr>${blocks.join('')}</w:tc>`;
+}
+
+/** Column widths: `total` twips split evenly over `n` columns, none narrower than 200 twips. */
+export function evenGrid(n: number, total: number): number[] {
+  const w = Math.round(Math.max(200 * n, total) / n);
+  return new Array<number>(n).fill(w);
+}
