@@ -1,7 +1,8 @@
 /**
  * Markdown/HTML → DOCX: Folio's native converter against pandoc 2.17 (`pandoc -f markdown -t docx`,
  * `pandoc -f html -t docx`, process start included, as a caller would run it) on the same inputs, in one run:
- * the corpus Markdown concatenated, a generated 1 MB Markdown file, and the 20 HTML files of the corpus.
+ * the corpus Markdown concatenated, a generated 1 MB Markdown file, a generated ~11 KB report, and the 20 HTML
+ * files of the corpus.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -55,6 +56,31 @@ function generatedMarkdown(bytes: number): string {
   return parts.join('');
 }
 
+/** A report-like document of about `bytes`: headings, paragraphs, lists, a table, code, a quote, footnotes. */
+function reportMarkdown(bytes: number): string {
+  const parts = [
+    '# Quarterly engineering report\n\nThis report summarises the quarter: *delivery*, **reliability**, costs and the plan ahead.[^scope]\n\n',
+  ];
+  let size = parts[0]!.length;
+  for (let i = 1; size < bytes - 200; i++) {
+    const block =
+      `## ${i}. Area ${i}\n\nDuring the quarter the team shipped ${i * 3} changes to area ${i}, with a median review time of ${i + 2} hours ` +
+      `and no incident above severity two. See the [dashboard](https://example.com/area/${i}) for the figures; the \`p99\` latency ` +
+      `stayed under ${100 + i} ms.[^a${i}]\n\n` +
+      `Highlights:\n\n- Migrated the ${i}th service to the new queue\n- Cut build time by ${i * 4}%\n  1. cache warm-up\n  2. parallel tests\n- [x] Runbook updated\n\n` +
+      `| Metric | Target | Actual |\n|:--|--:|--:|\n| Availability | 99.9% | 99.${90 + i}% |\n| Deploys | ${i * 10} | ${i * 11} |\n\n` +
+      `> Customers noticed: "the export is faster" (support ticket ${1000 + i}).\n\n` +
+      '```ts\n' +
+      `export const limit${i} = ${i * 64};\n` +
+      '```\n\n' +
+      `[^a${i}]: Measured over ${i + 10} days, excluding planned maintenance.\n\n`;
+    parts.push(block);
+    size += block.length;
+  }
+  parts.push('[^scope]: All teams of the platform group.\n');
+  return parts.join('');
+}
+
 const rows: Array<{ input: string; bytes: number; folio: number; pandoc?: number }> = [];
 
 // 1. The corpus Markdown (CommonMark + GFM examples) concatenated into one document.
@@ -83,7 +109,17 @@ rows.push({
 });
 const heapAfter = process.memoryUsage().heapUsed;
 
-// 3. The 20 HTML files, median per file.
+// 3. A generated report of about 11 KB (the size of a typical document sent for conversion).
+const reportMd = reportMarkdown(11 * 1024);
+fs.writeFileSync(path.join(tmp, 'report.md'), reportMd);
+rows.push({
+  input: 'generated 11 KB report Markdown',
+  bytes: Buffer.byteLength(reportMd),
+  folio: timeNative(() => markdownToDocx(reportMd), 31),
+  pandoc: timePandoc('markdown', path.join(tmp, 'report.md'), 5),
+});
+
+// 4. The 20 HTML files, median per file.
 const htmlDir = path.join(CORPUS, 'html');
 const htmlFiles = fs
   .readdirSync(htmlDir)

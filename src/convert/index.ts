@@ -6,7 +6,8 @@ import { FolioError } from '../errors.js';
 import { isCompoundFile } from '../docx/package.js';
 import type { DocxToPdfOptions, OfficeEngine } from '../office/types.js';
 import { decodeText } from './text.js';
-import { markdownForDocx } from './markdown.js';
+import { markdownForDocx, parseMarkdown } from './markdown.js';
+import { markdownDocxBody } from './markdown-docx.js';
 import { buildDocxPackage } from './package.js';
 import { convertHtml, convertMarkdownDom, type ConvertOptions } from './html-to-docx.js';
 
@@ -19,8 +20,12 @@ export type TargetFormat = 'pdf' | 'docx';
 
 /** Markdown (CommonMark + GFM) → DOCX bytes. */
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
-  // Without raw HTML the DOM is built straight from markdown-it's tokens; with it, through HTML.
-  const md = markdownForDocx(markdown, { extensions: options.markdownExtensions });
+  // Without raw HTML, WordprocessingML is written straight from markdown-it's tokens; with it, through the
+  // HTML walk (over a DOM built from the tokens, or over the rendered HTML).
+  const parse = parseMarkdown(markdown, { extensions: options.markdownExtensions });
+  const direct = parse.rawHtml ? undefined : markdownDocxBody(parse, options);
+  if (direct) return buildDocxPackage(direct, options);
+  const md = markdownForDocx(parse);
   const body = 'dom' in md ? convertMarkdownDom(md.dom, options) : convertHtml(md.html, options, !md.rawHtml);
   return buildDocxPackage(body, options);
 }

@@ -6,8 +6,10 @@
 import MarkdownIt from 'markdown-it';
 import footnote from 'markdown-it-footnote';
 import taskLists from 'markdown-it-task-lists';
-import { DomHandler, parseDocument } from 'htmlparser2';
-import type { ChildNode, Document, Text } from 'domhandler';
+import type { Document } from 'domhandler';
+import { markdownDom } from './markdown-dom.js';
+import { linearTaskLists, TASK_CHECKBOX } from './markdown-tasklists.js';
+export { TASK_CHECKED, TASK_UNCHECKED } from './markdown-tasklists.js';
 
 const MAX_QUOTE_DEPTH = 32;
 const DEEP_QUOTES = /^(?:[ \t]{0,3}>){33,}/gm;
@@ -296,29 +298,40 @@ export function renderMarkdown(markdown: string, options: RenderOptions = {}): R
   }
 }
 
-/**
- * Markdown for the DOCX path: a DOM without HTML in between when the tokens hold no raw HTML, the DOM the HTML parser would
- * build from the compact rendering (see compactBlocks) is built straight from markdown-it's tokens, which
- * saves writing a string several times the input's size and parsing it back. Tokens rendered by a rule
- * (images, fences, footnote references) are rendered by it and parsed on their own; the footnote section's
- * open/close tokens, whose HTML is unbalanced, are built from the same parts the plugin writes. With raw
- * HTML, or a token type this does not know, the (compact) HTML instead.
- */
-export function markdownForDocx(markdown: string, options: MarkdownOptions = {}): { dom: Document } | RenderedMarkdown {
+/** markdown-it's tokens for a document, with what the DOCX writers need to read them. */
+export interface MarkdownParse {
+  md: MarkdownItInstance;
+  tokens: MdToken[];
+  env: RenderEnv;
+  /** Whether raw HTML (other than the task-list checkboxes) is left in the token stream. */
+  rawHtml: boolean;
+}
+
+/** Parses Markdown for the DOCX path (BOM dropped, block quotes deeper than MAX_QUOTE_DEPTH capped). */
+export function parseMarkdown(markdown: string, options: MarkdownOptions = {}): MarkdownParse {
   if (markdown.charCodeAt(0) === 0xfeff) markdown = markdown.slice(1);
   markdown = markdown.replace(DEEP_QUOTES, () => '>'.repeat(MAX_QUOTE_DEPTH) + ' ');
   const env: RenderEnv = {};
   const md = markdownRenderer(options.extensions ?? GFM_EXTENSIONS);
   const tokens = md.parse(markdown, env);
-  const rawHtml = env.folioRawHtml !== false;
+  return { md, tokens, env, rawHtml: env.folioRawHtml !== false };
+}
+
+/**
+ * Markdown for the DOM path of DOCX (markdown-docx.ts writes the common case without one): without raw
+ * HTML, the DOM the HTML parser would build from the compact rendering (see compactBlocks) is built straight
+ * from markdown-it's tokens, which saves writing a string several times the input's size and parsing it
+ * back. Tokens rendered by a rule (images, fences, footnote references) are rendered by it and parsed on
+ * their own; the footnote section's open/close tokens, whose HTML is unbalanced, are built from the same
+ * parts the plugin writes. With raw HTML, or a token type this does not know, the (compact) HTML instead.
+ */
+export function markdownForDocx(markdown: string | MarkdownParse, options: MarkdownOptions = {}): { dom: Document } | RenderedMarkdown {
+  const { md, tokens, env, rawHtml } = typeof markdown === 'string' ? parseMarkdown(markdown, options) : markdown;
   compactBlocks = !rawHtml;
   try {
     if (!rawHtml) {
-      const handler = new DomBuilder();
-      if (buildDom(md, tokens, env, handler)) {
-        handler.onend();
-        return { dom: handler.root };
-      }
+      const dom = markdownDom(md, tokens, env);
+      if (dom) return { dom };
     }
     return { html: md.renderer.render(tokens, md.options, env), rawHtml };
   } finally {
@@ -326,156 +339,7 @@ export function markdownForDocx(markdown: string, options: MarkdownOptions = {})
   }
 }
 
-type MdToken = ReturnType<MarkdownItInstance['parse']>[number];
-
-// Rule-rendered tokens whose HTML is a balanced fragment: rendered, parsed and grafted.
-const GRAFTED = new Set(['fence', 'image', 'footnote_ref', 'footnote_anchor', 'html_inline']);
-
-const NO_ATTRIBS: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
-/** DomHandler, plus appending a node built elsewhere as the next child of the open element. */
-class DomBuilder extends DomHandler {
-  append(node: ChildNode): void {
-    this.addNode(node);
-  }
-}
-
-function buildDom(md: MarkdownItInstance, tokens: MdToken[], env: RenderEnv, h: DomBuilder): boolean {
-  const renderer = md.renderer;
-  const rules = renderer.rules;
-  const options = md.options;
-  const attrsOf = (t: MdToken): Record<string, string> => {
-    // Most tokens have no attributes: their elements share one frozen empty object (one allocation less per
-    // DOM element, and the DOM lives through the whole conversion). The converter never writes to these.
-    if (!t.attrs) return NO_ATTRIBS;
-    const out: Record<string, string> = {};
-    // The HTML parser keeps the first of repeated attributes.
-    for (const [name, value] of t.attrs) if (!Object.prototype.hasOwnProperty.call(out, name)) out[name] = String(value);
-    return out;
-  };
-  const element = (name: string, attribs: Record<string, string>, text?: string) => {
-    h.onopentag(name, attribs);
-    if (text) h.ontext(text);
-    h.onclosetag();
-  };
-  const graft = (html: string) => {
-    for (const node of parseDocument(html, PARSE_OPTIONS).children) {
-      if (node.type === 'text') h.ontext((node as Text).data);
-      else h.append(node as ChildNode);
-    }
-  };
-  const footnoteId = (list: MdToken[], idx: number) => {
-    let id = String(rules.footnote_anchor_name!(list, idx, options, env, renderer));
-    const subId = (list[idx]!.meta as { subId?: number } | null)?.subId ?? 0;
-    if (subId > 0) id += `:${subId}`;
-    return id;
-  };
-  const emit = (list: MdToken[]): boolean => {
-    for (let i = 0; i < list.length; i++) {
-      const t = list[i]!;
-      switch (t.type) {
-        case 'inline':
-          if (t.children && !emit(t.children)) return false;
-          continue;
-        case 'text':
-          if (t.content) h.ontext(t.content);
-          continue;
-        case 'softbreak':
-          if (options.breaks) return false;
-          h.ontext('\n');
-          continue;
-        case 'hardbreak':
-          element('br', NO_ATTRIBS);
-          h.ontext('\n');
-          continue;
-        case 'code_inline':
-          element('code', attrsOf(t), t.content);
-          continue;
-        case 'fence': {
-          // markdown-it's stock fence rule, as the DOM its (compact) HTML parses to: <pre><code class="{langPrefix}{lang}">
-          // — built here rather than rendered and parsed per fence. With a highlighter, rendered and grafted below.
-          if (options.highlight) break;
-          const info = t.info ? md.utils.unescapeAll(t.info).trim() : '';
-          let attribs = attrsOf(t);
-          if (info) {
-            const langClass = options.langPrefix + info.split(/(\s+)/g)[0];
-            const attrs = t.attrs ? t.attrs.map(([name, value]) => [name, value] as [string, string]) : [];
-            const at = t.attrIndex('class');
-            if (at < 0) attrs.push(['class', langClass]);
-            else attrs[at]![1] += ' ' + langClass;
-            attribs = {};
-            for (const [name, value] of attrs) if (!Object.prototype.hasOwnProperty.call(attribs, name)) attribs[name] = String(value);
-          }
-          h.onopentag('pre', NO_ATTRIBS);
-          element('code', attribs, t.content);
-          h.onclosetag();
-          continue;
-        }
-        case 'code_block':
-          h.onopentag('pre', attrsOf(t));
-          element('code', NO_ATTRIBS, t.content);
-          h.onclosetag();
-          continue;
-        case 'footnote_block_open':
-          element('hr', { class: 'footnotes-sep' });
-          h.ontext('\n');
-          h.onopentag('section', { class: 'footnotes' });
-          h.ontext('\n');
-          h.onopentag('ol', { class: 'footnotes-list' });
-          h.ontext('\n');
-          continue;
-        case 'footnote_block_close':
-          h.onclosetag();
-          h.ontext('\n');
-          h.onclosetag();
-          h.ontext('\n');
-          continue;
-        case 'footnote_open':
-          h.onopentag('li', { id: `fn${footnoteId(list, i)}`, class: 'footnote-item' });
-          continue;
-        case 'footnote_close':
-          h.onclosetag();
-          h.ontext('\n');
-          continue;
-        case 'footnote_ref': {
-          // <sup class="footnote-ref"><a href="#fn{id}" id="fnref{id[:sub]}">{caption}</a></sup>
-          const id = String(rules.footnote_anchor_name!(list, i, options, env, renderer));
-          h.onopentag('sup', { class: 'footnote-ref' });
-          element('a', { href: `#fn${id}`, id: `fnref${footnoteId(list, i)}` }, String(rules.footnote_caption!(list, i, options, env, renderer)));
-          h.onclosetag();
-          continue;
-        }
-        case 'footnote_anchor':
-          // " <a href="#fnref{id[:sub]}" class="footnote-backref">↩︎</a>"
-          h.ontext(' ');
-          element('a', { href: `#fnref${footnoteId(list, i)}`, class: 'footnote-backref' }, '\u21a9\uFE0E');
-          continue;
-        case 'html_inline': {
-          const checkbox = TASK_CHECKBOXES.get(t.content);
-          if (!checkbox) break; // grafted below, or refused
-          element('input', { ...checkbox });
-          continue;
-        }
-      }
-      if (GRAFTED.has(t.type)) {
-        if (t.type === 'html_inline' && !t.content.startsWith(TASK_CHECKBOX)) return false;
-        const rule = rules[t.type];
-        if (!rule) return false;
-        graft(rule(list, i, options, env, renderer));
-        continue;
-      }
-      if (rules[t.type]) return false; // rendered by a rule this does not know
-      if (t.hidden) continue;
-      if (t.nesting === 1) h.onopentag(t.tag, attrsOf(t));
-      else if (t.nesting === -1) h.onclosetag();
-      else element(t.tag, attrsOf(t));
-    }
-    return true;
-  };
-  return emit(tokens);
-}
-
-const PARSE_OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: false };
+export type MdToken = ReturnType<MarkdownItInstance['parse']>[number];
 
 /**
  * While set (during one synchronous render), block tags are written without the newlines markdown-it puts
@@ -506,21 +370,10 @@ function compactBlockNewlines(md: MarkdownItInstance): void {
   }
 }
 
-interface RenderEnv {
+export interface RenderEnv {
   folioRawHtml?: boolean;
   [key: string | symbol]: unknown; // markdown-it plugins keep their state here (footnotes, references)
 }
-
-// The task-list plugin writes its checkboxes as raw inline HTML: a void element, no nesting.
-const TASK_CHECKBOX = '<input class="task-list-item-checkbox"';
-// Its two checkboxes (disabled), and the attributes the HTML parser reads from them.
-const TASK_CHECKBOXES = new Map<string, Record<string, string>>([
-  ['<input class="task-list-item-checkbox" disabled="" type="checkbox">', { class: 'task-list-item-checkbox', disabled: '', type: 'checkbox' }],
-  [
-    '<input class="task-list-item-checkbox" checked="" disabled="" type="checkbox">',
-    { class: 'task-list-item-checkbox', checked: '', disabled: '', type: 'checkbox' },
-  ],
-]);
 
 /** The last core rule: notes in the render env whether any raw HTML token is left in the stream. */
 function noteRawHtml(md: MarkdownItInstance): void {
@@ -582,47 +435,7 @@ function linearFootnoteTail(md: MarkdownItInstance): void {
   });
 }
 
-/**
- * markdown-it-task-lists finds each task item's list by scanning back through every token before it, so a
- * list of 100,000 tasks took minutes. The same rule (with the options used here: disabled checkboxes, no
- * label), with the last token seen at each nesting level kept as it goes: the list is the nearest earlier
- * token one level up.
- */
-function linearTaskLists(md: MarkdownItInstance): void {
-  md.core.ruler.at('github-task-lists', (state) => {
-    const tokens = state.tokens;
-    const lastAtLevel: number[] = [];
-    for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i]!;
-      if (
-        i >= 2 &&
-        t.type === 'inline' &&
-        tokens[i - 1]!.type === 'paragraph_open' &&
-        tokens[i - 2]!.type === 'list_item_open' &&
-        TASK_MARK.test(t.content) &&
-        t.children?.length
-      ) {
-        const checked = t.content.charCodeAt(1) !== 0x20;
-        const box = new state.Token('html_inline', '', 0);
-        box.content = checked ? TASK_CHECKED : TASK_UNCHECKED;
-        t.children.unshift(box);
-        t.children[1]!.content = t.children[1]!.content.slice(3);
-        t.content = t.content.slice(3);
-        tokens[i - 2]!.attrSet('class', 'task-list-item');
-        // Tokens i-2 and i-1 are deeper than the list, so the entry one level up is still the one before them.
-        const parent = lastAtLevel[tokens[i - 2]!.level - 1];
-        if (parent !== undefined) tokens[parent]!.attrSet('class', 'contains-task-list');
-      }
-      lastAtLevel[t.level] = i;
-    }
-  });
-}
-
-const TASK_MARK = /^\[[ xX]\] /;
-const TASK_UNCHECKED = '<input class="task-list-item-checkbox" disabled="" type="checkbox">';
-const TASK_CHECKED = '<input class="task-list-item-checkbox" checked="" disabled="" type="checkbox">';
-
-type MarkdownItInstance = InstanceType<typeof MarkdownIt>;
+export type MarkdownItInstance = InstanceType<typeof MarkdownIt>;
 interface CoreState {
   tokens: unknown[];
 }
