@@ -2,8 +2,8 @@
  * Configuration from the environment (CONTRACT §9). Every variable is optional; a bad value stops
  * start-up with one line naming the variable (ConfigError.message is that line).
  */
-import os from 'node:os';
 import path from 'node:path';
+import { usableCpus } from './cpu-quota.js';
 
 export interface Config {
   host: string;
@@ -149,11 +149,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustAnchors: str(env, 'TRUST_ANCHORS'),
     urlFetchAllowlist: allowlist,
     adminToken,
-    officeWorkers: int(env, 'OFFICE_WORKERS', Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 1, 64),
+    officeWorkers: int(env, 'OFFICE_WORKERS', usableCpus(), 1, 64),
     officeQueueSize: int(env, 'OFFICE_QUEUE_SIZE', 64, 1, 10_000),
     officeTimeoutMs: int(env, 'OFFICE_TIMEOUT_MS', 60_000, 1_000, 600_000),
     officeMemoryBytes: int(env, 'OFFICE_MEMORY_MB', 1536, 256, 65_536) * 1024 * 1024,
-    engineWorkers: int(env, 'ENGINE_WORKERS', Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 1, 64),
+    engineWorkers: int(env, 'ENGINE_WORKERS', usableCpus(), 1, 64),
     engineQueueSize: int(env, 'ENGINE_QUEUE_SIZE', 64, 1, 10_000),
     engineTimeoutMs: int(env, 'ENGINE_TIMEOUT_MS', 30_000, 1_000, 600_000),
     engineMemoryMb: int(env, 'ENGINE_MEMORY_MB', 1024, 64, 65_536),
