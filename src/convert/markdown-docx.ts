@@ -96,17 +96,23 @@ const KNOWN_INLINE = new Set([
 function writable(parse: MarkdownParse): boolean {
   const { tokens, md } = parse;
   if (md.options.breaks || md.options.highlight) return false;
+  // A loop rather than a recursive closure: this visits every token, and inline children nest one level only.
   let elements = 0;
-  const check = (list: MdToken[], known: ReadonlySet<string>): boolean => {
-    for (const t of list) {
-      if (!known.has(t.type)) return false;
-      if (t.type === 'html_inline' && t.content !== TASK_CHECKED && t.content !== TASK_UNCHECKED) return false;
-      if (t.nesting !== -1 && t.type !== 'text' && t.type !== 'softbreak' && t.type !== 'inline' && !t.hidden) elements++;
-      if (t.children && !check(t.children, KNOWN_INLINE)) return false;
+  for (const t of tokens) {
+    if (!KNOWN_BLOCK.has(t.type)) return false;
+    if (t.nesting !== -1 && t.type !== 'inline' && !t.hidden) elements++;
+    const children = t.children;
+    if (!children) continue;
+    for (const c of children) {
+      if (!KNOWN_INLINE.has(c.type)) return false;
+      if (c.type === 'html_inline' && c.content !== TASK_CHECKED && c.content !== TASK_UNCHECKED) return false;
+      if (c.nesting !== -1 && c.type !== 'text' && c.type !== 'softbreak') elements++;
+      if (c.children) {
+        // An image's alt text: text and inline formatting, written as plain text.
+        for (const g of c.children) if (!KNOWN_INLINE.has(g.type)) return false;
+      }
     }
-    return true;
-  };
-  if (!check(tokens, KNOWN_BLOCK)) return false;
+  }
   if (elements > MAX_ELEMENTS) throw tooManyElements();
   return true;
 }
@@ -297,10 +303,6 @@ class MarkdownWriter {
     const w = this.w;
     const stack: Ctx[] = [];
     let ctx = root;
-    const push = (inner: Ctx) => {
-      stack.push(ctx);
-      ctx = inner;
-    };
     for (let i = 0; i < children.length; i++) {
       const t = children[i]!;
       switch (t.type) {
@@ -325,7 +327,8 @@ class MarkdownWriter {
         case 's_open': {
           const inner = copyCtx(ctx);
           inner.run = runWith(ctx.run, t.type === 'em_open' ? 'italic' : t.type === 'strong_open' ? 'bold' : 'strike', true);
-          push(inner);
+          stack.push(ctx);
+          ctx = inner;
           break;
         }
         case 'link_open': {
@@ -335,7 +338,8 @@ class MarkdownWriter {
             inner.link = target;
             inner.run = runWith(ctx.run, 'rStyle', 'Hyperlink');
           }
-          push(inner);
+          stack.push(ctx);
+          ctx = inner;
           break;
         }
         case 'em_close':
