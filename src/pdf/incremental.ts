@@ -3,7 +3,14 @@
  * are appended with a cross-reference section that points back (/Prev) at the previous one. The section
  * has the same form as the document's last one — a classic `xref` table, or a cross-reference stream when
  * the document uses them — so readers that follow the chain of either kind find every revision.
+ *
+ * What the writer knows of the existing document (the last startxref, the trailer's /Size /Root /Info /ID,
+ * the xref kind, the offsets and generations of the objects it checks) comes from the forensic reader
+ * (reader.ts): there is one xref reader, with one set of bounds, for sign and verify.
  */
+import { FolioError } from '../errors.js';
+import { isRef, isString, type PdfRef } from './objects.js';
+import { PdfDocument } from './reader.js';
 
 export interface LastXref {
   /** Byte offset of the last cross-reference section (the file's final `startxref` value). */
@@ -18,140 +25,101 @@ export interface LastXref {
   size: number;
   /** False when a classic table entry points at the wrong bytes (readers reconstruct such files). */
   entriesValid: boolean;
+  /** The trailer in force, as the reader found it: the update's trailer carries /Root, /Info and /ID[0] on. */
+  root?: PdfRef;
+  info?: PdfRef;
+  /** The first /ID string, hex. */
+  firstId?: string;
 }
 
-const latin1 = (bytes: Uint8Array, start: number, end: number) =>
-  Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.max(0, end - start)).toString('latin1');
+/** The PDF implementation limit on object numbers (ISO 32000-1, Annex C): a larger /Size is a lie. */
+export const MAX_OBJECT_NUMBER = 8_388_607;
+
+/** The trailer facts an update carries on (read by the forensic reader, as of its last revision). */
+function trailerFacts(doc: PdfDocument): Pick<LastXref, 'root' | 'info' | 'firstId'> {
+  const trailer = doc.trailerAt(doc.last);
+  const info = trailer?.map.get('Info');
+  const ids = trailer?.map.get('ID');
+  const first = Array.isArray(ids) ? ids[0] : undefined;
+  return {
+    root: doc.catalogRefAt(doc.last),
+    info: isRef(info) ? info : undefined,
+    firstId: isString(first) ? Buffer.from(first.bytes).toString('hex') : undefined,
+  };
+}
 
 /**
- * Reads the final `startxref` and checks that it really points at a cross-reference section. Returns
- * undefined for a document whose cross-reference information is broken (it then needs repair first).
+ * The cross-reference section an update is chained to, from the forensic reader's parsed revisions (one
+ * xref reader for sign and verify, with its bounds: /Size, xref entries, /Prev hops, revisions). Returns
+ * undefined for a document whose cross-reference information is broken (it then needs repair first);
+ * throws UNPROCESSABLE_DOCUMENT for a /Size beyond the PDF object-number limit.
  *
- * This is the writer's precondition, stricter than the reader on purpose: the reader (reader.ts) tolerates
- * and silently repairs what viewers tolerate (offsets a few bytes off, 19/21-byte rows, a body found by
- * scanning), whereas an update may only be chained to a section whose every entry is exact. The signer
- * also asks the reader, and refuses to chain to a section the reader found broken.
+ * This is the writer's precondition, stricter than the reader on purpose: the reader tolerates and
+ * silently repairs what viewers tolerate (offsets a few bytes off, 19/21-byte rows, a body found by
+ * scanning, a /Prev that loops), whereas an update may only be chained to a section the reader read as
+ * it is, whose classic-table entries are all exact.
  */
-export function readLastXref(bytes: Uint8Array): LastXref | undefined {
-  const tailStart = Math.max(0, bytes.length - 4096);
-  const tail = latin1(bytes, tailStart, bytes.length);
-  const at = tail.lastIndexOf('startxref');
-  if (at < 0) return undefined;
-  const m = /^startxref\s+(\d{1,12})\s+%%EOF/.exec(tail.slice(at));
-  if (!m) return undefined;
-  const offset = Number(m[1]);
-  if (offset <= 0 || offset >= bytes.length) return undefined;
-  const head = latin1(bytes, offset, Math.min(bytes.length, offset + 512));
-  if (/^xref[\r\n ]/.test(head)) {
-    // Every entry line costs at least 18 bytes, so a chain of honest tables reads at most this many lines;
-    // tables that overlap through /Prev would otherwise re-read the same bytes once per hop.
-    const budget = { lines: Math.ceil(bytes.length / 18) + 1024 };
-    const section = readXrefTable(bytes, offset, budget);
-    if (!section || section.size === undefined || !section.hasRoot) return undefined;
-    // Follow the chain of classic tables and check that every in-use entry points at its object: a
-    // shifted or truncated table must be repaired before anything is appended to it.
-    let current: XrefTable | undefined = section;
-    const seen = new Set<number>([offset]);
-    let entriesValid = true;
-    while (current) {
-      for (const [num, gen, at] of current.entries) {
-        if (!objectHeaderAt(bytes, at, num, gen)) {
-          entriesValid = false;
-          break;
-        }
+export function lastXrefOf(doc: PdfDocument): LastXref | undefined {
+  // The last revision closed by `startxref n %%EOF` (bytes after it form a pseudo-revision of their own).
+  let i = doc.last;
+  while (i >= 0 && doc.revisions[i]!.startxref === undefined) i--;
+  const rev = doc.revisions[i];
+  if (!rev || rev.startxref === undefined || rev.startxref <= 0 || rev.startxref >= doc.buf.length) return undefined;
+  const size = rev.trailer?.map.get('Size');
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) return undefined;
+  if (size > MAX_OBJECT_NUMBER + 1) {
+    throw new FolioError(
+      'UNPROCESSABLE_DOCUMENT',
+      `The PDF's trailer declares /Size ${size}, beyond the PDF limit of ${MAX_OBJECT_NUMBER + 1} objects`,
+    );
+  }
+  const offset = rev.startxref;
+  if (rev.xref === 'stream') return { offset, kind: 'stream', size, entriesValid: true, ...trailerFacts(doc) };
+  if (rev.xref !== 'table' && rev.xref !== 'hybrid') return undefined;
+  if (!isRef(rev.trailer?.map.get('Root'))) return undefined;
+  // Walk back through the chain of classic tables and check that every in-use entry points at its object:
+  // a shifted or truncated table must be repaired before anything is appended to it. The chain ends at an
+  // xref stream (hybrid history, not validated here) or at a revision without an xref of its own.
+  let entriesValid = true;
+  for (let r = i; r >= 0; r--) {
+    const section = doc.revisions[r]!;
+    if (section.xref === 'broken' || section.prevCycle) return undefined;
+    if (section.xref !== 'table' && section.xref !== 'hybrid') break;
+    for (const [num, e] of section.entries) {
+      if (e.type === 1 && !objectHeaderAt(doc.text, e.offset, num, e.gen)) {
+        entriesValid = false;
+        break;
       }
-      if (current.prev === undefined) break;
-      if (seen.has(current.prev) || seen.size > 256 || current.prev >= bytes.length) return undefined;
-      seen.add(current.prev);
-      const prevHead = latin1(bytes, current.prev, Math.min(bytes.length, current.prev + 8));
-      if (!/^xref/.test(prevHead)) break; // an xref stream further back (hybrid history): not validated here
-      current = readXrefTable(bytes, current.prev, budget);
-      if (!current) return undefined;
     }
-    return { offset, kind: 'table', size: section.size, entriesValid };
+    if (!entriesValid || section.trailer?.map.get('Prev') === undefined) break;
   }
-  const obj = /^(\d+)\s+(\d+)\s+obj\s*<</.exec(head);
-  if (obj) {
-    const dictEnd = head.indexOf('stream');
-    const dict = dictEnd > 0 ? head.slice(0, dictEnd) : head;
-    const size = /\/Size\s+(\d{1,12})/.exec(dict);
-    if (!/\/Type\s*\/XRef\b/.test(dict) || !size) return undefined;
-    return { offset, kind: 'stream', size: Number(size[1]), entriesValid: true };
-  }
-  return undefined;
+  return { offset, kind: 'table', size, entriesValid, ...trailerFacts(doc) };
+}
+
+/** Reads the bytes with the forensic reader, then `lastXrefOf`. */
+export function readLastXref(bytes: Uint8Array): LastXref | undefined {
+  return lastXrefOf(new PdfDocument(bytes));
 }
 
 /**
- * Locates every `N G obj` in a file without object streams, the last definition of a number winning, as
- * readers do when they reconstruct a damaged cross-reference table. Undefined when the file has object
- * streams (their objects cannot be addressed by a classic table).
+ * Every `N G obj` the reader found in a file without object streams, the last definition of a number
+ * winning, as readers do when they reconstruct a damaged cross-reference table. Undefined when the file
+ * has object streams (their objects cannot be addressed by a classic table).
  */
-export function scanObjects(bytes: Uint8Array): LastXref | undefined {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  if (/\/Type\s*\/ObjStm\b/.test(text)) return undefined;
+export function scanObjects(doc: PdfDocument): LastXref | undefined {
+  if (/\/Type\s*\/ObjStm\b/.test(doc.text)) return undefined;
   const scanned = new Map<number, { generation: number; offset: number }>();
-  const header = /(^|[\r\n])(\d{1,9})[ \t\r\n\f\0]+(\d{1,5})[ \t\r\n\f\0]+obj\b/g;
-  for (let m = header.exec(text); m; m = header.exec(text)) {
-    scanned.set(Number(m[2]), { generation: Number(m[3]), offset: m.index + m[1]!.length });
-  }
+  for (const b of doc.bodies) if (b.num <= MAX_OBJECT_NUMBER) scanned.set(b.num, { generation: b.gen, offset: b.offset });
   if (scanned.size === 0) return undefined;
   // A loop, not Math.max(...keys): spreading a million arguments overflows the stack.
   let size = 0;
   for (const n of scanned.keys()) if (n + 1 > size) size = n + 1;
-  return { offset: 0, kind: 'rebuilt', size, entriesValid: true, scanned };
+  return { offset: 0, kind: 'rebuilt', size, entriesValid: true, scanned, ...trailerFacts(doc) };
 }
 
-interface XrefTable {
-  entries: Array<[number, number, number]>;
-  size?: number;
-  prev?: number;
-  hasRoot: boolean;
-}
-
-/** Parses one classic `xref` table and its trailer (size, prev, root) starting at `offset`. */
-function readXrefTable(bytes: Uint8Array, offset: number, budget: { lines: number }): XrefTable | undefined {
-  const entries: Array<[number, number, number]> = [];
-  let pos = offset + 4;
-  const readLine = (): string | undefined => {
-    if (--budget.lines < 0) return undefined;
-    while (pos < bytes.length && (bytes[pos] === 0x0a || bytes[pos] === 0x0d || bytes[pos] === 0x20)) pos++;
-    const start = pos;
-    while (pos < bytes.length && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d && pos - start < 64) pos++;
-    return pos > start ? latin1(bytes, start, pos) : undefined;
-  };
-  for (;;) {
-    const line = readLine();
-    if (line === undefined) return undefined;
-    if (line.startsWith('trailer')) {
-      const trailer = latin1(bytes, pos - line.length, Math.min(bytes.length, pos - line.length + 4096));
-      const end = trailer.indexOf('startxref');
-      const dict = end > 0 ? trailer.slice(0, end) : trailer;
-      const size = /\/Size\s+(\d{1,12})/.exec(dict);
-      const prev = /\/Prev\s+(\d{1,12})/.exec(dict);
-      return {
-        entries,
-        size: size ? Number(size[1]) : undefined,
-        prev: prev ? Number(prev[1]) : undefined,
-        hasRoot: /\/Root\s+\d+\s+\d+\s+R/.test(dict),
-      };
-    }
-    const sub = /^(\d{1,9})\s+(\d{1,9})\s*$/.exec(line);
-    if (!sub) return undefined;
-    const first = Number(sub[1]);
-    const count = Number(sub[2]);
-    for (let i = 0; i < count; i++) {
-      const row = readLine();
-      const m = row && /^(\d{10}) (\d{5}) ([nf])/.exec(row);
-      if (!m) return undefined;
-      if (m[3] === 'n') entries.push([first + i, Number(m[2]), Number(m[1])]);
-    }
-  }
-}
-
-function objectHeaderAt(bytes: Uint8Array, at: number, num: number, gen: number): boolean {
-  if (at <= 0 || at >= bytes.length) return false;
-  const head = latin1(bytes, at, Math.min(bytes.length, at + 32));
-  const m = /^\s*(\d+)\s+(\d+)\s+obj/.exec(head);
+function objectHeaderAt(text: string, at: number, num: number, gen: number): boolean {
+  if (at <= 0 || at >= text.length) return false;
+  const m = /^\s*(\d+)\s+(\d+)\s+obj/.exec(text.slice(at, at + 32));
   return !!m && Number(m[1]) === num && Number(m[2]) === gen;
 }
 

@@ -3,7 +3,8 @@
  * - reading: the bounded forensic reader (`PdfDocument`: every revision, its xref as a delta, objects
  *   resolved "as of" a revision, anomalies recorded) over a small object model;
  * - writing: PDF syntax for a parsed value, and the one incremental-update writer (new objects plus an
- *   xref section of the document's own kind, chained by /Prev);
+ *   xref section of the document's own kind, chained by /Prev), which takes what it chains to (last
+ *   startxref, xref kind, trailer /Size /Root /Info /ID, entry offsets) from the reader's revisions;
  * - the audit-trail format that the signer embeds and the verifier reads back.
  * - DER, the encoding of the CMS in a signature's /Contents: header reading for the verifier, element
  *   writing for the signer (values and OIDs through asn1js).
@@ -25,6 +26,8 @@ export {
 } from './reader.js';
 export {
   MAX_NESTING,
+  collectRefs,
+  differingKeys,
   dictOf,
   isDict,
   isName,
@@ -42,7 +45,9 @@ export {
 } from './objects.js';
 export { ChunkWriter, serialize } from './serialize.js';
 export {
+  MAX_OBJECT_NUMBER,
   appendIncrementalUpdate,
+  lastXrefOf,
   readLastXref,
   scanObjects,
   type IncrementalUpdate,

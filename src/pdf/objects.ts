@@ -394,3 +394,28 @@ export function sameValue(buf: Uint8Array, a: PdfValue, b: PdfValue, depth = 0):
     }
   }
 }
+
+/** Calls `add` with the number of every reference in a value (dictionaries, arrays, a stream's dict), bounded. */
+export function collectRefs(v: PdfValue | undefined, add: (n: number) => void, depth = 0): void {
+  if (v === null || v === undefined || typeof v !== 'object' || depth > 50) return;
+  if (Array.isArray(v)) {
+    for (const x of v) collectRefs(x, add, depth + 1);
+    return;
+  }
+  if (v.kind === 'ref') add(v.num);
+  else if (v.kind === 'dict') for (const x of v.map.values()) collectRefs(x, add, depth + 1);
+  else if (v.kind === 'stream') collectRefs(v.dict, add, depth + 1);
+}
+
+/** Keys of two dictionaries whose direct values differ (references compared by number), `skip` aside. */
+export function differingKeys(buf: Uint8Array, a: PdfDict | undefined, b: PdfDict, skip?: string): string[] {
+  const keys = new Set([...(a?.map.keys() ?? []), ...b.map.keys()]);
+  const out: string[] = [];
+  for (const k of keys) {
+    if (k === skip) continue;
+    const x = a?.map.get(k);
+    const y = b.map.get(k);
+    if (x === undefined || y === undefined || !sameValue(buf, x, y)) out.push(k);
+  }
+  return out;
+}

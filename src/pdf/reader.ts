@@ -6,6 +6,9 @@
  * appended update cannot hide from the diff by breaking its xref (isa-3). Every oddity met on the way is
  * recorded as an anomaly with its revision, for the modification analysis to weigh.
  *
+ * The first pass (object headers, revision boundaries) is in revisions.ts; the incremental writer
+ * (incremental.ts) reads the document through this class too.
+ *
  * Bounds: object nesting (MAX_NESTING), revisions per document, xref entries per document (and /W widths),
  * object-stream size and count, total decoded bytes (every inflate is capped while it runs), reference-chain
  * length, /Prev and object-stream recursion (none is followed: revisions are found from the bytes, and an
@@ -30,38 +33,9 @@ import {
   type PdfValue,
 } from './objects.js';
 import { decodeStream, StreamDecodeError } from './filters.js';
+import { findRevisions, scanBodies, type Anomaly, type Body, type Revision, type XrefEntry } from './revisions.js';
 
-export interface XrefEntry {
-  /** 0 free, 1 at a byte offset, 2 inside an object stream. */
-  type: 0 | 1 | 2;
-  offset: number;
-  gen: number;
-  stream: number;
-  index: number;
-}
-
-export type XrefKind = 'table' | 'stream' | 'hybrid' | 'empty' | 'broken' | 'none';
-
-export interface Anomaly {
-  code: string;
-  message: string;
-  revision?: number;
-  object?: number;
-}
-
-export interface Revision {
-  index: number;
-  /** This revision's own bytes are [start, end); `end` is after `%%EOF` and its end-of-line. */
-  start: number;
-  end: number;
-  startxref?: number;
-  xref: XrefKind;
-  trailer?: PdfDict;
-  /** Objects (re)defined by this revision. */
-  entries: Map<number, XrefEntry>;
-  /** The entries were rebuilt by scanning object bodies because the xref was unusable. */
-  repaired: boolean;
-}
+export { MAX_REVISIONS, type Anomaly, type Revision, type XrefEntry, type XrefKind } from './revisions.js';
 
 export interface ResolvedObject {
   num: number;
@@ -75,8 +49,6 @@ export interface ResolvedObject {
 
 /** Cross-reference entries read per document, all sections together (each costs a map entry). */
 export const MAX_XREF_ENTRIES = 1_000_000;
-/** Incremental updates per document: real documents, even signed many times, stay far below. */
-export const MAX_REVISIONS = 1_000;
 const FREE: XrefEntry = Object.freeze({ type: 0, offset: 0, gen: 0, stream: 0, index: 0 });
 /** Decoded bytes per document, all streams together (each inflate stops at what is left of it). */
 export const MAX_DECODED_BYTES = 128 * 1024 * 1024;
@@ -92,10 +64,10 @@ interface ObjStm {
 
 export class PdfDocument {
   readonly text: string;
-  readonly revisions: Revision[] = [];
+  readonly revisions: Revision[];
   readonly anomalies: Anomaly[] = [];
   /** Every `num gen obj` header in the file, by offset. */
-  readonly bodies: Array<{ num: number; gen: number; offset: number }> = [];
+  readonly bodies: Body[];
   private readonly parsedAt = new Map<number, IndirectObject | null>();
   private readonly objStms = new Map<number, ObjStm | null>();
   private readonly anomalyKeys = new Set<string>();
@@ -105,8 +77,8 @@ export class PdfDocument {
 
   constructor(readonly buf: Uint8Array) {
     this.text = Buffer.from(buf.buffer, buf.byteOffset, buf.length).toString('latin1');
-    this.scanBodies();
-    this.findRevisions();
+    this.bodies = scanBodies(this.text);
+    this.revisions = findRevisions(this.buf, this.text, (code, message, revision) => this.anomaly(code, message, revision));
     for (const rev of this.revisions) this.readXref(rev);
     this.ready = true;
   }
@@ -123,75 +95,6 @@ export class PdfDocument {
     if (this.anomalyKeys.has(key)) return;
     this.anomalyKeys.add(key);
     this.anomalies.push({ code, message, revision, object });
-  }
-
-  /** Finds every `num gen obj` header: a native search for "obj", then the two integers read backwards. */
-  private scanBodies(): void {
-    const t = this.text;
-    const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
-    const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
-    for (let p = t.indexOf('obj'); p >= 0; p = t.indexOf('obj', p + 3)) {
-      const after = t.charCodeAt(p + 3);
-      if (!Number.isNaN(after) && /[A-Za-z0-9_]/.test(t[p + 3]!)) continue;
-      let q = p - 1;
-      if (!isWs(t.charCodeAt(q))) continue;
-      while (q >= 0 && isWs(t.charCodeAt(q))) q--;
-      const genEnd = q + 1;
-      while (q >= 0 && isDigit(t.charCodeAt(q)) && genEnd - q <= 5) q--;
-      if (q + 1 === genEnd || !isWs(t.charCodeAt(q))) continue;
-      const genStart = q + 1;
-      while (q >= 0 && isWs(t.charCodeAt(q))) q--;
-      const numEnd = q + 1;
-      while (q >= 0 && isDigit(t.charCodeAt(q)) && numEnd - q <= 10) q--;
-      if (q + 1 === numEnd) continue;
-      if (q >= 0 && isDigit(t.charCodeAt(q))) continue;
-      this.bodies.push({ num: Number(t.slice(q + 1, numEnd)), gen: Number(t.slice(genStart, genEnd)), offset: q + 1 });
-    }
-  }
-
-  private findRevisions(): void {
-    const t = this.text;
-    let start = 0;
-    for (let p = t.indexOf('%%EOF'); p >= 0; p = t.indexOf('%%EOF', p + 5)) {
-      // Only an %%EOF that closes a `startxref n` ends a revision; others live inside streams.
-      // Only the 64 bytes before %%EOF can hold its startxref: a search further back would make a file of
-      // many bare %%EOF markers quadratic.
-      const windowStart = Math.max(start, p - 64);
-      const rel = t.slice(windowStart, p).lastIndexOf('startxref');
-      if (rel < 0) continue;
-      const sx = windowStart + rel;
-      if (this.revisions.length >= MAX_REVISIONS) {
-        throw new FolioError(
-          'UNPROCESSABLE_DOCUMENT',
-          `The PDF has more than ${MAX_REVISIONS} revisions (incremental updates); it is too large to process`,
-        );
-      }
-      let end = p + 5;
-      if (t.charCodeAt(end) === 0x0d) end++;
-      if (t.charCodeAt(end) === 0x0a) end++;
-      const lx = new Lexer(this.buf, sx + 9, p);
-      const startxref = lx.readUInt();
-      this.revisions.push({ index: this.revisions.length, start, end, startxref, xref: 'none', entries: new Map(), repaired: false });
-      start = end;
-    }
-    // A linearized file ends its first-page section with `startxref 0 %%EOF`: not a revision of its own.
-    if (this.revisions.length > 1 && this.revisions[0]!.startxref === 0 && /\/Linearized/.test(t.slice(0, 1024))) {
-      this.revisions.shift();
-      this.revisions[0]!.start = 0;
-      this.revisions.forEach((r, i) => (r.index = i));
-    }
-    // eslint-disable-next-line no-control-regex -- NUL is PDF whitespace
-    if (start < this.buf.length && /[^\x00\t\n\f\r ]/.test(t.slice(start))) {
-      // Bytes after the last %%EOF (or a file with none): a pseudo-revision, read by scanning.
-      this.revisions.push({ index: this.revisions.length, start, end: this.buf.length, xref: 'none', entries: new Map(), repaired: false });
-      if (this.revisions.length > 1) {
-        this.anomaly('TRAILING_BYTES', `${this.buf.length - start} bytes follow the last %%EOF`, this.revisions.length - 1);
-      } else {
-        this.anomaly('NO_EOF', 'the file has no %%EOF after a startxref (truncated?)', 0);
-      }
-    } else if (this.revisions.length > 0) {
-      this.revisions[this.revisions.length - 1]!.end = this.buf.length;
-    }
   }
 
   private readonly claimedXrefs = new Set<number>();
@@ -234,6 +137,7 @@ export class PdfDocument {
         at = typeof prev === 'number' ? prev : undefined;
         chainEnd = at === undefined ? 'none' : at;
       }
+      if (at !== undefined && visited.has(at)) rev.prevCycle = true;
       for (const v of visited) this.claimedXrefs.add(v);
       if (rev.entries.size === 0) rev.xref = 'empty';
     } catch (e) {
@@ -607,6 +511,23 @@ export class PdfDocument {
       this.scannedCatalogs.set(key, cat);
     }
     return cat;
+  }
+
+  /**
+   * The reference of the catalog in force at `rev`: the trailer's /Root, or for a file without a usable
+   * trailer the last body, in the revision's bytes, that holds the catalog `catalogAt` found.
+   */
+  catalogRefAt(rev: number): PdfRef | undefined {
+    const root = this.trailerAt(rev)?.map.get('Root');
+    if (isRef(root)) return root;
+    const cat = this.catalogAt(rev);
+    const end = this.revisions[rev]?.end ?? this.buf.length;
+    for (let i = this.bodies.length - 1; cat && i >= 0; i--) {
+      const b = this.bodies[i]!;
+      if (b.offset >= end) continue;
+      if (this.objectAt(b.offset, rev)?.value === cat) return { kind: 'ref', num: b.num, gen: b.gen };
+    }
+    return undefined;
   }
 
   isEncrypted(): boolean {

@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, PDFPage, rgb, StandardFonts, type PDFFont } from '@cantoo/pdf-lib';
-import { formatUtc, type AuditRecord } from './audit-trail.js';
+import { AUDIT_TRAIL_FILE_NAME, type AuditRecord } from '../pdf/index.js';
+import { formatUtc } from './audit-trail.js';
 
 const FONT_DIR = '/usr/share/fonts/truetype/dejavu';
 const REGULAR_TTF = `${FONT_DIR}/DejaVuSans.ttf`;
@@ -250,7 +251,7 @@ function details(data: Record<string, unknown> | undefined): string {
   if (data === undefined) return '';
   let s = JSON.stringify(data);
   if (s === '{}') return '';
-  if (s.length > MAX_DETAIL_CHARS) s = `${s.slice(0, MAX_DETAIL_CHARS)}… (cut; complete in audit-trail.json)`;
+  if (s.length > MAX_DETAIL_CHARS) s = `${s.slice(0, MAX_DETAIL_CHARS)}… (cut; complete in ${AUDIT_TRAIL_FILE_NAME})`;
   return s;
 }
 
@@ -302,7 +303,7 @@ export async function renderAuditPages(doc: PDFDocument, record: AuditRecord, op
   }
   y -= lineHeight * 0.6;
   for (const line of wrapText(
-    'This page was added by Folio before sealing the document with a PAdES signature that covers the whole file, this page included. The same data is attached as audit-trail.json.',
+    `This page was added by Folio before sealing the document with a PAdES signature that covers the whole file, this page included. The same data is attached as ${AUDIT_TRAIL_FILE_NAME}.`,
     contentWidth,
     size * 0.9,
     regular,

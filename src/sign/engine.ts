@@ -7,7 +7,7 @@ import { FolioError } from '../errors.js';
 import { isPdf, isZip } from '../docx/package.js';
 import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
-import { AUDIT_TRAIL_FORMAT, type AuditEvent, type AuditRecord, type Signer } from './audit-trail.js';
+import { AUDIT_TRAIL_FORMAT, type AuditEvent, type AuditRecord, type Signer } from '../pdf/index.js';
 import { describeIdentity } from './identity.js';
 import { preparePdf, sealPdf } from './sign-pdf.js';
 

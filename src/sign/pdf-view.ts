@@ -10,12 +10,10 @@
  * still appended to the caller's original bytes.
  */
 import { FolioError } from '../errors.js';
-import { ChunkWriter, PdfDocument, isName, isRef, isStream, serialize, type PdfDict, type PdfValue } from '../pdf/index.js';
+import { ChunkWriter, MAX_OBJECT_NUMBER, PdfDocument, isName, isRef, isStream, serialize, type PdfDict, type PdfValue } from '../pdf/index.js';
 
 /** Objects a document may have for signing: beyond what pdf-lib can hold without a huge heap. */
 export const MAX_SIGN_OBJECTS = 500_000;
-/** The PDF implementation limit on object numbers (ISO 32000-1, Annex C): a larger /Size is a lie. */
-export const MAX_OBJECT_NUMBER = 8_388_607;
 /** Page-tree nodes visited, counting a node reached twice twice (pdf-lib walks the tree that way). */
 export const MAX_PAGE_TREE_VISITS = 200_000;
 const MAX_PAGE_TREE_DEPTH = 64;
@@ -112,7 +110,7 @@ export function cleanImage(doc: PdfDocument): Uint8Array {
   let xref = 'xref\n0 1\n0000000000 65535 f \n';
   for (const [num, gen, at] of offsets) xref += `${num} 1\n${String(at).padStart(10, '0')} ${String(gen).padStart(5, '0')} n \n`;
   out.text(xref);
-  const root = trailer?.map.get('Root') ?? catalogRef(doc);
+  const root = trailer?.map.get('Root') ?? doc.catalogRefAt(last);
   const entries = [`/Size ${size}`];
   if (root) entries.push(`/Root ${serialize(root)}`);
   for (const key of ['Info', 'ID']) {
@@ -121,16 +119,4 @@ export function cleanImage(doc: PdfDocument): Uint8Array {
   }
   out.text(`trailer\n<< ${entries.join(' ')} >>\nstartxref\n${xrefAt}\n%%EOF\n`);
   return out.join();
-}
-
-/** A repaired file without a trailer /Root: the reference of the catalog the reader found. */
-function catalogRef(doc: PdfDocument): PdfValue | undefined {
-  const cat = doc.catalogAt(doc.last);
-  const end = doc.revisions[doc.last]!.end;
-  for (let i = doc.bodies.length - 1; i >= 0; i--) {
-    const b = doc.bodies[i]!;
-    if (b.offset >= end) continue;
-    if (doc.objectAt(b.offset, doc.last)?.value === cat) return { kind: 'ref', num: b.num, gen: b.gen };
-  }
-  return undefined;
 }

@@ -4,20 +4,34 @@
  * CAdES detached signature (PAdES B-B, or B-T with a TSA) covering the whole file. The input bytes stay
  * untouched, so signatures already in the document remain valid.
  *
- * pdf-lib is used to read the document's objects and to draw the audit pages; the update itself (which
- * objects, the cross-reference section, the trailer) is written here, so exactly the new and the
- * deliberately changed objects are appended.
+ * Two object models, on purpose. The existing document is *read* by src/pdf's bounded forensic reader only
+ * (pdf-view.ts): its revisions, the last xref section and its kind, the trailer's /Size /Root /Info /ID,
+ * encryption, object offsets — everything the incremental update is chained to — and the update is written
+ * by src/pdf's one incremental writer. @cantoo/pdf-lib stays as the *authoring* library: it is loaded with
+ * the reader's clean image of the objects in force (never the caller's raw bytes) and used to edit the
+ * catalog, page tree, AcroForm and name tree in memory, to lay out and draw the audit pages (fonts, text,
+ * content streams) and to serialize the new objects. Writing a layout engine and font embedding for src/pdf
+ * would duplicate a maintained library for no gain in what is read from hostile input. pdf-lib also
+ * rewrites a document whose xref cannot be chained to (the repair path), which the reader then re-reads.
  */
 import crypto from 'node:crypto';
 import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
 import { FolioError } from '../errors.js';
 import type { SigningIdentity } from '../services.js';
 import { renderAuditPages } from './audit-page.js';
-import { AUDIT_TRAIL_FILE_NAME, type AuditRecord } from './audit-trail.js';
 import { buildSignedData, estimateCmsSize, signDigest } from './cms.js';
-import { appendIncrementalUpdate, readLastXref, scanObjects, type LastXref, type UpdateObject } from '../pdf/index.js';
+import {
+  AUDIT_TRAIL_FILE_NAME,
+  appendIncrementalUpdate,
+  lastXrefOf,
+  readLastXref,
+  scanObjects,
+  type AuditRecord,
+  type LastXref,
+  type UpdateObject,
+} from '../pdf/index.js';
 import { requestSignatureTimestamp, TimestampError } from './tsa.js';
-import { cleanImage, MAX_OBJECT_NUMBER, readForSigning } from './pdf-view.js';
+import { cleanImage, readForSigning } from './pdf-view.js';
 
 export interface SealOptions {
   identity: SigningIdentity;
@@ -81,10 +95,8 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
   }
   // The bounded reader reads the document; pdf-lib gets the clean image of what it found (see pdf-view.ts).
   const reader = readForSigning(bytes);
+  // readForSigning refused an encrypted document (a trailer /Encrypt in any revision); the image has none.
   let doc = await load(cleanImage(reader));
-  if (doc.context.trailerInfo.Encrypt || doc.isEncrypted) {
-    throw unprocessable('The PDF is encrypted; remove the encryption (or password) before signing');
-  }
   if (!(doc.context.trailerInfo.Root instanceof PDFRef)) throw unprocessable('The PDF has no document catalog');
   let pageCount: number;
   try {
@@ -98,13 +110,8 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
   }
 
   let base = bytes;
-  let last = readLastXref(bytes);
-  // The reader has parsed the section startxref points at: one it found broken (a /W, /Index or stream it
-  // could not read) is not a section to chain an update to.
-  if (last && reader.revisions.some((r) => r.startxref === last!.offset && r.xref === 'broken')) last = undefined;
-  if (last && last.size > MAX_OBJECT_NUMBER + 1) {
-    throw unprocessable(`The PDF's trailer declares /Size ${last.size}, beyond the PDF limit of ${MAX_OBJECT_NUMBER + 1} objects`);
-  }
+  // What the update is chained to comes from the bounded reader's parse of the document (src/pdf).
+  let last = lastXrefOf(reader);
   let repaired = false;
   // A readable chain whose entries point at the wrong bytes is repaired too, unless the document is
   // already signed: a rewrite would break those signatures, while an appended update keeps them valid
@@ -113,7 +120,7 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
   if (!last && signed) {
     // Rewriting would break the signatures already in the file: keep its bytes and append a complete
     // cross-reference table rebuilt by scanning (when the file has no object streams).
-    last = scanObjects(bytes);
+    last = scanObjects(reader);
     if (!last) throw unprocessable('The signed PDF has a broken cross-reference table that cannot be repaired without invalidating its signatures');
   } else if (!last || (!last.entriesValid && !signed)) {
     try {
@@ -179,41 +186,51 @@ class ChangeSet {
 }
 
 /**
- * Resolves `dict[key]` to an array that can be changed in place: a direct array (the dict is rewritten by
- * the caller), an indirect one (its object is marked), or a new one set on the dict.
+ * Resolves `dict[key]` to an array or dictionary (as `is` tells) that can be changed in place: a direct one (the
+ * dict is rewritten by the caller), an indirect one (its object is marked), or a new one set on the dict.
  */
-function editableArray(doc: PDFDocument, dict: PDFDict, key: string, changes: ChangeSet): PDFArray {
+function editable<T extends PDFArray | PDFDict>(
+  doc: PDFDocument,
+  dict: PDFDict,
+  key: string,
+  changes: ChangeSet,
+  is: (o: unknown) => o is T,
+  fresh: () => T,
+): T {
   const raw = dict.get(PDFName.of(key));
   if (raw instanceof PDFRef) {
     const target = doc.context.lookup(raw);
-    if (target instanceof PDFArray) {
+    if (is(target)) {
       changes.mark(raw);
       return target;
     }
-  } else if (raw instanceof PDFArray) {
+  } else if (is(raw)) {
     return raw;
   }
-  const fresh = doc.context.obj([]);
-  dict.set(PDFName.of(key), fresh);
-  return fresh;
+  const made = fresh();
+  dict.set(PDFName.of(key), made);
+  return made;
 }
 
-/** Resolves `dict[key]` to a dictionary that can be changed in place, creating it when absent. */
-function editableDict(doc: PDFDocument, dict: PDFDict, key: string, changes: ChangeSet): PDFDict {
-  const raw = dict.get(PDFName.of(key));
-  if (raw instanceof PDFRef) {
-    const target = doc.context.lookup(raw);
-    if (target instanceof PDFDict) {
-      changes.mark(raw);
-      return target;
-    }
-  } else if (raw instanceof PDFDict) {
-    return raw;
-  }
-  const fresh = doc.context.obj({});
-  dict.set(PDFName.of(key), fresh);
-  return fresh;
-}
+const editableArray = (doc: PDFDocument, dict: PDFDict, key: string, changes: ChangeSet): PDFArray =>
+  editable(
+    doc,
+    dict,
+    key,
+    changes,
+    (o): o is PDFArray => o instanceof PDFArray,
+    () => doc.context.obj([]),
+  );
+
+const editableDict = (doc: PDFDocument, dict: PDFDict, key: string, changes: ChangeSet): PDFDict =>
+  editable(
+    doc,
+    dict,
+    key,
+    changes,
+    (o): o is PDFDict => o instanceof PDFDict,
+    () => doc.context.obj({}),
+  );
 
 function decodeText(obj: PDFObject | undefined): string | undefined {
   if (obj instanceof PDFString || obj instanceof PDFHexString) return obj.decodeText();
@@ -408,16 +425,13 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
   }
   objects.sort((a, b) => a.objectNumber - b.objectNumber);
 
-  const info = context.trailerInfo.Info;
-  const idArray = context.trailerInfo.ID;
-  const firstId = idArray instanceof PDFArray ? idArray.get(0) : undefined;
-  const idHex = (o: PDFObject | undefined) =>
-    o instanceof PDFHexString || o instanceof PDFString ? Buffer.from(o.asBytes()).toString('hex') : undefined;
+  // The trailer carries on what the reader found in force (/Root, /Info, the first /ID), with a new /ID[1].
   const newId = crypto.randomBytes(16).toString('hex');
+  const ref = (r: { num: number; gen: number }) => `${r.num} ${r.gen} R`;
   const trailer = {
-    root: `${rootRef.objectNumber} ${rootRef.generationNumber} R`,
-    info: info instanceof PDFRef ? `${info.objectNumber} ${info.generationNumber} R` : undefined,
-    id: [idHex(firstId) ?? newId, newId] as [string, string],
+    root: last.root ? ref(last.root) : `${rootRef.objectNumber} ${rootRef.generationNumber} R`,
+    info: last.info ? ref(last.info) : undefined,
+    id: [last.firstId ?? newId, newId] as [string, string],
   };
   const highest = context.largestObjectNumber;
   const size = highest + 1 + (last.kind === 'stream' ? 1 : 0);

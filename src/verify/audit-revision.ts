@@ -7,7 +7,19 @@
  * its own end. Anything an attacker adds lives in another revision, which keeps its normal grading.
  */
 import crypto from 'node:crypto';
-import { parseAuditRecord, dictOf, isName, isRef, sameValue, type PdfDict, type PdfDocument, type PdfValue } from '../pdf/index.js';
+import {
+  AUDIT_TRAIL_FILE_NAME,
+  collectRefs,
+  differingKeys,
+  parseAuditRecord,
+  dictOf,
+  isName,
+  isRef,
+  sameValue,
+  type PdfDict,
+  type PdfDocument,
+  type PdfValue,
+} from '../pdf/index.js';
 import { auditTrailText } from './audit-trail.js';
 import { forEachPage, hasVisibleAppearance } from './signatures.js';
 
@@ -39,7 +51,7 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
 
   // The audit file describes exactly the bytes before this update.
   const text = auditTrailText(doc, rev);
-  if (text === undefined) return 'no audit-trail.json';
+  if (text === undefined) return `no ${AUDIT_TRAIL_FILE_NAME}`;
   const parsed = parseAuditRecord(text);
   if ('problem' in parsed) return parsed.problem;
   const json = parsed.record;
@@ -52,10 +64,10 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
     len > revision.end ||
     !/^[\r\n]*$/.test(doc.latin1(Math.min(len, prevEnd), Math.max(len, prevEnd)))
   ) {
-    return 'audit-trail.json pdfLength is not the end of the previous revision';
+    return `${AUDIT_TRAIL_FILE_NAME} pdfLength is not the end of the previous revision`;
   }
   const digest = crypto.createHash('sha256').update(doc.buf.subarray(0, len)).digest('hex');
-  if (typeof json.pdfSha256 !== 'string' || json.pdfSha256.toLowerCase() !== digest) return 'audit-trail.json pdfSha256 does not match';
+  if (typeof json.pdfSha256 !== 'string' || json.pdfSha256.toLowerCase() !== digest) return `${AUDIT_TRAIL_FILE_NAME} pdfSha256 does not match`;
 
   // Same catalog; the objects the signer may rewrite (as numbered before the update).
   const rootA = doc.trailerAt(prev)?.map.get('Root');
@@ -223,14 +235,7 @@ export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referre
  * rewrote is either one of the rewritable objects, validated on its own, or makes the update fail above.
  */
 function changedKeys(doc: PdfDocument, a: PdfDict | undefined, b: PdfDict): string[] {
-  const keys = new Set([...(a?.map.keys() ?? []), ...b.map.keys()]);
-  const out: string[] = [];
-  for (const k of keys) {
-    const x = a?.map.get(k);
-    const y = b.map.get(k);
-    if (x === undefined || y === undefined || !sameValue(doc.buf, x, y)) out.push(k);
-  }
-  return out;
+  return differingKeys(doc.buf, a, b);
 }
 
 /** `b` is `a` (or nothing) with references to new objects appended at the end. */
@@ -253,17 +258,6 @@ function appendedOnly(
   for (let i = 0; i < before.length; i++) if (!sameValue(doc.buf, before[i]!, b[i]!)) return `/${what} changes existing entries`;
   for (let i = before.length; i < b.length; i++) if (!isNew(b[i]!)) return `/${what} gains an entry that is not a new object of the expected kind`;
   return undefined;
-}
-
-function collectRefs(v: PdfValue | undefined, add: (n: number) => void, depth = 0): void {
-  if (v === null || v === undefined || typeof v !== 'object' || depth > 50) return;
-  if (Array.isArray(v)) {
-    for (const x of v) collectRefs(x, add, depth + 1);
-    return;
-  }
-  if (v.kind === 'ref') add(v.num);
-  else if (v.kind === 'dict') for (const x of v.map.values()) collectRefs(x, add, depth + 1);
-  else if (v.kind === 'stream') collectRefs(v.dict, add, depth + 1);
 }
 
 /** A signature field (or its widget, whose parent is one). */

@@ -7,6 +7,8 @@
  * refers to them at the final revision, so an appearance stream shared with page content is "OTHER".
  */
 import {
+  collectRefs,
+  differingKeys,
   isDict,
   isName,
   isRef,
@@ -82,6 +84,15 @@ const STRUCTURAL_ANOMALIES = new Set([
   'OBJSTM_NUMBER_MISMATCH',
   'XREF_OFFSET_WRONG',
 ]);
+/** Records one modification detail (the analyzer's callback to its classifiers). */
+type PushDetail = (
+  it: { num: number; rev: number },
+  kind: ModificationDetail['kind'],
+  level: ModificationLevel,
+  issue: string,
+  extra?: Partial<ModificationDetail>,
+) => void;
+
 const INERT_ANNOTS = new Set(['Link', 'Popup', 'Text']);
 
 export class ModificationAnalyzer {
@@ -446,17 +457,7 @@ export class ModificationAnalyzer {
     return { level, details };
   }
 
-  private classifySigField(
-    it: { num: number; a?: ResolvedObject; b?: ResolvedObject },
-    kind: 'added' | 'changed',
-    push: (
-      it: { num: number; rev: number },
-      kind: ModificationDetail['kind'],
-      level: ModificationLevel,
-      issue: string,
-      extra?: Partial<ModificationDetail>,
-    ) => void,
-  ): void {
+  private classifySigField(it: { num: number; a?: ResolvedObject; b?: ResolvedObject }, kind: 'added' | 'changed', push: PushDetail): void {
     const doc = this.doc;
     const last = doc.last;
     const b = dictOf(it.b!.value)!;
@@ -492,18 +493,7 @@ export class ModificationAnalyzer {
     push({ num: it.num, rev }, kind, 'SIGNATURES_ONLY', `signature field ${name} ${signed ? 'signed' : kind}`);
   }
 
-  private classifyAnnotation(
-    it: { num: number; rev: number },
-    kind: 'added' | 'changed',
-    push: (
-      it: { num: number; rev: number },
-      kind: ModificationDetail['kind'],
-      level: ModificationLevel,
-      issue: string,
-      extra?: Partial<ModificationDetail>,
-    ) => void,
-    value: PdfValue,
-  ): void {
+  private classifyAnnotation(it: { num: number; rev: number }, kind: 'added' | 'changed', push: PushDetail, value: PdfValue): void {
     const d = dictOf(value)!;
     const sub = d.map.get('Subtype');
     const subName = isName(sub) ? sub.name : '?';
@@ -550,17 +540,6 @@ export class ModificationAnalyzer {
   }
 }
 
-function collectRefs(v: PdfValue | undefined, add: (n: number) => void, depth = 0): void {
-  if (v === null || v === undefined || typeof v !== 'object' || depth > 50) return;
-  if (Array.isArray(v)) {
-    for (const x of v) collectRefs(x, add, depth + 1);
-    return;
-  }
-  if (v.kind === 'ref') add(v.num);
-  else if (v.kind === 'dict') for (const x of v.map.values()) collectRefs(x, add, depth + 1);
-  else if (v.kind === 'stream') collectRefs(v.dict, add, depth + 1);
-}
-
 /** A document information dictionary holds text strings, dates and names only. */
 function isInfoLike(d: PdfDict): boolean {
   if (d.map.has('Type')) return false;
@@ -583,14 +562,7 @@ function changedKeys(doc: PdfDocument, aV: PdfValue, bV: PdfValue): string[] {
   const a = dictOf(aV);
   const b = dictOf(bV);
   if (!a || !b) return ['(type)'];
-  const keys = new Set([...a.map.keys(), ...b.map.keys()]);
-  const out: string[] = [];
-  for (const k of keys) {
-    if (k === 'Length') continue;
-    const x = a.map.get(k);
-    const y = b.map.get(k);
-    if (x === undefined || y === undefined || !sameValue(doc.buf, x, y)) out.push(k);
-  }
+  const out = differingKeys(doc.buf, a, b, 'Length');
   if (isStream(aV) && isStream(bV) && !sameValue(doc.buf, aV, bV) && out.length === 0) out.push('(stream data)');
   return out;
 }

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { FolioError } from '../../src/errors.js';
 import type { SigningIdentity } from '../../src/services.js';
-import { loadSigningIdentity, signDocument } from '../../src/sign/index.js';
+import { loadSigningIdentity } from '../../src/sign/index.js';
+import { signMinimal } from './helpers.js';
 import { loadTrustStore, verifyPdf, type TrustStore } from '../../src/verify/index.js';
 
 let tmp: string;
@@ -28,16 +29,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const sign = (document: Uint8Array) =>
-  signDocument(
-    {
-      document,
-      signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
-      auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T09:15:00Z' }],
-      auditPages: false,
-    },
-    { identity },
-  );
+const sign = (document: Uint8Array) => signMinimal(identity, document);
 const verify = (bytes: Uint8Array) => verifyPdf(bytes, { trust });
 
 async function expectSignRefused(bytes: Uint8Array, code: string, message: RegExp): Promise<void> {

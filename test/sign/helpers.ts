@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { authed, type TestApi } from '../helpers/api.js';
+import type { SigningIdentity } from '../../src/services.js';
+import { signDocument } from '../../src/sign/index.js';
 
 export const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -24,6 +26,19 @@ export async function makePdf(pages: number, opts: { objectStreams?: boolean; si
     page.drawText(`${opts.text ?? 'Contract page'} ${i + 1}`, { x: 40, y: page.getHeight() - 60, size: 14, font });
   }
   return doc.save({ useObjectStreams: opts.objectStreams ?? false });
+}
+
+/** signDocument (no HTTP) with a minimal request and no audit pages, as the bounds tests of both engines use it. */
+export function signMinimal(identity: SigningIdentity, document: Uint8Array): ReturnType<typeof signDocument> {
+  return signDocument(
+    {
+      document,
+      signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T09:15:00Z' }],
+      auditPages: false,
+    },
+    { identity },
+  );
 }
 
 export interface SignBody {

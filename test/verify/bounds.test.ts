@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { FolioError } from '../../src/errors.js';
 import type { SigningIdentity } from '../../src/services.js';
-import { loadSigningIdentity, signDocument } from '../../src/sign/index.js';
+import { loadSigningIdentity } from '../../src/sign/index.js';
+import { signMinimal } from '../sign/helpers.js';
 import { loadTrustStore, openPdf, verifyPdf, type TrustStore } from '../../src/verify/index.js';
 import { isRef, type PdfValue } from '../../src/pdf/index.js';
 import { appendUpdate, makePdf, nextObjectNumber, serialize } from './fixtures.js';
@@ -25,16 +26,7 @@ let signed: Uint8Array;
 /** The DER CMS of that signature. */
 let cms: Uint8Array;
 
-const sign = (document: Uint8Array) =>
-  signDocument(
-    {
-      document,
-      signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
-      auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T09:15:00Z' }],
-      auditPages: false,
-    },
-    { identity },
-  );
+const sign = (document: Uint8Array) => signMinimal(identity, document);
 const verify = (bytes: Uint8Array) => verifyPdf(bytes, { trust });
 
 beforeAll(async () => {

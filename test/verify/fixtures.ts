@@ -283,6 +283,7 @@ export async function makePdf(pages = 1, text = 'Folio verify test document'): P
 // ---------------------------------------------------------------------------------------------------------
 // Serialising values back (for appended updates that rewrite the catalog, a page or a field).
 
+// Deliberately independent of src/pdf/serialize.ts: this is an oracle, attack files are not built with the code under test.
 export function serialize(v: PdfValue): string {
   if (v === null) return 'null';
   if (typeof v === 'boolean' || typeof v === 'number') return String(v);

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from '@cantoo/pdf-lib';
-import { startTestApi, authed, type TestApi } from '../helpers/api.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+import { signViaApi, verifyViaApi } from './api.js';
 import { appendUpdate, makePdf, makePki, pdfsigSign, signPdf, type TestPki } from './fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
 import type { PdfRef, PdfValue } from '../../src/pdf/index.js';
@@ -18,33 +19,14 @@ let pki: TestPki;
 let folioSigned: Uint8Array;
 let original: Uint8Array;
 
-async function sign(t: TestApi, pdf: Uint8Array, extra: Record<string, unknown> = {}): Promise<Uint8Array> {
-  const res = await fetch(
-    `${t.url}/v1/sign`,
-    authed(t, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        document: { base64: Buffer.from(pdf).toString('base64') },
-        signer: { name: 'Grace Hopper', email: 'grace@example.com', ip: '198.51.100.4', userAgent: 'Mozilla/5.0' },
-        auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T10:00:00Z' }],
-        eventId: 'verify-evt-1',
-        ...extra,
-      }),
-    }),
-  );
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`sign answered ${res.status}: ${JSON.stringify(json)}`);
-  return new Uint8Array(Buffer.from(json.document.base64, 'base64'));
-}
-
-async function verify(t: TestApi, pdf: Uint8Array) {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'signed.pdf');
-  const res = await fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', body: form }));
-  expect(res.status).toBe(200);
-  return res.json();
-}
+const sign = (t: TestApi, pdf: Uint8Array, extra: Record<string, unknown> = {}) =>
+  signViaApi(t, pdf, {
+    signer: { name: 'Grace Hopper', email: 'grace@example.com', ip: '198.51.100.4', userAgent: 'Mozilla/5.0' },
+    auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T10:00:00Z' }],
+    eventId: 'verify-evt-1',
+    ...extra,
+  });
+const verify = verifyViaApi;
 
 beforeAll(async () => {
   pki = makePki();

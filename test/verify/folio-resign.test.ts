@@ -8,7 +8,8 @@
 import crypto from 'node:crypto';
 import { PDFArray, PDFName, PDFString } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, authed, type TestApi } from '../helpers/api.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+import { signViaApi, verifyViaApi } from './api.js';
 import { appendUpdate, makePdf, makePki, pdfsigSign, serialize, type TestPki } from './fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
 import type { PdfRef, PdfValue } from '../../src/pdf/index.js';
@@ -24,32 +25,13 @@ let pki: TestPki;
 let original: Uint8Array;
 let folioSigned: Uint8Array;
 
-async function sign(t: TestApi, pdf: Uint8Array, extra: Record<string, unknown> = {}): Promise<Uint8Array> {
-  const res = await fetch(
-    `${t.url}/v1/sign`,
-    authed(t, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        document: { base64: Buffer.from(pdf).toString('base64') },
-        signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
-        auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T10:00:00Z' }],
-        ...extra,
-      }),
-    }),
-  );
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`sign answered ${res.status}: ${JSON.stringify(json)}`);
-  return new Uint8Array(Buffer.from(json.document.base64, 'base64'));
-}
-
-async function verify(t: TestApi, pdf: Uint8Array) {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'signed.pdf');
-  const res = await fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', body: form }));
-  expect(res.status).toBe(200);
-  return res.json();
-}
+const sign = (t: TestApi, pdf: Uint8Array, extra: Record<string, unknown> = {}) =>
+  signViaApi(t, pdf, {
+    signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+    auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T10:00:00Z' }],
+    ...extra,
+  });
+const verify = verifyViaApi;
 
 /** Seals with the service's own key, as POST /v1/sign does, after `tamper` edited the loaded document. */
 async function sealWithServiceKey(
