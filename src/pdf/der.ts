@@ -1,13 +1,18 @@
 /**
- * The one DER module of Folio's PDF signatures (the CMS in a signature's /Contents): reading tag/length
- * headers for the verifier and writing DER elements for the signer. Values are decoded and OIDs encoded
- * with asn1js; this module only cuts and joins elements, so it needs no schema.
- *
- * Reading BER/DER tag/length headers only: enough to cut a structure into raw element slices without decoding
- * it (asn1js decodes the parts whose values are needed). Every read is bounded by the enclosing element;
- * indefinite lengths (BER, used by some PDF signers for the outer CMS layers) are followed to their
+ * The one module of Folio that reads DER by byte offset. Everything else builds and parses ASN.1 with the
+ * @peculiar/asn1-* schemas (src/crypto/asn1.ts); a schema library cannot do what is here:
+ * - cut a hostile CMS into raw slices by reading only tag/length headers, bounded by the enclosing element,
+ *   so that the verifier hands exact original bytes (certificates, signed attributes, a timestamp token) to
+ *   hashing and never decodes the megabytes it does not need — a schema parse decodes every element and
+ *   re-encodes what it gives back;
+ * - find one field's exact bytes (a certificate's issuer Name) to embed verbatim.
+ * Indefinite lengths (BER, used by some PDF signers for the outer CMS layers) are followed to their
  * end-of-contents marker with a depth limit. Malformed input and multi-byte tags give undefined, and callers
- * fall back to a full asn1js parse.
+ * fall back to a schema parse.
+ *
+ * `encodeTlv`, `encodeOid`, `encodeSetOfContents`, `encodeLength` and `DER` are the former hand writer, no
+ * longer used by src (the signer builds its CMS with @peculiar/asn1-cms); they stay exported only because
+ * src/pdf/index.ts re-exports them and test/pdf/core.test.ts tests them.
  */
 import * as asn1js from 'asn1js';
 
@@ -60,6 +65,59 @@ export function readTlvChildren(buf: Uint8Array, parent: Tlv): Tlv[] | undefined
     p = t.end;
   }
   return out;
+}
+
+/**
+ * The contents of an OCTET STRING element, primitive (04) or BER-constructed (24, pieces joined, nested at most
+ * a few levels); undefined when `der` is not one.
+ */
+export function octetStringContents(der: Uint8Array, depth = 0): Uint8Array | undefined {
+  const t = readTlv(der, 0, der.length);
+  if (!t || t.end !== der.length) return undefined;
+  if (t.tag === 0x04) return der.subarray(t.start, t.contentEnd);
+  if (t.tag !== 0x24 || depth > 8) return undefined;
+  const pieces: Uint8Array[] = [];
+  for (const c of readTlvChildren(der, t) ?? [undefined]) {
+    const piece = c && octetStringContents(der.subarray(c.at, c.end), depth + 1);
+    if (!piece) return undefined;
+    pieces.push(piece);
+  }
+  return new Uint8Array(Buffer.concat(pieces));
+}
+
+export interface CertificateFields {
+  /** Content octets of the serialNumber INTEGER. */
+  serial: Uint8Array;
+  /** The issuer Name element as encoded. */
+  issuer: Uint8Array;
+  /** Each extension's OID content octets and extnValue content octets (the DER of the extension's value). */
+  extensions: Array<{ oid: Uint8Array; value: Uint8Array }>;
+}
+
+/**
+ * Serial number, issuer Name and extensions of a certificate, as slices of its bytes: the issuer is compared
+ * and embedded byte for byte (a schema parse would give back a re-encoding), and reading headers only keeps
+ * the verifier from decoding every certificate it is handed. Undefined when the headers do not read.
+ */
+export function certificateFields(cert: Uint8Array): CertificateFields | undefined {
+  const outer = readTlv(cert, 0, cert.length);
+  const tbs = outer && readTlvChildren(cert, outer)?.[0];
+  const f = tbs && readTlvChildren(cert, tbs);
+  if (!f) return undefined;
+  const off = f[0]?.tag === 0xa0 ? 1 : 0; // explicit version
+  const serial = f[off];
+  const issuer = f[off + 2];
+  if (!serial || !issuer || serial.tag !== 0x02 || issuer.tag !== 0x30) return undefined;
+  const extensions: CertificateFields['extensions'] = [];
+  const wrap = f.find((t) => t.tag === 0xa3);
+  const seq = wrap && readTlv(cert, wrap.start, wrap.contentEnd);
+  for (const ext of (seq && readTlvChildren(cert, seq)) ?? []) {
+    const e = readTlvChildren(cert, ext);
+    const value = e?.[e.length - 1];
+    if (!e || e.length < 2 || e[0]!.tag !== 0x06 || value?.tag !== 0x04) continue;
+    extensions.push({ oid: cert.subarray(e[0]!.start, e[0]!.contentEnd), value: cert.subarray(value.start, value.contentEnd) });
+  }
+  return { serial: cert.subarray(serial.start, serial.contentEnd), issuer: cert.subarray(issuer.at, issuer.end), extensions };
 }
 
 /** Tag bytes of the universal and context-specific types the signer writes. */

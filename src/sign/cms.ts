@@ -1,90 +1,112 @@
 /**
  * CAdES detached SignedData for a PAdES baseline signature (ETSI EN 319 142-1): signed attributes
  * content-type, message-digest and ESS signing-certificate-v2, deliberately no signing-time (PAdES puts the
- * time in the signature dictionary's /M). The signature maths is node:crypto; the DER is
- * written with src/pdf/der.ts (elements joined by tag, OIDs and certificate fields through asn1js).
+ * time in the signature dictionary's /M). The signature maths is node:crypto; the structure is built with
+ * @peculiar/asn1-cms (src/crypto/asn1.ts), the certificates and the issuer name embedded byte for byte.
  * An optional RFC 3161 token over the signature value becomes the unsigned attribute
  * id-aa-signatureTimeStampToken (PAdES B-T).
  */
 import crypto from 'node:crypto';
-import * as asn1js from 'asn1js';
+import {
+  Attribute,
+  CertificateChoices,
+  CertificateSet,
+  CMSVersion,
+  DigestAlgorithmIdentifiers,
+  EncapsulatedContentInfo,
+  IssuerAndSerialNumber,
+  SignedData,
+  SignerIdentifier,
+  SignerInfo,
+  SignerInfos,
+} from '@peculiar/asn1-cms';
+import { AsnArray, AsnConvert, AsnObjectIdentifierConverter, AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
+import { AlgorithmIdentifier, Certificate, GeneralName, type Name } from '@peculiar/asn1-x509';
 import type { SigningIdentity } from '../services.js';
-import { DER, encodeOid, encodeSetOfContents, encodeTlv } from '../pdf/index.js';
+import { EssCertIdV2, IssuerSerial, OID, SigningCertificateV2, parseAs, serialize, toArrayBuffer, verbatim } from '../crypto/asn1.js';
+import { certificateFields, readTlv, readTlvChildren } from '../pdf/der.js';
 
 export const OIDS = {
-  data: '1.2.840.113549.1.7.1',
-  signedData: '1.2.840.113549.1.7.2',
-  sha256: '2.16.840.1.101.3.4.2.1',
-  contentType: '1.2.840.113549.1.9.3',
-  messageDigest: '1.2.840.113549.1.9.4',
-  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
-  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
-  sha256WithRSAEncryption: '1.2.840.113549.1.1.11',
-  ecdsaWithSHA256: '1.2.840.10045.4.3.2',
+  data: OID.data,
+  signedData: OID.signedData,
+  sha256: OID.sha256,
+  contentType: OID.contentType,
+  messageDigest: OID.messageDigest,
+  signingCertificateV2: OID.signingCertificateV2,
+  signatureTimeStampToken: OID.signatureTimeStampToken,
+  sha256WithRSAEncryption: OID.sha256WithRSAEncryption,
+  ecdsaWithSHA256: OID.ecdsaWithSHA256,
 } as const;
 
-const { SEQUENCE, SET, OCTET_STRING, CONTEXT_0, CONTEXT_1, CONTEXT_4 } = DER;
-const oid = encodeOid;
-const INTEGER_1 = Buffer.from([DER.INTEGER, 0x01, 0x01]);
-const NULL = Buffer.from([DER.NULL, 0x00]);
-
-interface CertificateParts {
-  issuer: Buffer;
-  serial: Buffer;
-}
-
-/** The issuer Name and serial number TLVs of a DER certificate, byte for byte. */
-function certificateParts(certDer: Uint8Array): CertificateParts {
-  const r = asn1js.fromBER(certDer);
-  if (r.offset === -1) throw new Error('cannot parse the signing certificate');
-  const tbs = (r.result as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence;
-  const fields = tbs.valueBlock.value;
-  const hasVersion = fields[0]!.idBlock.tagClass === 3; // [0] EXPLICIT version
-  return {
-    serial: Buffer.from(fields[hasVersion ? 1 : 0]!.toBER(false)),
-    issuer: Buffer.from(fields[hasVersion ? 3 : 2]!.toBER(false)),
-  };
-}
-
-interface IdentityDer {
-  issuerAndSerial: Buffer;
-  signingCertificateV2Attr: Buffer;
-  certificates: Buffer;
-  signatureAlgorithm: Buffer;
+interface IdentityAsn {
+  sid: SignerIdentifier;
+  signingCertificateV2Attr: Uint8Array;
+  certificates: CertificateSet;
+  certificatesLength: number;
+  signatureAlgorithm: AlgorithmIdentifier;
   issuerLength: number;
 }
 
-// The parts that depend only on the identity are encoded once.
-const identityCache = new WeakMap<SigningIdentity, IdentityDer>();
+// The parts that depend only on the identity are built once.
+const identityCache = new WeakMap<SigningIdentity, IdentityAsn>();
 
-function identityDer(identity: SigningIdentity): IdentityDer {
+function identityAsn(identity: SigningIdentity): IdentityAsn {
   let cached = identityCache.get(identity);
   if (cached) return cached;
   const leaf = identity.chainDer[0]!;
-  const { issuer, serial } = certificateParts(leaf);
-  const certHash = crypto.createHash('sha256').update(leaf).digest();
-  // ESSCertIDv2 { certHash, issuerSerial { GeneralNames [directoryName [4] issuer], serial } }, with the
-  // default hash algorithm (SHA-256) omitted as DER requires for a DEFAULT value.
-  const essCertId = encodeTlv(
-    SEQUENCE,
-    encodeTlv(OCTET_STRING, certHash),
-    encodeTlv(SEQUENCE, encodeTlv(SEQUENCE, encodeTlv(CONTEXT_4, issuer)), serial),
-  );
-  const signingCertificateV2 = encodeTlv(SEQUENCE, encodeTlv(SEQUENCE, essCertId));
+  const cert = parseAs(leaf, Certificate, () => new Error('cannot parse the signing certificate'));
+  const issuerDer = certificateFields(leaf)?.issuer;
+  if (!issuerDer) throw new Error('cannot parse the signing certificate');
+  const issuer = verbatim<Name>(issuerDer);
+  const serialNumber = cert.tbsCertificate.serialNumber;
+  // ESSCertIDv2 with the default hash algorithm (SHA-256) omitted, as DER requires for a DEFAULT value.
+  const signingCertificateV2 = new SigningCertificateV2({
+    certs: [
+      new EssCertIdV2({
+        certHash: new OctetString(crypto.createHash('sha256').update(leaf).digest()),
+        issuerSerial: new IssuerSerial({ issuer: [new GeneralName({ directoryName: issuer })], serialNumber }),
+      }),
+    ],
+  });
   cached = {
-    issuerAndSerial: encodeTlv(SEQUENCE, issuer, serial),
-    signingCertificateV2Attr: encodeTlv(SEQUENCE, oid(OIDS.signingCertificateV2), encodeTlv(SET, signingCertificateV2)),
-    certificates: encodeSetOfContents(identity.chainDer.map((d) => Buffer.from(d))),
+    sid: new SignerIdentifier({ issuerAndSerialNumber: new IssuerAndSerialNumber({ issuer, serialNumber }) }),
+    signingCertificateV2Attr: serialize(
+      new Attribute({ attrType: OID.signingCertificateV2, attrValues: [AsnConvert.serialize(signingCertificateV2)] }),
+    ),
+    certificates: new CertificateSet(identity.chainDer.map((d) => new CertificateChoices({ certificate: verbatim<Certificate>(d) }))),
+    certificatesLength: identity.chainDer.reduce((n, d) => n + d.length, 0),
     signatureAlgorithm:
-      identity.keyAlgorithm === 'RSA' ? encodeTlv(SEQUENCE, oid(OIDS.sha256WithRSAEncryption), NULL) : encodeTlv(SEQUENCE, oid(OIDS.ecdsaWithSHA256)),
-    issuerLength: issuer.length,
+      identity.keyAlgorithm === 'RSA'
+        ? new AlgorithmIdentifier({ algorithm: OID.sha256WithRSAEncryption, parameters: null })
+        : new AlgorithmIdentifier({ algorithm: OID.ecdsaWithSHA256 }),
+    issuerLength: issuerDer.length,
   };
   identityCache.set(identity, cached);
   return cached;
 }
 
-const SHA256_ALGORITHM = encodeTlv(SEQUENCE, oid(OIDS.sha256));
-const CONTENT_TYPE_DATA_ATTR = encodeTlv(SEQUENCE, oid(OIDS.contentType), encodeTlv(SET, oid(OIDS.data)));
+const sha256Algorithm = () => new AlgorithmIdentifier({ algorithm: OID.sha256 });
+const CONTENT_TYPE_DATA_ATTR = serialize(
+  new Attribute({ attrType: OID.contentType, attrValues: [AsnObjectIdentifierConverter.toASN(OID.data).toBER(false)] }),
+);
+
+/** SignedAttributes ::= SET OF Attribute, the encoding the signature covers (RFC 5652 §5.4). */
+class SignedAttributes extends AsnArray<Attribute> {
+  constructor(items?: Attribute[]) {
+    super(items);
+    Object.setPrototypeOf(this, SignedAttributes.prototype);
+  }
+}
+AsnType({ type: AsnTypeTypes.Set, itemType: Attribute })(SignedAttributes);
+
+/** ContentInfo with its content typed as SignedData (asn1-cms types it ANY, which would re-parse the bytes). */
+class SignedDataContentInfo {
+  contentType: string = OID.signedData;
+  constructor(public content = new SignedData()) {}
+}
+AsnProp({ type: AsnPropTypes.ObjectIdentifier })(SignedDataContentInfo.prototype, 'contentType');
+AsnProp({ type: SignedData, context: 0 })(SignedDataContentInfo.prototype, 'content');
+AsnType({ type: AsnTypeTypes.Sequence })(SignedDataContentInfo);
 
 export interface CmsSigner {
   /** The DER signed attributes (as a SET, tag 0x31) and the signature over them. */
@@ -94,9 +116,13 @@ export interface CmsSigner {
 
 /** Computes the signed attributes and the signature for a document digest. */
 export function signDigest(identity: SigningIdentity, documentDigest: Uint8Array): CmsSigner {
-  const der = identityDer(identity);
-  const messageDigestAttr = encodeTlv(SEQUENCE, oid(OIDS.messageDigest), encodeTlv(SET, encodeTlv(OCTET_STRING, documentDigest)));
-  const signedAttributes = encodeTlv(SET, encodeSetOfContents([CONTENT_TYPE_DATA_ATTR, messageDigestAttr, der.signingCertificateV2Attr]));
+  const asn = identityAsn(identity);
+  const messageDigestAttr = serialize(
+    new Attribute({ attrType: OID.messageDigest, attrValues: [AsnConvert.serialize(new OctetString(documentDigest))] }),
+  );
+  // DER orders a SET OF by the elements' encodings; the serialiser keeps the array order.
+  const attrs = [CONTENT_TYPE_DATA_ATTR, messageDigestAttr, asn.signingCertificateV2Attr].sort((a, b) => Buffer.compare(a, b));
+  const signedAttributes = serialize(new SignedAttributes(attrs.map((a) => verbatim<Attribute>(a))));
   const signature =
     identity.keyAlgorithm === 'RSA'
       ? crypto.sign('sha256', signedAttributes, { key: identity.privateKey, padding: crypto.constants.RSA_PKCS1_PADDING })
@@ -106,35 +132,36 @@ export function signDigest(identity: SigningIdentity, documentDigest: Uint8Array
 
 /** Assembles the ContentInfo(SignedData) DER; `timeStampToken` is the DER of an RFC 3161 token. */
 export function buildSignedData(identity: SigningIdentity, signer: CmsSigner, timeStampToken?: Uint8Array): Uint8Array {
-  const der = identityDer(identity);
-  const attrs = Buffer.from(signer.signedAttributes);
-  // [0] IMPLICIT SET OF Attribute: the signed SET with its tag replaced by the context tag.
-  const signedAttrsTagged = Buffer.concat([Buffer.from([CONTEXT_0]), attrs.subarray(1)]);
-  const signerInfo = encodeTlv(
-    SEQUENCE,
-    INTEGER_1,
-    der.issuerAndSerial,
-    SHA256_ALGORITHM,
-    signedAttrsTagged,
-    der.signatureAlgorithm,
-    encodeTlv(OCTET_STRING, signer.signature),
-    ...(timeStampToken ? [encodeTlv(CONTEXT_1, encodeTlv(SEQUENCE, oid(OIDS.signatureTimeStampToken), encodeTlv(SET, timeStampToken)))] : []),
-  );
-  const signedData = encodeTlv(
-    SEQUENCE,
-    INTEGER_1,
-    encodeTlv(SET, SHA256_ALGORITHM),
-    encodeTlv(SEQUENCE, oid(OIDS.data)), // detached: no eContent
-    encodeTlv(CONTEXT_0, der.certificates),
-    encodeTlv(SET, signerInfo),
-  );
-  return new Uint8Array(encodeTlv(SEQUENCE, oid(OIDS.signedData), encodeTlv(CONTEXT_0, signedData)));
+  const asn = identityAsn(identity);
+  // The attributes exactly as signed, now under the SignerInfo's [0] IMPLICIT tag.
+  const set = readTlv(signer.signedAttributes, 0, signer.signedAttributes.length);
+  const signedAttrs = set && readTlvChildren(signer.signedAttributes, set);
+  if (!signedAttrs) throw new Error('the signed attributes are not DER');
+  const signerInfo = new SignerInfo({
+    version: CMSVersion.v1,
+    sid: asn.sid,
+    digestAlgorithm: sha256Algorithm(),
+    signedAttrs: signedAttrs.map((a) => verbatim<Attribute>(signer.signedAttributes.subarray(a.at, a.end))),
+    signatureAlgorithm: asn.signatureAlgorithm,
+    signature: new OctetString(signer.signature),
+    unsignedAttrs: timeStampToken
+      ? [new Attribute({ attrType: OID.signatureTimeStampToken, attrValues: [toArrayBuffer(timeStampToken)] })]
+      : undefined,
+  });
+  const signedData = new SignedData({
+    version: CMSVersion.v1,
+    digestAlgorithms: new DigestAlgorithmIdentifiers([sha256Algorithm()]),
+    encapContentInfo: new EncapsulatedContentInfo({ eContentType: OID.data }), // detached: no eContent
+    certificates: asn.certificates,
+    signerInfos: new SignerInfos([signerInfo]),
+  });
+  return serialize(new SignedDataContentInfo(signedData));
 }
 
 /** Upper bound of the CMS size without a timestamp, to size the /Contents placeholder. */
 export function estimateCmsSize(identity: SigningIdentity): number {
-  const der = identityDer(identity);
+  const asn = identityAsn(identity);
   const keyBytes = identity.keyAlgorithm === 'RSA' ? Math.ceil((identity.privateKey.asymmetricKeyDetails?.modulusLength ?? 4096) / 8) : 72;
   // Fixed structure (OIDs, attributes, lengths) stays well below 600 bytes; the issuer name appears twice.
-  return der.certificates.length + keyBytes + 2 * der.issuerLength + 600;
+  return asn.certificatesLength + 8 * identity.chainDer.length + keyBytes + 2 * asn.issuerLength + 600;
 }

@@ -3,6 +3,11 @@
  * generated once into DATA_DIR/signing/ — a local root CA and a signing certificate issued by it — and
  * reused on every later start, so that documents signed before a restart still verify as "issued by this
  * service".
+ *
+ * The certificates are built with @peculiar/asn1-x509, Folio's one ASN.1 idiom (src/crypto/asn1.ts), and
+ * signed with node:crypto. @peculiar/x509 2.2.0 was tried and not kept: importing it throws "tsyringe requires
+ * a reflect polyfill" unless the process first loads `reflect-metadata`, a global patch of `Reflect` (and one
+ * more dependency) for what is here one TBSCertificate and one signature.
  */
 import crypto, { type KeyObject, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';

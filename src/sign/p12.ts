@@ -1,25 +1,48 @@
 /**
  * PKCS#12 (RFC 7292) reader for SIGNING_P12: verifies the password MAC, decrypts the bags and returns the
- * private key with its certificate chain. Handles what `openssl pkcs12 -export` writes today (PBES2 with
- * PBKDF2 + AES-CBC, HMAC-SHA-256 MAC) and with `-legacy` (pbeWithSHAAnd3-KeyTripleDES-CBC keys,
- * pbeWithSHAAnd40BitRC2-CBC certificates, HMAC-SHA-1 MAC). Node's OpenSSL build has no RC2, so RC2 is
- * implemented here (RFC 2268, decryption only).
+ * private key with its certificate chain. The structure is parsed with @peculiar/asn1-pfx, asn1-pkcs8 and
+ * asn1-cms (Folio's one ASN.1 idiom, src/crypto/asn1.ts); the ciphers, PBKDF2 and HMAC are node:crypto.
+ * Handles what `openssl pkcs12 -export` writes today (PBES2 with PBKDF2 + AES-CBC, HMAC-SHA-256 MAC) and with
+ * `-legacy` (pbeWithSHAAnd3-KeyTripleDES-CBC keys, pbeWithSHAAnd40BitRC2-CBC certificates, HMAC-SHA-1 MAC),
+ * which older OpenSSL and Windows exports still produce.
+ *
+ * Why the PKCS#12 key derivation (RFC 7292 appendix B) and RC2 (RFC 2268, decryption only) are written here,
+ * measured on this stack (Node 20, OpenSSL 3.0): pkijs 4.0.0 knows no PKCS#12 v1 PBE algorithm (no
+ * 1.2.840.113549.1.12.1.* in its source, only PBES2): on an `openssl pkcs12 -export -legacy` file it checks the
+ * MAC and then fails with `Unknown "contentEncryptionAlgorithm": 1.2.840.113549.1.12.1.6`; and
+ * `crypto.createDecipheriv('rc2-40-cbc', …)` fails with ERR_OSSL_EVP_UNSUPPORTED (RC2 lives in OpenSSL 3's
+ * legacy provider, which Node does not load; `crypto.getCiphers()` lists no rc2). test/sign/p12.test.ts
+ * asserts both facts, so the day either changes the test says so.
  */
 import crypto, { type KeyObject, X509Certificate } from 'node:crypto';
-import * as asn1js from 'asn1js';
+import { ContentInfo, EncryptedContentInfo } from '@peculiar/asn1-cms';
+import {
+  AuthenticatedSafe,
+  CertBag,
+  PFX,
+  SafeContents,
+  type SafeBag,
+  id_SafeContents,
+  id_certBag,
+  id_keyBag,
+  id_pkcs8ShroudedKeyBag,
+  id_x509Certificate,
+} from '@peculiar/asn1-pfx';
+import { EncryptedPrivateKeyInfo } from '@peculiar/asn1-pkcs8';
+import { AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
+import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
 import type { SigningIdentity } from '../services.js';
+import { OID as CMS_OID, parseAs } from '../crypto/asn1.js';
+import { octetStringContents } from '../pdf/der.js';
 import { identityFromParts } from './identity.js';
 
 const OID = {
-  data: '1.2.840.113549.1.7.1',
-  encryptedData: '1.2.840.113549.1.7.6',
-  keyBag: '1.2.840.113549.1.12.10.1.1',
-  shroudedKeyBag: '1.2.840.113549.1.12.10.1.2',
-  certBag: '1.2.840.113549.1.12.10.1.3',
-  x509Certificate: '1.2.840.113549.1.9.22.1',
+  data: CMS_OID.data,
+  encryptedData: CMS_OID.encryptedData,
   localKeyId: '1.2.840.113549.1.9.21',
   pbes2: '1.2.840.113549.1.5.13',
   pbkdf2: '1.2.840.113549.1.5.12',
+  pbmac1: '1.2.840.113549.1.5.14',
 } as const;
 
 /** PKCS#12 v1 password-based encryption schemes: cipher, key length, RC2 effective bits. */
@@ -55,54 +78,59 @@ const DIGESTS: Record<string, { name: string; blockSize: number }> = {
 
 export class Pkcs12Error extends Error {}
 
-// ---- minimal ASN.1 navigation over asn1js (BER tolerant: Windows and Java write indefinite lengths) ----
+// ---- the parameter schemas the @peculiar family does not ship (RFC 7292 appendix C, RFC 8018 A.2/A.4) ----
 
-type Node = asn1js.AsnType;
-
-function parse(bytes: Uint8Array, what: string): Node {
-  const r = asn1js.fromBER(bytes);
-  if (r.offset === -1) throw new Pkcs12Error(`PKCS#12: cannot parse ${what}`);
-  return r.result;
+/** pkcs-12PbeParams ::= SEQUENCE { salt OCTET STRING, iterations INTEGER } */
+class Pkcs12PbeParams {
+  salt = new OctetString();
+  iterations = 0;
 }
+AsnProp({ type: OctetString })(Pkcs12PbeParams.prototype, 'salt');
+AsnProp({ type: AsnPropTypes.Integer })(Pkcs12PbeParams.prototype, 'iterations');
+AsnType({ type: AsnTypeTypes.Sequence })(Pkcs12PbeParams);
 
-function kids(n: Node | undefined, what: string): Node[] {
-  const v = (n as { valueBlock?: { value?: unknown } } | undefined)?.valueBlock?.value;
-  if (!Array.isArray(v)) throw new Pkcs12Error(`PKCS#12: ${what} is not a sequence`);
-  return v as Node[];
+/** PBES2-params ::= SEQUENCE { keyDerivationFunc AlgorithmIdentifier, encryptionScheme AlgorithmIdentifier } */
+class Pbes2Params {
+  keyDerivationFunc = new AlgorithmIdentifier();
+  encryptionScheme = new AlgorithmIdentifier();
 }
+AsnProp({ type: AlgorithmIdentifier })(Pbes2Params.prototype, 'keyDerivationFunc');
+AsnProp({ type: AlgorithmIdentifier })(Pbes2Params.prototype, 'encryptionScheme');
+AsnType({ type: AsnTypeTypes.Sequence })(Pbes2Params);
 
-function oid(n: Node | undefined, what: string): string {
-  if (!(n instanceof asn1js.ObjectIdentifier)) throw new Pkcs12Error(`PKCS#12: ${what} is not an OID`);
-  return n.valueBlock.toString();
+/** PBKDF2-params ::= SEQUENCE { salt OCTET STRING, iterationCount, keyLength OPTIONAL, prf DEFAULT hmacWithSHA1 } */
+class Pbkdf2Params {
+  salt = new OctetString();
+  iterationCount = 0;
+  keyLength?: number;
+  prf?: AlgorithmIdentifier;
 }
+AsnProp({ type: OctetString })(Pbkdf2Params.prototype, 'salt');
+AsnProp({ type: AsnPropTypes.Integer })(Pbkdf2Params.prototype, 'iterationCount');
+AsnProp({ type: AsnPropTypes.Integer, optional: true })(Pbkdf2Params.prototype, 'keyLength');
+AsnProp({ type: AlgorithmIdentifier, optional: true })(Pbkdf2Params.prototype, 'prf');
+AsnType({ type: AsnTypeTypes.Sequence })(Pbkdf2Params);
 
-function int(n: Node | undefined, what: string): number {
-  if (!(n instanceof asn1js.Integer)) throw new Pkcs12Error(`PKCS#12: ${what} is not an integer`);
-  return n.valueBlock.valueDec;
+/** EncryptedData ::= SEQUENCE { version, encryptedContentInfo, [1] unprotectedAttrs OPTIONAL } (RFC 5652 §8) */
+class EncryptedData {
+  version = 0;
+  encryptedContentInfo = new EncryptedContentInfo();
+  unprotectedAttrs?: ArrayBuffer;
 }
+AsnProp({ type: AsnPropTypes.Integer })(EncryptedData.prototype, 'version');
+AsnProp({ type: EncryptedContentInfo })(EncryptedData.prototype, 'encryptedContentInfo');
+AsnProp({ type: AsnPropTypes.Any, context: 1, implicit: true, optional: true })(EncryptedData.prototype, 'unprotectedAttrs');
+AsnType({ type: AsnTypeTypes.Sequence })(EncryptedData);
 
-/** Octets of an OCTET STRING or of an implicitly tagged one, primitive or constructed. */
-function octets(n: Node | undefined, what: string): Uint8Array {
-  if (!n) throw new Pkcs12Error(`PKCS#12: ${what} is missing`);
-  const block = (n as { valueBlock: { value?: unknown; valueHexView?: Uint8Array } }).valueBlock;
-  // asn1js also decodes a primitive OCTET STRING's content into `value` when it happens to be valid BER:
-  // only a constructed encoding is made of pieces.
-  if (n.idBlock.isConstructed && Array.isArray(block.value)) {
-    return Buffer.concat((block.value as Node[]).map((c) => octets(c, what)));
-  }
-  if (block.valueHexView) return new Uint8Array(block.valueHexView);
-  throw new Pkcs12Error(`PKCS#12: ${what} is not an octet string`);
-}
+/** Parses `bytes` as `type`, failing with the domain error that names `what`. */
+const parse = <T>(bytes: Uint8Array | ArrayBuffer, type: new () => T, what: string): T =>
+  parseAs(bytes, type, () => new Pkcs12Error(`PKCS#12: cannot parse ${what}`));
 
-function der(n: Node): Uint8Array {
-  return new Uint8Array(n.toBER(false));
-}
-
-/** Explicit [0] content of a ContentInfo-like structure. */
-function explicit0(n: Node | undefined, what: string): Node {
-  const inner = kids(n, what)[0];
-  if (!inner) throw new Pkcs12Error(`PKCS#12: ${what} is empty`);
-  return inner;
+/** Content octets of an OCTET STRING element given raw (an ANY field: primitive or BER-constructed). */
+function octets(raw: ArrayBuffer | undefined, what: string): Uint8Array {
+  const out = raw && octetStringContents(new Uint8Array(raw));
+  if (!out) throw new Pkcs12Error(`PKCS#12: ${what} is not an octet string`);
+  return out;
 }
 
 // ---- key derivation (RFC 7292 appendix B) ----
@@ -221,71 +249,65 @@ function rc2CbcDecrypt(key: Uint8Array, effectiveBits: number, iv: Uint8Array, d
 
 // ---- decryption of an AlgorithmIdentifier + ciphertext ----
 
-function decrypt(algorithm: Node, ciphertext: Uint8Array, password: string): Uint8Array {
-  const [algOid, params] = kids(algorithm, 'encryption algorithm');
-  const alg = oid(algOid, 'encryption algorithm');
+const MAX_ITERATIONS = 10_000_000;
+
+function decrypt(algorithm: AlgorithmIdentifier, ciphertext: Uint8Array, password: string): Uint8Array {
+  const alg = algorithm.algorithm;
   const pbe = PKCS12_PBE[alg];
+  if (!pbe && alg !== OID.pbes2) throw new Pkcs12Error(`PKCS#12: unsupported encryption algorithm ${alg}`);
+  if (!algorithm.parameters) throw new Pkcs12Error('PKCS#12: encryption parameters are missing');
   try {
     if (pbe) {
-      const [saltNode, iterNode] = kids(params, 'PBE parameters');
-      const salt = octets(saltNode, 'PBE salt');
-      const iterations = int(iterNode, 'PBE iterations');
+      const params = parse(algorithm.parameters, Pkcs12PbeParams, 'PBE parameters');
+      const salt = new Uint8Array(params.salt.buffer);
+      if (params.iterations > MAX_ITERATIONS) throw new Pkcs12Error('PKCS#12: unreasonable PBE iteration count');
       const pw = bmpPassword(password);
-      const key = pkcs12Kdf('sha1', 64, pw, salt, 1, iterations, pbe.keyLength);
-      const iv = pkcs12Kdf('sha1', 64, pw, salt, 2, iterations, 8);
+      const key = pkcs12Kdf('sha1', 64, pw, salt, 1, params.iterations, pbe.keyLength);
+      const iv = pkcs12Kdf('sha1', 64, pw, salt, 2, params.iterations, 8);
       if (pbe.cipher === 'rc2') return rc2CbcDecrypt(key, pbe.rc2Bits!, iv, ciphertext);
       const d = crypto.createDecipheriv(pbe.cipher, key, iv);
       return Buffer.concat([d.update(ciphertext), d.final()]);
     }
-    if (alg === OID.pbes2) {
-      const [kdf, scheme] = kids(params, 'PBES2 parameters');
-      const [kdfOid, kdfParams] = kids(kdf, 'PBES2 KDF');
-      if (oid(kdfOid, 'PBES2 KDF') !== OID.pbkdf2) throw new Pkcs12Error('PKCS#12: PBES2 key derivation other than PBKDF2');
-      const kp = kids(kdfParams, 'PBKDF2 parameters');
-      const salt = octets(kp[0], 'PBKDF2 salt');
-      const iterations = int(kp[1], 'PBKDF2 iterations');
-      let prf = 'sha1';
-      for (const extra of kp.slice(2)) {
-        if (extra instanceof asn1js.Sequence) {
-          const prfOid = oid(kids(extra, 'PBKDF2 prf')[0], 'PBKDF2 prf');
-          const name = HMAC_PRF[prfOid];
-          if (!name) throw new Pkcs12Error(`PKCS#12: unsupported PBKDF2 PRF ${prfOid}`);
-          prf = name;
-        }
-      }
-      const [schemeOid, ivNode] = kids(scheme, 'PBES2 encryption scheme');
-      const cipher = PBES2_CIPHERS[oid(schemeOid, 'PBES2 cipher')];
-      if (!cipher) throw new Pkcs12Error('PKCS#12: unsupported PBES2 cipher');
-      if (iterations > 10_000_000) throw new Pkcs12Error('PKCS#12: unreasonable PBKDF2 iteration count');
-      const key = crypto.pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, cipher.keyLength, prf);
-      const d = crypto.createDecipheriv(cipher.cipher, key, octets(ivNode, 'PBES2 IV'));
-      return Buffer.concat([d.update(ciphertext), d.final()]);
+    const params = parse(algorithm.parameters, Pbes2Params, 'PBES2 parameters');
+    if (params.keyDerivationFunc.algorithm !== OID.pbkdf2) throw new Pkcs12Error('PKCS#12: PBES2 key derivation other than PBKDF2');
+    if (!params.keyDerivationFunc.parameters) throw new Pkcs12Error('PKCS#12: PBKDF2 parameters are missing');
+    const kdf = parse(params.keyDerivationFunc.parameters, Pbkdf2Params, 'PBKDF2 parameters');
+    let prf = 'sha1';
+    if (kdf.prf) {
+      const name = HMAC_PRF[kdf.prf.algorithm];
+      if (!name) throw new Pkcs12Error(`PKCS#12: unsupported PBKDF2 PRF ${kdf.prf.algorithm}`);
+      prf = name;
     }
+    const cipher = PBES2_CIPHERS[params.encryptionScheme.algorithm];
+    if (!cipher) throw new Pkcs12Error('PKCS#12: unsupported PBES2 cipher');
+    if (!params.encryptionScheme.parameters) throw new Pkcs12Error('PKCS#12: PBES2 IV is missing');
+    const iv = new Uint8Array(parse(params.encryptionScheme.parameters, OctetString, 'PBES2 IV').buffer);
+    if (kdf.iterationCount > MAX_ITERATIONS) throw new Pkcs12Error('PKCS#12: unreasonable PBKDF2 iteration count');
+    const key = crypto.pbkdf2Sync(Buffer.from(password, 'utf8'), new Uint8Array(kdf.salt.buffer), kdf.iterationCount, cipher.keyLength, prf);
+    const d = crypto.createDecipheriv(cipher.cipher, key, iv);
+    return Buffer.concat([d.update(ciphertext), d.final()]);
   } catch (e) {
     if (e instanceof Pkcs12Error) throw e;
     throw new Pkcs12Error('PKCS#12: wrong password or corrupt data');
   }
-  throw new Pkcs12Error(`PKCS#12: unsupported encryption algorithm ${alg}`);
 }
 
-function verifyMac(macData: Node, authSafeContent: Uint8Array, password: string): void {
-  const [digestInfo, saltNode, iterNode] = kids(macData, 'MacData');
-  const [digestAlg, digestNode] = kids(digestInfo, 'MAC DigestInfo');
-  const digestOid = oid(kids(digestAlg, 'MAC digest algorithm')[0], 'MAC digest algorithm');
-  if (digestOid === '1.2.840.113549.1.5.14') throw new Pkcs12Error('PKCS#12: PBMAC1 integrity is not supported');
+function verifyMac(pfx: PFX, authSafeContent: Uint8Array, password: string): void {
+  const { mac, macSalt, iterations } = pfx.macData;
+  const digestOid = mac.digestAlgorithm.algorithm;
+  if (digestOid === OID.pbmac1) throw new Pkcs12Error('PKCS#12: PBMAC1 integrity is not supported');
   const digest = DIGESTS[digestOid];
   if (!digest) throw new Pkcs12Error(`PKCS#12: unsupported MAC digest ${digestOid}`);
-  const salt = octets(saltNode, 'MAC salt');
-  const iterations = iterNode ? int(iterNode, 'MAC iterations') : 1;
-  if (iterations > 10_000_000) throw new Pkcs12Error('PKCS#12: unreasonable MAC iteration count');
-  const expected = octets(digestNode, 'MAC value');
+  if (iterations > MAX_ITERATIONS) throw new Pkcs12Error('PKCS#12: unreasonable MAC iteration count');
+  const salt = new Uint8Array(macSalt.buffer);
+  const expected = Buffer.from(mac.digest.buffer);
   const hashLength = crypto.createHash(digest.name).digest().length;
   // An empty password is encoded either as the bare NUL terminator or as nothing; accept both.
   const candidates = password === '' ? [bmpPassword(''), new Uint8Array(0)] : [bmpPassword(password)];
   for (const pw of candidates) {
     const key = pkcs12Kdf(digest.name, digest.blockSize, pw, salt, 3, iterations, hashLength);
-    const mac = crypto.createHmac(digest.name, key).update(authSafeContent).digest();
-    if (mac.length === expected.length && crypto.timingSafeEqual(mac, expected)) return;
+    const computed = crypto.createHmac(digest.name, key).update(authSafeContent).digest();
+    if (computed.length === expected.length && crypto.timingSafeEqual(computed, expected)) return;
   }
   throw new Pkcs12Error('PKCS#12: wrong password (integrity check failed)');
 }
@@ -295,41 +317,36 @@ interface Bags {
   certs: Array<{ der: Uint8Array; localKeyId?: string }>;
 }
 
-function localKeyId(bag: Node[]): string | undefined {
-  const attrs = bag[2];
-  if (!attrs) return undefined;
-  for (const attr of kids(attrs, 'bag attributes')) {
-    const [attrOid, values] = kids(attr, 'bag attribute');
-    if (oid(attrOid, 'bag attribute') === OID.localKeyId) {
-      const first = kids(values, 'localKeyId values')[0];
-      return Buffer.from(octets(first, 'localKeyId')).toString('hex');
-    }
-  }
-  return undefined;
+function localKeyId(bag: SafeBag): string | undefined {
+  const value = bag.bagAttributes?.find((a) => a.attrId === OID.localKeyId)?.attrValues[0];
+  return value && Buffer.from(octets(value, 'localKeyId')).toString('hex');
 }
 
-function readSafeContents(bytes: Uint8Array, password: string, out: Bags, depth = 0): void {
+function readSafeContents(bytes: Uint8Array | ArrayBuffer, password: string, out: Bags, depth = 0): void {
   if (depth > 4) throw new Pkcs12Error('PKCS#12: nested safe contents too deep');
-  for (const bagNode of kids(parse(bytes, 'SafeContents'), 'SafeContents')) {
-    const bag = kids(bagNode, 'SafeBag');
-    const bagId = oid(bag[0], 'SafeBag id');
-    const value = explicit0(bag[1], 'SafeBag value');
+  for (const bag of parse(bytes, SafeContents, 'SafeContents')) {
     const id = localKeyId(bag);
-    if (bagId === OID.keyBag) {
-      out.keys.push({ der: der(value), localKeyId: id });
-    } else if (bagId === OID.shroudedKeyBag) {
-      const [alg, enc] = kids(value, 'EncryptedPrivateKeyInfo');
-      out.keys.push({ der: decrypt(alg!, octets(enc, 'encrypted key'), password), localKeyId: id });
-    } else if (bagId === OID.certBag) {
-      const [certType, certValue] = kids(value, 'CertBag');
-      if (oid(certType, 'CertBag type') === OID.x509Certificate) {
-        out.certs.push({ der: octets(explicit0(certValue, 'CertBag value'), 'certificate'), localKeyId: id });
-      }
-    } else if (bagId === '1.2.840.113549.1.12.10.1.6') {
-      readSafeContents(der(value), password, out, depth + 1);
+    if (bag.bagId === id_keyBag) {
+      out.keys.push({ der: new Uint8Array(bag.bagValue), localKeyId: id });
+    } else if (bag.bagId === id_pkcs8ShroudedKeyBag) {
+      const info = parse(bag.bagValue, EncryptedPrivateKeyInfo, 'EncryptedPrivateKeyInfo');
+      out.keys.push({ der: decrypt(info.encryptionAlgorithm, new Uint8Array(info.encryptedData.buffer), password), localKeyId: id });
+    } else if (bag.bagId === id_certBag) {
+      const certBag = parse(bag.bagValue, CertBag, 'CertBag');
+      if (certBag.certId === id_x509Certificate) out.certs.push({ der: octets(certBag.certValue, 'certificate'), localKeyId: id });
+    } else if (bag.bagId === id_SafeContents) {
+      readSafeContents(bag.bagValue, password, out, depth + 1);
     }
     // CRL and secret bags are irrelevant to signing.
   }
+}
+
+/** The ciphertext of an EncryptedContentInfo, primitive or in constructed pieces. */
+function encryptedContentOf(info: EncryptedContentInfo): Uint8Array {
+  const c = info.encryptedContent;
+  if (c?.value) return new Uint8Array(c.value.buffer);
+  if (c?.constructedValue) return new Uint8Array(Buffer.concat(c.constructedValue.map((p) => new Uint8Array(p.buffer))));
+  throw new Pkcs12Error('PKCS#12: encrypted content is missing');
 }
 
 /** Orders the certificates from the signer up, by issuer/subject and signature, as far as they link. */
@@ -349,27 +366,21 @@ function orderChain(leafDer: Uint8Array, others: Uint8Array[]): { chain: Uint8Ar
 }
 
 export function loadPkcs12(bytes: Uint8Array, password: string): SigningIdentity {
-  const pfx = kids(parse(bytes, 'PFX'), 'PFX');
-  const authSafe = kids(pfx[1], 'authSafe');
-  if (oid(authSafe[0], 'authSafe content type') !== OID.data) {
-    throw new Pkcs12Error('PKCS#12: public-key integrity mode is not supported');
-  }
-  const authSafeContent = octets(explicit0(authSafe[1], 'authSafe'), 'authSafe content');
-  if (pfx[2]) verifyMac(pfx[2], authSafeContent, password);
+  const pfx = parse(bytes, PFX, 'PFX');
+  if (pfx.authSafe.contentType !== OID.data) throw new Pkcs12Error('PKCS#12: public-key integrity mode is not supported');
+  const authSafeContent = octets(pfx.authSafe.content, 'authSafe content');
+  // asn1-pfx fills an absent MacData with an empty one: only a real one (with a digest) is checked.
+  if (pfx.macData?.mac.digest.buffer.byteLength) verifyMac(pfx, authSafeContent, password);
 
   const bags: Bags = { keys: [], certs: [] };
-  for (const ci of kids(parse(authSafeContent, 'AuthenticatedSafe'), 'AuthenticatedSafe')) {
-    const [typeNode, tagged] = kids(ci, 'ContentInfo');
-    const type = oid(typeNode, 'ContentInfo type');
-    const content = explicit0(tagged, 'ContentInfo');
-    if (type === OID.data) {
-      readSafeContents(octets(content, 'SafeContents data'), password, bags);
-    } else if (type === OID.encryptedData) {
-      const encryptedContentInfo = kids(content, 'EncryptedData')[1];
-      const [, alg, encrypted] = kids(encryptedContentInfo, 'EncryptedContentInfo');
-      readSafeContents(decrypt(alg!, octets(encrypted, 'encrypted content'), password), password, bags);
+  for (const ci of parse(authSafeContent, AuthenticatedSafe, 'AuthenticatedSafe') as ContentInfo[]) {
+    if (ci.contentType === OID.data) {
+      readSafeContents(octets(ci.content, 'SafeContents data'), password, bags);
+    } else if (ci.contentType === OID.encryptedData) {
+      const info = parse(ci.content, EncryptedData, 'EncryptedData').encryptedContentInfo;
+      readSafeContents(decrypt(info.contentEncryptionAlgorithm, encryptedContentOf(info), password), password, bags);
     } else {
-      throw new Pkcs12Error(`PKCS#12: unsupported content type ${type}`);
+      throw new Pkcs12Error(`PKCS#12: unsupported content type ${ci.contentType}`);
     }
   }
   if (bags.keys.length === 0) throw new Pkcs12Error('PKCS#12: no private key found');

@@ -5,43 +5,43 @@
  * unless the operator opted into TSA_OPTIONAL.
  */
 import crypto from 'node:crypto';
-import * as asn1js from 'asn1js';
+import { SignedData } from '@peculiar/asn1-cms';
+import { OctetString } from '@peculiar/asn1-schema';
+import { MessageImprint, PKIStatus, TimeStampReq, TimeStampResp, TSTInfo } from '@peculiar/asn1-tsp';
+import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
+import { OID, encapsulatedContent, parseAs, serialize, toArrayBuffer } from '../crypto/asn1.js';
+import { readTlv, readTlvChildren } from '../pdf/index.js';
 
 export class TimestampError extends Error {}
 
-const SHA256 = '2.16.840.1.101.3.4.2.1';
-const ID_CT_TSTINFO = '1.2.840.113549.1.9.16.1.4';
 const MAX_RESPONSE_BYTES = 256 * 1024;
 
-const toAb = (u: Uint8Array): ArrayBuffer => u.buffer.slice(u.byteOffset, u.byteOffset + u.byteLength) as ArrayBuffer;
-
 export function buildTimeStampRequest(imprint: Uint8Array, nonce: Uint8Array): Uint8Array {
-  const req = new asn1js.Sequence({
-    value: [
-      new asn1js.Integer({ value: 1 }),
-      new asn1js.Sequence({
-        value: [
-          new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: SHA256 }), new asn1js.Null()] }),
-          new asn1js.OctetString({ valueHex: toAb(imprint) }),
-        ],
+  return serialize(
+    new TimeStampReq({
+      messageImprint: new MessageImprint({
+        hashAlgorithm: new AlgorithmIdentifier({ algorithm: OID.sha256, parameters: null }),
+        hashedMessage: new OctetString(imprint),
       }),
-      new asn1js.Integer({ valueHex: toAb(nonce) }),
-      new asn1js.Boolean({ value: true }), // certReq: the token carries the TSA certificate
-    ],
-  });
-  return new Uint8Array(req.toBER(false));
+      nonce: toArrayBuffer(nonce),
+      certReq: true, // the token carries the TSA certificate
+    }),
+  );
 }
 
-function seq(n: asn1js.AsnType | undefined, what: string): asn1js.AsnType[] {
-  const v = (n as { valueBlock?: { value?: unknown } } | undefined)?.valueBlock?.value;
-  if (!n || !n.idBlock.isConstructed || !Array.isArray(v)) throw new TimestampError(`malformed ${what}`);
-  return v as asn1js.AsnType[];
+/** Big-endian magnitude without sign bytes, so that two encodings of one positive number compare equal. */
+function intBytes(n: ArrayBuffer | Uint8Array): Buffer {
+  const hex = Buffer.from(n instanceof Uint8Array ? n : new Uint8Array(n));
+  let i = 0;
+  while (i < hex.length - 1 && hex[i] === 0) i++;
+  return hex.subarray(i);
 }
 
-function intBytes(n: asn1js.AsnType): Buffer {
-  const hex = Buffer.from((n as asn1js.Integer).valueBlock.valueHexView);
-  // Drop a leading sign byte so that two encodings of one positive number compare equal.
-  return hex.length > 1 && hex[0] === 0 ? hex.subarray(1) : hex;
+/** The token exactly as the TSA sent it: the second element of the TimeStampResp. */
+function rawToken(body: Uint8Array): Uint8Array | undefined {
+  const resp = readTlv(body, 0, body.length);
+  const token = resp && readTlvChildren(body, resp)?.[1];
+  return token && new Uint8Array(body.subarray(token.at, token.end));
 }
 
 export interface TimestampTokenInfo {
@@ -51,44 +51,28 @@ export interface TimestampTokenInfo {
 
 /** Parses a TimeStampResp and checks it against the request. */
 export function parseTimeStampResponse(body: Uint8Array, imprint: Uint8Array, nonce: Uint8Array): TimestampTokenInfo {
-  const parsed = asn1js.fromBER(body);
-  if (parsed.offset === -1) throw new TimestampError('the TSA answer is not DER');
-  const [statusInfo, tokenNode] = seq(parsed.result, 'TimeStampResp');
-  const statusFields = seq(statusInfo, 'PKIStatusInfo');
-  const status = (statusFields[0] as asn1js.Integer).valueBlock?.valueDec;
-  if (status !== 0 && status !== 1) {
-    const text = statusFields[1]
-      ? seq(statusFields[1], 'statusString')
-          .map((s) => (s as asn1js.Utf8String).valueBlock.value)
-          .join('; ')
-      : '';
+  const resp = parseAs(body, TimeStampResp, () => new TimestampError('the TSA answer is not a TimeStampResp'));
+  const status = resp.status.status;
+  if (status !== PKIStatus.granted && status !== PKIStatus.grantedWithMods) {
+    const text = resp.status.statusString ? [...resp.status.statusString].join('; ') : '';
     throw new TimestampError(`the TSA refused the request (status ${status}${text ? `: ${text}` : ''})`);
   }
-  if (!tokenNode) throw new TimestampError('the TSA granted the request but sent no token');
-  const token = new Uint8Array(tokenNode.toBER(false));
+  if (!resp.timeStampToken) throw new TimestampError('the TSA granted the request but sent no token');
+  const token = rawToken(body) ?? serialize(resp.timeStampToken);
 
-  // ContentInfo → [0] → SignedData → encapContentInfo → [0] → OCTET STRING(TSTInfo)
-  const signedData = seq(seq(tokenNode, 'token')[1], 'token content')[0];
-  const encap = seq(signedData, 'SignedData')[2];
-  const [eContentType, eContentTagged] = seq(encap, 'encapContentInfo');
-  if ((eContentType as asn1js.ObjectIdentifier).valueBlock?.toString() !== ID_CT_TSTINFO) {
-    throw new TimestampError('the token does not hold a TSTInfo');
-  }
-  const octets = seq(eContentTagged, 'eContent')[0] as asn1js.OctetString;
-  const tstBytes = octets.idBlock.isConstructed
-    ? Buffer.concat(seq(octets, 'eContent').map((p) => Buffer.from((p as asn1js.OctetString).valueBlock.valueHexView)))
-    : Buffer.from(octets.valueBlock.valueHexView);
-  const tst = asn1js.fromBER(tstBytes);
-  if (tst.offset === -1) throw new TimestampError('malformed TSTInfo');
-  const f = seq(tst.result, 'TSTInfo');
-  const [, hashed] = seq(f[2], 'messageImprint');
-  if (!Buffer.from((hashed as asn1js.OctetString).valueBlock.valueHexView).equals(Buffer.from(imprint))) {
+  // ContentInfo → [0] SignedData → encapContentInfo → [0] OCTET STRING(TSTInfo)
+  if (resp.timeStampToken.contentType !== OID.signedData) throw new TimestampError('the token is not SignedData');
+  const signedData = parseAs(resp.timeStampToken.content, SignedData, (m) => new TimestampError(`malformed token: ${m}`));
+  if (signedData.encapContentInfo.eContentType !== OID.tstInfo) throw new TimestampError('the token does not hold a TSTInfo');
+  const tstBytes = encapsulatedContent(signedData.encapContentInfo);
+  if (!tstBytes) throw new TimestampError('the token holds no TSTInfo');
+  const tst = parseAs(tstBytes, TSTInfo, () => new TimestampError('malformed TSTInfo'));
+  if (!Buffer.from(tst.messageImprint.hashedMessage.buffer).equals(Buffer.from(imprint))) {
     throw new TimestampError('the token stamps a different message imprint');
   }
-  const genTime = (f[4] as asn1js.GeneralizedTime).toDate?.();
+  const genTime = tst.genTime;
   if (!(genTime instanceof Date) || Number.isNaN(genTime.getTime())) throw new TimestampError('the token has no valid genTime');
-  const nonceNode = f.slice(5).find((n) => n instanceof asn1js.Integer);
-  if (!nonceNode || !intBytes(nonceNode).equals(intBytes(new asn1js.Integer({ valueHex: toAb(nonce) })))) {
+  if (!tst.nonce || !intBytes(tst.nonce).equals(intBytes(nonce))) {
     throw new TimestampError('the token does not echo our nonce');
   }
   return { token, genTime };

@@ -5,7 +5,9 @@
  */
 import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
-import { readTlv, readTlvChildren } from '../pdf/index.js';
+import { KeyUsage, KeyUsageFlags } from '@peculiar/asn1-x509';
+import { parseAs } from '../crypto/asn1.js';
+import { certificateFields } from '../pdf/der.js';
 
 export interface TrustStore {
   anchors: X509Certificate[];
@@ -102,20 +104,12 @@ export const EKU_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
 
 /** The keyUsage bits a signer needs (X.509 bit 0 digitalSignature, bit 1 nonRepudiation); undefined if absent. */
 export function keyUsageOf(cert: X509Certificate): { digitalSignature: boolean; nonRepudiation: boolean } | undefined {
-  const der = new Uint8Array(cert.raw);
-  const outer = readTlv(der, 0, der.length);
-  const tbs = outer && readTlvChildren(der, outer)?.[0];
-  const fields = tbs && readTlvChildren(der, tbs);
-  const wrap = fields?.find((f) => f.tag === 0xa3);
-  const seq = wrap && readTlv(der, wrap.start, wrap.contentEnd);
-  for (const ext of (seq && readTlvChildren(der, seq)) ?? []) {
-    const e = readTlvChildren(der, ext);
-    if (!e || e.length < 2 || Buffer.compare(der.subarray(e[0]!.start, e[0]!.contentEnd), KEY_USAGE_OID) !== 0) continue;
-    const value = e[e.length - 1]!;
-    const bits = readTlv(der, value.start, value.contentEnd);
-    if (!bits || bits.tag !== 0x03 || bits.contentEnd - bits.start < 2) return { digitalSignature: false, nonRepudiation: false };
-    const first = der[bits.start + 1]!;
-    return { digitalSignature: (first & 0x80) !== 0, nonRepudiation: (first & 0x40) !== 0 };
+  const ext = certificateFields(new Uint8Array(cert.raw))?.extensions.find((e) => Buffer.compare(e.oid, KEY_USAGE_OID) === 0);
+  if (!ext) return undefined;
+  try {
+    const bits = parseAs(ext.value, KeyUsage, (m) => new Error(m)).toNumber();
+    return { digitalSignature: (bits & KeyUsageFlags.digitalSignature) !== 0, nonRepudiation: (bits & KeyUsageFlags.nonRepudiation) !== 0 };
+  } catch {
+    return { digitalSignature: false, nonRepudiation: false };
   }
-  return undefined;
 }

@@ -1,13 +1,21 @@
 /**
- * CMS SignedData checks for PDF signatures and RFC 3161 timestamp tokens. asn1js only *parses* (the tree is
- * navigated by position, keeping each element's original bytes, so nothing is re-encoded); every
- * hash and signature check runs in node:crypto (OpenSSL), which has none of the lenient-PKCS#1 forgeries
- * of pure-JS RSA. Signed attributes are verified over their original encoding (re-tagged as a SET), never a
- * re-serialisation, so a BER-encoded attribute set cannot verify under a different reading.
+ * CMS SignedData checks for PDF signatures and RFC 3161 timestamp tokens. The structures are parsed with
+ * @peculiar/asn1-cms / asn1-tsp (src/crypto/asn1.ts); the exact original bytes that hashing needs (embedded
+ * certificates, the signed attributes, the signer identifier) are cut out with the header reader of
+ * src/pdf/der.ts, so nothing that is hashed or compared is a re-serialisation, and the certificates (most of
+ * the bytes) are never decoded by the schema at all. Every hash and signature check runs in node:crypto
+ * (OpenSSL), which has none of the lenient-PKCS#1 forgeries of pure-JS RSA. Signed attributes are verified over
+ * their original encoding (re-tagged as a SET), so a BER-encoded attribute set cannot verify under a different
+ * reading.
  */
 import crypto, { X509Certificate } from 'node:crypto';
-import * as asn1js from 'asn1js';
-import { readTlv, readTlvChildren } from '../pdf/index.js';
+import { Attribute, ContentInfo, EncapsulatedContentInfo, SignedData, SignerInfos, SignerInfo } from '@peculiar/asn1-cms';
+import { OctetString } from '@peculiar/asn1-schema';
+import { RsaSaPssParams } from '@peculiar/asn1-rsa';
+import { TSTInfo } from '@peculiar/asn1-tsp';
+import { Time } from '@peculiar/asn1-x509';
+import { OID as OIDS, SigningCertificate, SigningCertificateV2, encapsulatedContent, parseAs, parseOid, serialize } from '../crypto/asn1.js';
+import { certificateFields, octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/der.js';
 
 export const DIGEST_BY_OID: Record<string, string> = {
   '1.3.14.3.2.26': 'SHA-1',
@@ -36,17 +44,7 @@ const SIG_ALGS: Record<string, [scheme: 'RSA' | 'PSS' | 'ECDSA' | 'EDDSA', diges
   '1.3.101.112': ['EDDSA'],
 };
 
-const OID = {
-  signedData: '1.2.840.113549.1.7.2',
-  data: '1.2.840.113549.1.7.1',
-  contentType: '1.2.840.113549.1.9.3',
-  messageDigest: '1.2.840.113549.1.9.4',
-  signingTime: '1.2.840.113549.1.9.5',
-  signingCertificate: '1.2.840.113549.1.9.16.2.12',
-  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
-  timeStampToken: '1.2.840.113549.1.9.16.2.14',
-  tstInfo: '1.2.840.113549.1.9.16.1.4',
-};
+const OID = OIDS;
 
 export interface CmsResult {
   /** Problems that make the CMS unusable (not parseable, no signer certificate, unknown algorithm). */
@@ -84,39 +82,19 @@ function certificateOf(der: Uint8Array): X509Certificate {
   return cert;
 }
 
-/** A parsed CMS element: asn1js blocks navigated by position, keeping each element's original bytes. */
-type Block = asn1js.AsnType;
-
-const children = (b: Block | undefined): Block[] => {
-  const v = (b as asn1js.Constructed | undefined)?.valueBlock as { value?: Block[] } | undefined;
-  return Array.isArray(v?.value) ? v!.value : [];
-};
-const isContext = (b: Block | undefined, n: number) => b?.idBlock.tagClass === 3 && b.idBlock.tagNumber === n;
-const oidOf = (b: Block | undefined): string | undefined => (b instanceof asn1js.ObjectIdentifier ? b.valueBlock.toString() : undefined);
-const rawOf = (b: Block): Uint8Array => new Uint8Array(b.valueBeforeDecodeView);
-/** Content bytes of an OCTET STRING (primitive or BER-constructed) or of an implicitly tagged primitive. */
-function octets(b: Block | undefined): Uint8Array | undefined {
-  if (!b) return undefined;
-  if (b.idBlock.isConstructed) {
-    const parts = children(b).map(octets);
-    return parts.every((x) => x) ? new Uint8Array(Buffer.concat(parts as Uint8Array[])) : undefined;
-  }
-  const view = (b.valueBlock as { valueHexView?: Uint8Array }).valueHexView;
-  return view ? new Uint8Array(view) : undefined;
-}
-const hexOf = (u: Uint8Array | undefined) =>
+const hexOf = (u: Uint8Array | ArrayBuffer | undefined) =>
   u
-    ? Buffer.from(u)
+    ? Buffer.from(u instanceof Uint8Array ? u : new Uint8Array(u))
         .toString('hex')
         .replace(/^(00)+(?=.)/, '')
         .toLowerCase()
     : '';
+const slice = (buf: Uint8Array, t: Tlv): Uint8Array => buf.subarray(t.at, t.end);
 
 /**
  * Splits a DER ContentInfo(SignedData) into its encapContentInfo, certificates and signerInfos by reading only
- * tag/length headers (BER indefinite lengths included), so the certificates (most of the bytes) are not decoded
- * by asn1js at all. Returns undefined when the headers cannot be read; the caller then parses everything with
- * asn1js.
+ * tag/length headers (BER indefinite lengths included), so the certificates are not decoded at all. Returns
+ * undefined when the headers cannot be read; the caller then parses everything with the schema.
  */
 function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Array[]; signerInfos: Uint8Array } | undefined {
   const ci = readTlv(der, 0, der.length);
@@ -133,9 +111,9 @@ function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Arra
   const last = parts[parts.length - 1]!;
   if (parts[2]!.tag !== 0x30 || last.tag !== 0x31) return undefined;
   return {
-    encap: der.subarray(parts[2]!.at, parts[2]!.end),
-    certs: certs.filter((c) => c.tag === 0x30).map((c) => der.subarray(c.at, c.end)),
-    signerInfos: der.subarray(last.at, last.end),
+    encap: slice(der, parts[2]!),
+    certs: certs.filter((c) => c.tag === 0x30).map((c) => slice(der, c)),
+    signerInfos: slice(der, last),
   };
 }
 const SIGNED_DATA_OID = Buffer.from('2a864886f70d010702', 'hex');
@@ -149,77 +127,70 @@ interface CertIds {
 
 /** Serial number, raw issuer Name and subject key identifier of a DER certificate, read from its headers. */
 function certIdsOf(cert: Uint8Array): CertIds {
-  const outer = readTlv(cert, 0, cert.length);
-  const tbs = outer && readTlvChildren(cert, outer)?.[0];
-  const f = tbs && readTlvChildren(cert, tbs);
+  const f = certificateFields(cert);
   if (!f) throw new Error('certificate is not DER');
-  const off = f[0]!.tag === 0xa0 ? 1 : 0; // explicit version
-  const serial = f[off]!;
-  const issuer = f[off + 2]!;
-  let ski: Uint8Array | undefined;
-  const extsWrap = f.find((t) => t.tag === 0xa3);
-  const extsSeq = extsWrap && readTlv(cert, extsWrap.start, extsWrap.contentEnd);
-  for (const ext of (extsSeq && readTlvChildren(cert, extsSeq)) ?? []) {
-    const e = readTlvChildren(cert, ext);
-    if (!e || e.length < 2 || Buffer.compare(cert.subarray(e[0]!.start, e[0]!.contentEnd), SKI_OID) !== 0) continue;
-    const value = e[e.length - 1]!;
-    const inner = readTlv(cert, value.start, value.contentEnd);
-    if (inner) ski = cert.subarray(inner.start, inner.contentEnd);
-  }
-  return { serialHex: hexOf(cert.subarray(serial.start, serial.contentEnd)), issuer: cert.subarray(issuer.at, issuer.end), ski };
+  const skiExt = f.extensions.find((e) => Buffer.compare(e.oid, SKI_OID) === 0);
+  return { serialHex: hexOf(f.serial), issuer: f.issuer, ski: skiExt && octetStringContents(skiExt.value) };
 }
 
-function parseDer(der: Uint8Array): Block {
-  const asn = asn1js.fromBER(toArrayBuffer(der));
-  if (asn.offset === -1) throw new Error(asn.result.error || 'not DER');
-  return asn.result;
+/**
+ * The original bytes of the first SignerInfo's signed attributes ([0] IMPLICIT SET OF) and of the issuer Name
+ * of its issuerAndSerialNumber; the schema parse re-encodes both, and the signature and the certificate match
+ * need them as they were written.
+ */
+function signerInfoBytes(signerInfos: Uint8Array): { signedAttrs?: Uint8Array; sidIssuer?: Uint8Array } {
+  const set = readTlv(signerInfos, 0, signerInfos.length);
+  const first = set && readTlvChildren(signerInfos, set)?.[0];
+  const fields = first && readTlvChildren(signerInfos, first);
+  if (!fields) return {};
+  const attrs = fields.find((f, i) => i >= 3 && f.tag === 0xa0);
+  const sid = fields[1];
+  const sidParts = sid?.tag === 0x30 ? readTlvChildren(signerInfos, sid) : undefined;
+  return {
+    signedAttrs: attrs && slice(signerInfos, attrs),
+    sidIssuer: sidParts?.[0] && slice(signerInfos, sidParts[0]),
+  };
 }
 
-interface Attr {
-  type: string;
-  values: Block[];
-}
-const attributesOf = (set: Block | undefined): Attr[] =>
-  children(set).map((a) => {
-    const [t, vals] = children(a);
-    return { type: oidOf(t) ?? '', values: children(vals) };
-  });
+const cmsError = (m: string) => new Error(m);
+
+/** The first value of each attribute of `type`, raw (ANY). */
+const valuesOf = (attrs: Attribute[] | undefined, type: string): ArrayBuffer[][] =>
+  (attrs ?? []).filter((a) => a.attrType === type).map((a) => a.attrValues);
 
 /** `contentDigest(alg)` hashes the signed content (the ByteRange bytes) with the named algorithm. */
 export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8Array | undefined): CmsResult {
   const result: CmsResult = { errors: [], warnings: [], digestMatches: false, signatureValid: false, certificates: [] };
   // SignedData ::= { version, digestAlgorithms, encapContentInfo, [0] certificates, [1] crls, signerInfos }
-  let encapBlock: Block | undefined;
-  let signerInfosBlock: Block | undefined;
-  let certDers: Uint8Array[] = [];
+  let encapInfo: EncapsulatedContentInfo;
+  let signerInfos: SignerInfo[];
+  let certDers: Uint8Array[];
+  let raw: { signedAttrs?: Uint8Array; sidIssuer?: Uint8Array };
   try {
     const split = splitSignedData(der);
     if (split) {
-      // Fast path: certificates are cut out as raw slices; asn1js decodes only the small parts.
-      encapBlock = parseDer(split.encap);
-      signerInfosBlock = parseDer(split.signerInfos);
+      // Fast path: certificates are cut out as raw slices; the schema decodes only the small parts.
+      encapInfo = parseAs(split.encap, EncapsulatedContentInfo, cmsError);
+      signerInfos = [...parseAs(split.signerInfos, SignerInfos, cmsError)];
       certDers = split.certs;
+      raw = signerInfoBytes(split.signerInfos);
     } else {
-      // Headers not readable (e.g. multi-byte tags): asn1js parses the whole structure.
-      const [ct, content] = children(parseDer(der));
-      if (oidOf(ct) !== OID.signedData) throw new Error(`content type ${oidOf(ct) ?? '?'} is not SignedData`);
-      const signedData = children(children(content)[0]);
-      if (signedData.length < 4) throw new Error('SignedData is truncated');
-      encapBlock = signedData[2];
-      signerInfosBlock = signedData[signedData.length - 1];
-      certDers = signedData
-        .filter((b) => isContext(b, 0))
-        .flatMap(children)
-        .filter((c) => c instanceof asn1js.Sequence)
-        .map(rawOf);
+      // Headers not readable (e.g. multi-byte tags): the schema parses the whole structure.
+      const ci = parseAs(der, ContentInfo, cmsError);
+      if (ci.contentType !== OID.signedData) throw new Error(`content type ${ci.contentType || '?'} is not SignedData`);
+      const signedData = parseAs(ci.content, SignedData, cmsError);
+      encapInfo = signedData.encapContentInfo;
+      signerInfos = [...signedData.signerInfos];
+      certDers = [...(signedData.certificates ?? [])].flatMap((c) => (c.certificate ? [serialize(c.certificate)] : []));
+      const sis = serialize(signedData.signerInfos);
+      raw = signerInfoBytes(sis);
     }
   } catch (e) {
     result.errors.push(`CMS not parseable: ${(e as Error).message}`.slice(0, 200));
     return result;
   }
-  const encap = children(encapBlock);
-  const eContentType = oidOf(encap[0]);
-  const encapsulated = isContext(encap[1], 0) ? octets(children(encap[1])[0]) : undefined;
+  const eContentType = encapInfo.eContentType;
+  const encapsulated = encapsulatedContent(encapInfo);
   result.encapsulatedContent = encapsulated;
   const certIds: CertIds[] = [];
   for (const c of certDers) {
@@ -230,20 +201,13 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
       result.warnings.push('an embedded certificate could not be read');
     }
   }
-  const signerInfos = children(signerInfosBlock);
   if (signerInfos.length !== 1) {
     result.errors.push(`CMS has ${signerInfos.length} signer infos; exactly one is expected`);
     if (signerInfos.length === 0) return result;
   }
   // SignerInfo ::= { version, sid, digestAlgorithm, [0] signedAttrs, signatureAlgorithm, signature, [1] unsignedAttrs }
-  const si = children(signerInfos[0]);
-  const sid = si[1];
-  let k = 2;
-  const digestOid = oidOf(children(si[k++])[0]) ?? '';
-  const signedAttrsBlock = isContext(si[k], 0) ? si[k++] : undefined;
-  const sigAlgParts = children(si[k++]);
-  const signatureValue = octets(si[k++]);
-  const unsignedAttrsBlock = isContext(si[k], 1) ? si[k] : undefined;
+  const si = signerInfos[0]!;
+  const digestOid = si.digestAlgorithm.algorithm;
   const digestAlg = DIGEST_BY_OID[digestOid];
   if (!digestAlg) {
     result.errors.push(`unsupported digest algorithm ${digestOid}`);
@@ -251,19 +215,19 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   }
   result.digestAlgorithm = digestAlg;
   if (digestAlg === 'SHA-1') result.warnings.push('WEAK_DIGEST_ALGORITHM: SHA-1 is no longer accepted for new signatures');
-  if (!signatureValue) {
+  const signatureValue = new Uint8Array(si.signature.buffer);
+  if (signatureValue.length === 0) {
     result.errors.push('the SignerInfo has no signature value');
     return result;
   }
   result.signatureValue = signatureValue;
 
   // The signer certificate: by issuer + serial number, or by subject key identifier.
+  const { issuerAndSerialNumber: ias, subjectKeyIdentifier: skid } = si.sid;
+  const sidIssuer = ias && (raw.sidIssuer ?? serialize(ias.issuer));
   const idx = certIds.findIndex((ids) => {
-    if (sid instanceof asn1js.Sequence) {
-      const [issuer, serial] = children(sid);
-      return !!issuer && !!serial && hexOf(octets(serial)) === ids.serialHex && Buffer.compare(rawOf(issuer), ids.issuer) === 0;
-    }
-    return isContext(sid, 0) && !!ids.ski && hexOf(octets(sid)) === hexOf(ids.ski);
+    if (ias) return hexOf(ias.serialNumber) === ids.serialHex && !!sidIssuer && Buffer.compare(sidIssuer, ids.issuer) === 0;
+    return !!skid && !!ids.ski && hexOf(skid.buffer) === hexOf(ids.ski);
   });
   if (idx < 0) {
     result.errors.push('the signer certificate is not in the CMS');
@@ -280,14 +244,11 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   }
   if (eContentType === OID.tstInfo && encapsulated) {
     try {
-      // TSTInfo ::= { version, policy, messageImprint { hashAlgorithm, hashedMessage }, serialNumber, genTime, ... }
-      const tst = children(parseDer(encapsulated));
-      const [alg, hashed] = children(tst[2]);
-      const gen = tst[4] as asn1js.GeneralizedTime;
+      const tst = parseAs(encapsulated, TSTInfo, cmsError);
       result.tstInfo = {
-        genTime: gen.toDate(),
-        imprintAlgorithm: DIGEST_BY_OID[oidOf(children(alg)[0]) ?? ''],
-        imprint: octets(hashed) ?? new Uint8Array(),
+        genTime: tst.genTime,
+        imprintAlgorithm: DIGEST_BY_OID[tst.messageImprint.hashAlgorithm.algorithm],
+        imprint: new Uint8Array(tst.messageImprint.hashedMessage.buffer),
       };
     } catch {
       result.errors.push('TSTInfo not parseable');
@@ -295,27 +256,41 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   }
 
   let signedBytes: Uint8Array;
-  if (signedAttrsBlock) {
-    const attrs = attributesOf(signedAttrsBlock);
-    const one = (oid: string) => attrs.filter((a) => a.type === oid);
-    const md = one(OID.messageDigest);
-    const mdValue = md.length === 1 && md[0]!.values.length === 1 ? octets(md[0]!.values[0]) : undefined;
+  const signedAttrs = si.signedAttrs;
+  if (signedAttrs) {
+    const md = valuesOf(signedAttrs, OID.messageDigest);
+    let mdValue: Uint8Array | undefined;
+    try {
+      mdValue = md.length === 1 && md[0]!.length === 1 ? new Uint8Array(parseAs(md[0]![0]!, OctetString, cmsError).buffer) : undefined;
+    } catch {
+      mdValue = undefined;
+    }
     if (!mdValue) result.errors.push('signed attributes lack a single message-digest');
     result.digestMatches = !!mdValue && Buffer.compare(Buffer.from(mdValue), Buffer.from(hashOfContent)) === 0;
-    const ct = one(OID.contentType);
-    const ctValue = ct.length === 1 ? oidOf(ct[0]!.values[0]) : undefined;
+    const ct = valuesOf(signedAttrs, OID.contentType);
+    const ctValue = ct.length === 1 && ct[0]![0] ? parseOid(ct[0]![0]) : undefined;
     if (ctValue !== eContentType) result.errors.push(`content-type attribute (${ctValue ?? 'absent'}) does not match ${eContentType}`);
-    const st = one(OID.signingTime)[0]?.values[0];
-    if (st instanceof asn1js.UTCTime || st instanceof asn1js.GeneralizedTime) result.signingTime = st.toDate();
-    checkSigningCertificateAttribute(attrs, signer, result);
+    const st = valuesOf(signedAttrs, OID.signingTime)[0]?.[0];
+    if (st) {
+      try {
+        result.signingTime = parseAs(st, Time, cmsError).getTime();
+      } catch {
+        // an unreadable signing-time is ignored, as before: /M and the timestamp carry the time
+      }
+    }
+    checkSigningCertificateAttribute(signedAttrs, signer, result);
     // The signature covers the attributes' original encoding with the SET tag instead of [0] IMPLICIT.
-    signedBytes = new Uint8Array(rawOf(signedAttrsBlock));
+    if (!raw.signedAttrs) {
+      result.errors.push('the signed attributes could not be located');
+      return result;
+    }
+    signedBytes = new Uint8Array(raw.signedAttrs);
     signedBytes[0] = 0x31;
   } else {
     signedBytes = encapsulated ?? new Uint8Array(0);
   }
 
-  const sigOid = oidOf(sigAlgParts[0]) ?? '';
+  const sigOid = si.signatureAlgorithm.algorithm;
   const sigAlg = SIG_ALGS[sigOid];
   if (!sigAlg) {
     result.errors.push(`unsupported signature algorithm ${sigOid}`);
@@ -332,13 +307,10 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
       ok = crypto.verify(null, signedBytes, key, sig);
     } else if (scheme === 'PSS') {
       // RSASSA-PSS-params ::= { [0] hashAlgorithm DEFAULT sha1, [1] maskGen, [2] saltLength DEFAULT 20, [3] trailer }
-      const params = children(sigAlgParts[1]);
-      const hashBlock = params.find((b) => isContext(b, 0));
-      const saltBlock = params.find((b) => isContext(b, 2));
-      const pssHash = NODE_HASH[DIGEST_BY_OID[oidOf(children(children(hashBlock)[0])[0]) ?? ''] ?? ''] ?? 'sha1';
-      const salt = saltBlock ? (children(saltBlock)[0] as asn1js.Integer).valueBlock.valueDec : 20;
-      ok = crypto.verify(pssHash, signedBytes, { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: salt }, sig);
-    } else if (!signedAttrsBlock && !encapsulated) {
+      const params = si.signatureAlgorithm.parameters ? parseAs(si.signatureAlgorithm.parameters, RsaSaPssParams, cmsError) : new RsaSaPssParams();
+      const pssHash = NODE_HASH[DIGEST_BY_OID[params.hashAlgorithm.algorithm] ?? ''] ?? 'sha1';
+      ok = crypto.verify(pssHash, signedBytes, { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: params.saltLength }, sig);
+    } else if (!signedAttrs && !encapsulated) {
       // Detached, no attributes: the signature is over the ByteRange digest itself.
       ok = verifyPrehashed(scheme, key, hashName, hashOfContent, sig);
       result.digestMatches = ok;
@@ -346,13 +318,13 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
       ok = crypto.verify(hashName, signedBytes, scheme === 'ECDSA' ? { key, dsaEncoding: 'der' } : key, sig);
     }
     result.signatureValid = ok;
-    if (!signedAttrsBlock && encapsulated) result.digestMatches = ok;
+    if (!signedAttrs && encapsulated) result.digestMatches = ok;
   } catch (e) {
     result.errors.push(`signature could not be checked: ${(e as Error).message}`.slice(0, 200));
   }
 
-  const ts = attributesOf(unsignedAttrsBlock).find((a) => a.type === OID.timeStampToken);
-  if (ts?.values[0]) result.timestampToken = rawOf(ts.values[0]);
+  const ts = valuesOf(si.unsignedAttrs, OID.signatureTimeStampToken)[0]?.[0];
+  if (ts) result.timestampToken = new Uint8Array(ts);
   return result;
 }
 
@@ -374,24 +346,22 @@ const DIGEST_INFO_PREFIX: Record<string, Buffer> = {
 };
 
 /** ESS signing-certificate(-v2): the hash of the signer certificate must match the one that was signed. */
-function checkSigningCertificateAttribute(attrs: Attr[], signer: X509Certificate, result: CmsResult): void {
-  const v2 = attrs.find((a) => a.type === OID.signingCertificateV2);
-  const v1 = attrs.find((a) => a.type === OID.signingCertificate);
-  const attr = v2 ?? v1;
-  if (!attr) return;
+function checkSigningCertificateAttribute(attrs: Attribute[], signer: X509Certificate, result: CmsResult): void {
+  const v2 = valuesOf(attrs, OID.signingCertificateV2)[0];
+  const v1 = valuesOf(attrs, OID.signingCertificate)[0];
+  if (!v2 && !v1) return;
   try {
-    // SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2, ... }
-    // ESSCertIDv2 ::= SEQUENCE { hashAlgorithm AlgorithmIdentifier DEFAULT sha256, certHash OCTET STRING, ... }
-    const first = children(children(attr.values[0])[0])[0];
-    const parts = children(first);
-    let alg = v2 ? 'SHA-256' : 'SHA-1';
-    let hashNode = parts[0];
-    if (v2 && hashNode instanceof asn1js.Sequence) {
-      const oid = oidOf(children(hashNode)[0]) ?? '';
-      alg = DIGEST_BY_OID[oid] ?? oid;
-      hashNode = parts[1];
+    // SigningCertificate(V2) ::= SEQUENCE { certs SEQUENCE OF ESSCertID(v2), ... }; the first names the signer.
+    let alg: string;
+    let expected: Buffer;
+    if (v2) {
+      const first = parseAs(v2[0]!, SigningCertificateV2, cmsError).certs[0]!;
+      alg = DIGEST_BY_OID[first.hashAlgorithm.algorithm] ?? first.hashAlgorithm.algorithm;
+      expected = Buffer.from(first.certHash.buffer);
+    } else {
+      alg = 'SHA-1';
+      expected = Buffer.from(parseAs(v1![0]!, SigningCertificate, cmsError).certs[0]!.certHash.buffer);
     }
-    const expected = Buffer.from(octets(hashNode) ?? new Uint8Array());
     const hash = NODE_HASH[alg];
     const actual = hash ? crypto.createHash(hash).update(signer.raw).digest() : undefined;
     if (!actual || !actual.equals(expected)) {
@@ -404,7 +374,3 @@ function checkSigningCertificateAttribute(attrs: Attr[], signer: X509Certificate
 
 /** Hash name for node:crypto of a digest algorithm label. */
 export const nodeHash = (alg: string) => NODE_HASH[alg];
-
-function toArrayBuffer(u: Uint8Array): ArrayBuffer {
-  return u.buffer.slice(u.byteOffset, u.byteOffset + u.byteLength) as ArrayBuffer;
-}
