@@ -1,0 +1,140 @@
+/**
+ * The two ways a command reaches the engines. Local: in this process, no server and no key — the engine pool
+ * (worker threads, each job bounded in time and memory, as in the API) for Markdown/HTML → DOCX, annotate,
+ * sign and verify, and the LibreOffice pool (started once per run with `--jobs` workers, closed at the end)
+ * for PDF output. Remote: `--server URL` through @folio/client's FolioClient with the key from `--key` or
+ * FOLIO_API_KEY.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import { FolioClient } from '@folio/client';
+import { loadConfig, ConfigError, type Config } from '../config/index.js';
+import type { EnginePool } from '../engines/index.js';
+import type { OfficePool } from '../office/index.js';
+import type { SigningIdentity } from '../services.js';
+import { CliError, EXIT_USAGE } from './output.js';
+
+export interface GlobalOptions {
+  server?: string;
+  key?: string;
+  jobs?: number;
+  verbose?: boolean;
+  quiet?: boolean;
+}
+
+/** Default concurrency: the office pool's size (OFFICE_WORKERS, else one per CPU). */
+export function defaultJobs(): number {
+  const raw = process.env.OFFICE_WORKERS;
+  if (raw && /^\d+$/.test(raw) && Number(raw) > 0) return Number(raw);
+  return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+}
+
+export function isRemote(g: GlobalOptions): boolean {
+  return Boolean(g.server);
+}
+
+/** The API client for remote mode; `needsKey` false for the calls that issue keys. */
+export function remoteClient(g: GlobalOptions, needsKey = true): FolioClient {
+  if (!g.server) throw new CliError('USAGE', 'this command needs --server URL (or FOLIO_SERVER)', EXIT_USAGE);
+  let url: URL;
+  try {
+    url = new URL(g.server);
+  } catch {
+    throw new CliError('USAGE', `--server ${g.server} is not a URL`, EXIT_USAGE);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('USAGE', `--server must be http(s), got ${url.protocol}`, EXIT_USAGE);
+  const apiKey = g.key ?? process.env.FOLIO_API_KEY;
+  if (needsKey && !apiKey) throw new CliError('AUTHENTICATION_ERROR', 'an API key is needed: --key folio_sk_… or FOLIO_API_KEY', EXIT_USAGE);
+  return new FolioClient({ baseUrl: g.server, apiKey });
+}
+
+/** The local engines of one CLI run, each started on first use and all closed by close(). */
+export class LocalEngines {
+  readonly config: Config;
+  readonly logger: Logger;
+  private office?: Promise<OfficePool>;
+  private officePool?: OfficePool;
+  private engines?: Promise<EnginePool>;
+  private enginePool?: EnginePool;
+  private signing?: Promise<SigningIdentity | undefined>;
+
+  constructor(
+    private readonly jobs: number,
+    opts: { verbose?: boolean; withSigning?: 'create' | 'ifPresent' } = {},
+  ) {
+    try {
+      this.config = loadConfig();
+    } catch (e) {
+      if (e instanceof ConfigError) throw new CliError('CONFIGURATION', e.message, EXIT_USAGE);
+      throw e;
+    }
+    // Logs go to stderr (stdout holds results and --json), only warnings and errors unless --verbose.
+    this.logger = pino(
+      { name: 'folio-cli', level: opts.verbose ? 'info' : process.env.LOG_LEVEL ? this.config.logLevel : 'error' },
+      pino.destination(2),
+    );
+    this.withSigning = opts.withSigning;
+  }
+
+  private readonly withSigning?: 'create' | 'ifPresent';
+
+  /** The LibreOffice pool, booted once (all `--jobs` workers in parallel); later callers share it. */
+  officeEngine(): Promise<OfficePool> {
+    this.office ??= (async () => {
+      const { OfficePool } = await import('../office/index.js');
+      const pool = new OfficePool({
+        workers: this.jobs,
+        // Every batch job holds at most one conversion, so the queue never grows past --jobs.
+        queueSize: Math.max(64, this.jobs * 2),
+        timeoutMs: this.config.officeTimeoutMs,
+        maxJobRssBytes: this.config.officeMemoryBytes,
+        logger: this.logger,
+      });
+      this.officePool = pool;
+      await pool.start();
+      return pool;
+    })();
+    return this.office;
+  }
+
+  /** The signing identity: SIGNING_P12, else the one generated in DATA_DIR (created when `create`). */
+  signingIdentity(): Promise<SigningIdentity | undefined> {
+    this.signing ??= (async () => {
+      const mode = this.withSigning ?? 'ifPresent';
+      const present = this.config.signingP12 !== undefined || fs.existsSync(path.join(this.config.dataDir, 'signing'));
+      if (mode === 'ifPresent' && !present) return undefined;
+      const { loadSigningIdentity } = await import('../sign/index.js');
+      try {
+        return await loadSigningIdentity(this.config, this.logger);
+      } catch (e) {
+        if (e instanceof ConfigError) throw new CliError('CONFIGURATION', e.message, EXIT_USAGE);
+        throw e;
+      }
+    })();
+    return this.signing;
+  }
+
+  /** The engine pool (worker threads with the API's time and memory bounds), at most `--jobs` threads. */
+  enginePoolFor(): Promise<EnginePool> {
+    this.engines ??= (async () => {
+      const signing = await this.signingIdentity();
+      const { createEnginePool } = await import('../engines/index.js');
+      const pool = createEnginePool(this.config, this.logger, signing, {
+        workers: Math.max(1, Math.min(this.jobs, this.config.engineWorkers)),
+        queueSize: Math.max(64, this.jobs * 2),
+      });
+      this.enginePool = pool;
+      return pool;
+    })();
+    return this.engines;
+  }
+
+  async close(): Promise<void> {
+    const closing: Array<Promise<unknown>> = [];
+    if (this.office) closing.push(this.office.then((p) => p.close()).catch(() => this.officePool?.close()));
+    if (this.engines) closing.push(this.engines.then((p) => p.close()).catch(() => undefined));
+    await Promise.allSettled(closing);
+  }
+}

@@ -1,0 +1,122 @@
+/** `folio convert`: files, folders and globs to PDF or DOCX, locally or through the API. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { FolioError } from '../errors.js';
+import { inferSourceFormat, type SourceFormat, type TargetFormat } from '../convert/index.js';
+import type { DocxToPdfOptions } from '../office/types.js';
+import { runBatch, printSummary, type BatchItem } from './batch.js';
+import { defaultJobs, isRemote, LocalEngines, remoteClient, type GlobalOptions } from './context.js';
+import { expandInputs, extensionOf, outputPath, type InputFile } from './inputs.js';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatBytes } from './output.js';
+
+export interface ConvertCommandOptions {
+  to: TargetFormat;
+  from?: SourceFormat;
+  out?: string;
+  trackedChanges?: 'markup' | 'accept' | 'reject';
+  pdfa?: '1b' | '2b' | '3b';
+  tagged?: boolean;
+  pageSize?: 'A4' | 'Letter';
+  overwrite?: boolean;
+}
+
+/** Extensions taken from a folder: what the API can read. */
+export const SOURCE_EXTENSIONS: Record<SourceFormat, string[]> = {
+  docx: ['docx', 'docm', 'dotx'],
+  md: ['md', 'markdown', 'mdown', 'mkd', 'mkdn', 'mdwn'],
+  html: ['html', 'htm', 'xhtml'],
+};
+
+const PAIRS = new Set(['docx>pdf', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf']);
+
+function checkPair(from: SourceFormat, to: TargetFormat): void {
+  if (!PAIRS.has(`${from}>${to}`)) {
+    throw new FolioError(
+      'UNSUPPORTED_CONVERSION',
+      `Conversion from ${from} to ${to} is not supported (docx→pdf, md→docx, html→docx, md→pdf, html→pdf)`,
+    );
+  }
+}
+
+interface Job extends BatchItem {
+  input: InputFile;
+  output: string;
+}
+
+export async function convertCommand(args: string[], opts: ConvertCommandOptions, g: GlobalOptions): Promise<number> {
+  const jobs = g.jobs ?? defaultJobs();
+  const accepted = new Set(opts.from ? SOURCE_EXTENSIONS[opts.from] : Object.values(SOURCE_EXTENSIONS).flat());
+  // What a folder contributes: sources of the right kind that are not already the target format.
+  const inputs = await expandInputs(args, (name) => accepted.has(extensionOf(name)) && extensionOf(name) !== opts.to);
+  const items: Job[] = inputs.map((input) => ({ input, label: input.display, output: outputPath(input, opts.to, opts.out) }));
+  const outputs = new Map<string, string>();
+  for (const item of items) {
+    if (path.resolve(item.output) === item.input.absolute)
+      throw new CliError('USAGE', `${item.label}: the output would replace the input; use --out DIR`, EXIT_USAGE);
+    const other = outputs.get(item.output);
+    if (other)
+      throw new CliError(
+        'USAGE',
+        `${other} and ${item.label} would both be written to ${item.output}; use --out DIR or convert them apart`,
+        EXIT_USAGE,
+      );
+    outputs.set(item.output, item.label);
+  }
+
+  const pdfOptions: DocxToPdfOptions = { trackedChanges: opts.trackedChanges ?? 'markup', pdfa: opts.pdfa, tagged: opts.tagged };
+  let work: (job: Job) => Promise<Uint8Array>;
+  let close = async () => {};
+  if (isRemote(g)) {
+    const client = remoteClient(g);
+    work = async (job) => {
+      const bytes = await fs.promises.readFile(job.input.absolute);
+      const result = await client.convert(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+        from: opts.from,
+        to: opts.to,
+        trackedChanges: opts.trackedChanges,
+        pdfa: opts.pdfa,
+        tagged: opts.tagged,
+        filename: path.basename(job.input.absolute),
+      });
+      return result.bytes;
+    };
+  } else {
+    const local = new LocalEngines(jobs, { verbose: g.verbose });
+    close = () => local.close();
+    // Boot LibreOffice while the first documents are read, when PDFs are wanted.
+    if (opts.to === 'pdf') local.officeEngine().catch(() => undefined);
+    work = async (job) => {
+      const bytes = new Uint8Array(await fs.promises.readFile(job.input.absolute));
+      const from = opts.from ?? inferSourceFormat(job.input.absolute, bytes);
+      if (!from) throw new FolioError('VALIDATION_ERROR', 'Cannot tell the format from the name or content; pass --from docx|md|html');
+      checkPair(from, opts.to);
+      if (from === 'docx') {
+        const office = await local.officeEngine();
+        return office.docxToPdf(bytes, pdfOptions);
+      }
+      const pool = await local.enginePoolFor();
+      const docx = await pool.run('convert.toDocx', { from, bytes, pageSize: opts.pageSize ?? 'A4' });
+      if (opts.to === 'docx') return docx;
+      const office = await local.officeEngine();
+      // Composed by Folio itself from Markdown/HTML (as the API does: DocxToPdfOptions.origin).
+      return office.docxToPdf(docx, { ...pdfOptions, origin: 'folio' });
+    };
+  }
+
+  try {
+    const summary = await runBatch(
+      items,
+      async (job) => {
+        const bytes = await work(job);
+        await fs.promises.mkdir(path.dirname(job.output), { recursive: true });
+        await fs.promises.writeFile(job.output, bytes);
+        return { note: `→ ${job.output} (${formatBytes(bytes.length)})` };
+      },
+      { jobs, verb: 'converted', quiet: g.quiet },
+    );
+    printSummary(summary, 'converted');
+    return summary.failed.length ? EXIT_FAILED : EXIT_OK;
+  } finally {
+    await close();
+  }
+}
