@@ -24,6 +24,10 @@ import { createEnginePool, registerEnginePoolMetrics } from './engines/index.js'
 import { attachDecodedDocument } from './fetch/document-source.js';
 import type { Services } from './services.js';
 import { MAX_IN_FLIGHT_PER_KEY } from './http/app.js';
+import { Coordination } from './coordination/redis.js';
+
+/** How long start-up waits for Redis before serving with in-process limits. */
+const REDIS_START_WAIT_MS = 1500;
 
 /** Every capability with an HTTP face, in the order its routes are registered. */
 export const CAPABILITIES: readonly Capability[] = [authCapability, convertCapability, signCapability, annotateCapability, verifyCapability];
@@ -44,7 +48,17 @@ export interface RunningApi {
 
 export async function createServices(opts: ApiOptions): Promise<Services> {
   const { config, logger } = opts;
-  const auth = await createAuthService(config, logger);
+  // REDIS_URL: one connection pair per instance for the shared limits and revocation messages. A Redis that
+  // is down at start is not fatal: the limits run in process until it answers (health says "degraded").
+  const coordination = config.redisUrl ? new Coordination(config.redisUrl, logger) : undefined;
+  if (coordination) await coordination.ready(REDIS_START_WAIT_MS);
+  let auth;
+  try {
+    auth = await createAuthService(config, logger, undefined, { coordination });
+  } catch (e) {
+    await coordination?.close();
+    throw e;
+  }
   const signing = await loadSigningIdentity(config, logger);
   const enginePool = createEnginePool(config, logger, signing);
   // Its own thread, so a body never waits behind long engine jobs; parsing a 33 MB body takes about 1 s.
@@ -57,9 +71,15 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
     enginePool,
     bodyPool,
     signing,
+    coordination,
     engines: [],
     closers: [],
   };
+  if (coordination) {
+    // Closed last (closers run in reverse): the limiter and the auth service use it until then.
+    services.closers.push(() => coordination.close());
+    services.engines.push({ name: 'coordination', required: false, status: () => coordination.status() });
+  }
   services.closers.push(
     () => services.fetcher.close(),
     () => services.auth.close(),
@@ -100,8 +120,8 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
 export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
   const services = await createServices(opts);
   if (opts.metrics) registerEnginePoolMetrics(opts.metrics.registry, services.enginePool);
-  const limiter = opts.config.redisUrl
-    ? new RedisInFlightLimiter(opts.config.redisUrl, MAX_IN_FLIGHT_PER_KEY)
+  const limiter = services.coordination
+    ? new RedisInFlightLimiter(services.coordination, MAX_IN_FLIGHT_PER_KEY)
     : new LocalInFlightLimiter(MAX_IN_FLIGHT_PER_KEY);
   const app = await buildApiApp({
     parseLargeJson: async (body) => {

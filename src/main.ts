@@ -7,6 +7,7 @@ import { createLogger } from './logger.js';
 import { buildApi } from './api.js';
 import { createHttpMetrics, startMetricsServer } from './http/metrics.js';
 import type { Server } from 'node:http';
+import { DependencyError } from './coordination/database.js';
 
 type Mode = 'api' | 'ingest' | 'all';
 
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  console.error(`Folio failed to start: ${(e as Error).message}`);
+  // A dependency named by its variable (DATABASE_URL, TELEMETRY_DATABASE_URL) or a bad value: its line alone.
+  if (e instanceof DependencyError || e instanceof ConfigError) console.error(e.message);
+  else console.error(`Folio failed to start: ${(e as Error).message}`);
   process.exit(1);
 });

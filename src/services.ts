@@ -9,6 +9,7 @@ import type { AuthService } from './auth/index.js';
 import type { OfficeEngine } from './office/types.js';
 import type { KeyObject } from 'node:crypto';
 import type { EnginePool } from './engines/index.js';
+import type { Coordination } from './coordination/redis.js';
 
 /** The service's signing key and certificates (CONTRACT §5): from SIGNING_P12 or generated into DATA_DIR. */
 export interface SigningIdentity {
@@ -40,7 +41,9 @@ export interface Services {
   /** One thread that parses large JSON bodies (and decodes their document) off the event loop. */
   bodyPool: EnginePool;
   signing?: SigningIdentity;
-  /** Engines reported by /v1/health. */
+  /** REDIS_URL: the shared Redis connections (limits, revocations) and their state; absent without Redis. */
+  coordination?: Coordination;
+  /** Engines reported by /v1/health (and `coordination`, not required: while Redis is down, "degraded"). */
   engines: EngineHealth[];
   /** Called on shutdown, in reverse order of registration. */
   closers: Array<() => Promise<void>>;

@@ -19,7 +19,7 @@ function authRoutes(services: Services) {
           summary: 'Send a 6-digit verification code to an e-mail address',
           tags: ['auth'],
           querystring: RegisterQuery,
-          response: { 200: RegisterResponse, ...errorResponses(400, 429, 500) },
+          response: { 200: RegisterResponse, ...errorResponses(400, 429, 500, 503) },
         },
       },
       async (request) => {
@@ -40,7 +40,7 @@ function authRoutes(services: Services) {
           summary: 'Exchange the e-mailed code for an API key (shown only once)',
           tags: ['auth'],
           querystring: VerifyEmailQuery,
-          response: { 200: VerifyEmailResponse, ...errorResponses(400, 429, 500) },
+          response: { 200: VerifyEmailResponse, ...errorResponses(400, 429, 500, 503) },
         },
       },
       async (request, reply) => {
@@ -58,7 +58,7 @@ function authRoutes(services: Services) {
           operationId: 'listKeys',
           summary: "List the keys issued to the calling key's e-mail address",
           tags: ['auth'],
-          response: { 200: KeysResponse, ...errorResponses(401, 429, 500) },
+          response: { 200: KeysResponse, ...errorResponses(401, 429, 500, 503) },
         },
       },
       async (request, reply) => {
@@ -76,7 +76,7 @@ function authRoutes(services: Services) {
           summary: 'Revoke a key (the calling key itself is allowed)',
           tags: ['auth'],
           params: KeyParams,
-          response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(401, 404, 429, 500) },
+          response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(401, 404, 429, 500, 503) },
         },
       },
       async (request, reply) => {

@@ -5,7 +5,11 @@
  *   secret kept in the store (so every instance sharing a database agrees), compared in constant time.
  * - register answers the same for known and unknown addresses; a per-address cooldown and a per-client
  *   window limit answer 429.
- * - Keys: see keys.ts. last_used_at is written at most once a minute per key to keep authentication cheap.
+ * - Keys: see keys.ts. Lookups are cached in process (key-cache.ts): 60 s while revocations arrive through
+ *   Redis pub/sub (every instance, the revoking one included, evicts the key at once), 5 s otherwise.
+ *   last_used_at is written at most once a minute per key to keep authentication cheap.
+ * - With REDIS_URL the per-client windows live in Redis (src/coordination/window.ts), in process while it is
+ *   unreachable; codes, attempts, the cooldown (the code's createdAt) and keys live in the store.
  */
 import path from 'node:path';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -16,6 +20,9 @@ import { createMailer, type Mailer } from './mailer.js';
 import { PostgresAuthStore, SqliteAuthStore, type AuthStore } from './store.js';
 import { generateApiKey, generateCode, generateKeyId, hashApiKey, hashesEqual, isWellFormedApiKey } from './keys.js';
 import type { AuthService, AuthenticatedKey, IssuedKey, KeySummary } from './types.js';
+import { KeyCache } from './key-cache.js';
+import type { Coordination } from '../coordination/redis.js';
+import { LocalWindowCounter, SharedWindowCounter, type WindowLimiter } from '../coordination/window.js';
 
 export const CODE_TTL_SECONDS = 15 * 60;
 export const MAX_CODE_ATTEMPTS = 5;
@@ -47,34 +54,44 @@ export function normalizeEmail(raw: string): string {
   return email;
 }
 
-/** Fixed-window counters per client, pruned as windows pass. */
-class WindowCounter {
-  private readonly hits = new Map<string, { start: number; count: number }>();
-  constructor(
-    private readonly windowMs: number,
-    private readonly limit: number,
-  ) {}
+/** The channel on which every instance announces revoked key ids (JSON `{"keyId"}`). */
+export const REVOCATION_CHANNEL = 'folio:auth:revoked';
 
-  /** Seconds to wait when over the limit, else 0 (and the hit is counted). */
-  hit(key: string, now: number): number {
-    if (this.hits.size > 100_000) {
-      for (const [k, v] of this.hits) if (now - v.start >= this.windowMs) this.hits.delete(k);
-    }
-    const cur = this.hits.get(key);
-    if (!cur || now - cur.start >= this.windowMs) {
-      this.hits.set(key, { start: now, count: 1 });
-      return 0;
-    }
-    if (cur.count >= this.limit) return Math.max(1, Math.ceil((cur.start + this.windowMs - now) / 1000));
-    cur.count++;
-    return 0;
-  }
+export interface KeyCacheOptions {
+  /** Entries kept at most (least recently used evicted first). */
+  maxEntries: number;
+  /** TTL while this instance is subscribed to revocations through Redis. */
+  subscribedTtlMs: number;
+  /** TTL without Redis, or while its subscription is down: the longest a revoked key keeps working here. */
+  unsubscribedTtlMs: number;
 }
 
+export const DEFAULT_KEY_CACHE: KeyCacheOptions = { maxEntries: 10_000, subscribedTtlMs: 60_000, unsubscribedTtlMs: 5_000 };
+
+export interface AuthServiceOptions {
+  /** REDIS_URL: shared register/verify windows and revocations announced to every instance. */
+  coordination?: Coordination;
+  keyCache?: Partial<KeyCacheOptions>;
+}
+
+/** How long a revocation waits for its own pub/sub message before answering anyway. */
+const ECHO_WAIT_MS = 200;
+
+/** last_used_at is written at most this often per key. */
+const TOUCH_INTERVAL_MS = 60_000;
+
 export class DefaultAuthService implements AuthService {
-  private readonly registerLimiter: WindowCounter;
-  private readonly verifyLimiter: WindowCounter;
+  private readonly registerLimiter: WindowLimiter;
+  private readonly verifyLimiter: WindowLimiter;
   private readonly touched = new Map<string, number>();
+  private readonly keyCache: KeyCache;
+  private readonly cacheOptions: KeyCacheOptions;
+  private readonly coordination?: Coordination;
+  /** Revocations not yet announced because Redis was unreachable; announced when it is back. */
+  private readonly unannounced = new Set<string>();
+  private readonly detach: Array<() => void> = [];
+  /** Revocations published by this instance and waiting for their own message to come back. */
+  private readonly echoes = new Map<string, () => void>();
 
   constructor(
     private readonly store: AuthStore,
@@ -83,9 +100,80 @@ export class DefaultAuthService implements AuthService {
     private readonly logger: Logger,
     private readonly policy: AuthPolicy = DEFAULT_AUTH_POLICY,
     private readonly now: () => number = Date.now,
+    options: AuthServiceOptions = {},
   ) {
-    this.registerLimiter = new WindowCounter(policy.clientWindowMs, policy.registerPerClient);
-    this.verifyLimiter = new WindowCounter(policy.clientWindowMs, policy.verifyPerClient);
+    this.coordination = options.coordination;
+    this.cacheOptions = { ...DEFAULT_KEY_CACHE, ...options.keyCache };
+    this.keyCache = new KeyCache(this.cacheOptions.maxEntries, now);
+    const c = this.coordination;
+    if (c) {
+      this.registerLimiter = new SharedWindowCounter(c, 'register', policy.clientWindowMs, policy.registerPerClient, now);
+      this.verifyLimiter = new SharedWindowCounter(c, 'verify', policy.clientWindowMs, policy.verifyPerClient, now);
+      c.subscribe(REVOCATION_CHANNEL, (message) => this.onRevocationMessage(message));
+      // Subscribed or not, revocations may have been missed around the change: start again from the store.
+      this.detach.push(
+        c.onSubscriptionChange(() => this.keyCache.flush()),
+        c.onStateChange((up) => {
+          if (up) void this.announcePending();
+        }),
+      );
+    } else {
+      this.registerLimiter = new LocalWindowCounter(policy.clientWindowMs, policy.registerPerClient, now);
+      this.verifyLimiter = new LocalWindowCounter(policy.clientWindowMs, policy.verifyPerClient, now);
+    }
+  }
+
+  /** Cache statistics for health and tests. */
+  keyCacheState(): { entries: number; ttlMs: number } {
+    return { entries: this.keyCache.size, ttlMs: this.cacheTtl() };
+  }
+
+  private cacheTtl(): number {
+    return this.coordination?.isSubscribed ? this.cacheOptions.subscribedTtlMs : this.cacheOptions.unsubscribedTtlMs;
+  }
+
+  private onRevocationMessage(message: string): void {
+    let keyId: unknown;
+    try {
+      keyId = (JSON.parse(message) as { keyId?: unknown }).keyId;
+    } catch {
+      return;
+    }
+    if (typeof keyId !== 'string') return;
+    this.keyCache.evictKeyId(keyId);
+    const echo = this.echoes.get(keyId);
+    if (echo) echo();
+  }
+
+  /**
+   * Publishes a revocation and waits (at most ECHO_WAIT_MS) for this instance's own copy of the message:
+   * Redis sends every subscriber its copy in the same pass, so once ours is here the others' are on the
+   * wire, and the revoking request answers only then.
+   */
+  private async announce(keyId: string): Promise<void> {
+    const c = this.coordination;
+    if (!c) return;
+    let resolveEcho = () => {};
+    const echoed = c.isSubscribed ? new Promise<void>((r) => (resolveEcho = r)) : undefined;
+    if (echoed) this.echoes.set(keyId, resolveEcho);
+    const published = await c.publish(REVOCATION_CHANNEL, JSON.stringify({ keyId }));
+    if (echoed && published) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([echoed, new Promise<void>((r) => (timer = setTimeout(r, ECHO_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
+    if (echoed) this.echoes.delete(keyId);
+    if (published) {
+      this.unannounced.delete(keyId);
+    } else {
+      // Other instances then see it within their short TTL (their subscription is down too) or when Redis
+      // returns; kept bounded.
+      if (this.unannounced.size < 10_000) this.unannounced.add(keyId);
+    }
+  }
+
+  private async announcePending(): Promise<void> {
+    for (const keyId of [...this.unannounced]) await this.announce(keyId);
   }
 
   private hashCode(email: string, code: string): string {
@@ -94,8 +182,8 @@ export class DefaultAuthService implements AuthService {
 
   async register(rawEmail: string, clientId: string): Promise<{ expiresInSeconds: number }> {
     const email = normalizeEmail(rawEmail);
+    const wait = await this.registerLimiter.hit(clientId);
     const now = this.now();
-    const wait = this.registerLimiter.hit(clientId, now);
     if (wait > 0) throw new FolioError('RATE_LIMIT_ERROR', 'Too many registration requests; try again later', { retryAfter: wait });
     const previous = await this.store.getCode(email);
     if (previous && previous.usedAt === null && now - previous.createdAt < this.policy.resendCooldownMs) {
@@ -105,19 +193,26 @@ export class DefaultAuthService implements AuthService {
       });
     }
     const code = generateCode();
+    const codeHash = this.hashCode(email, code);
     await this.store.putCode({
       email,
-      codeHash: this.hashCode(email, code),
+      codeHash,
       createdAt: now,
       expiresAt: now + CODE_TTL_SECONDS * 1000,
     });
-    await this.mailer.send({
-      to: email,
-      subject: 'Your Folio verification code',
-      text:
-        `Your Folio verification code is ${code}\n\n` +
-        `It is valid for 15 minutes and can be used once. If you did not ask for it, ignore this message.\n`,
-    });
+    try {
+      await this.mailer.send({
+        to: email,
+        subject: 'Your Folio verification code',
+        text:
+          `Your Folio verification code is ${code}\n\n` +
+          `It is valid for 15 minutes and can be used once. If you did not ask for it, ignore this message.\n`,
+      });
+    } catch (err) {
+      // Nobody received this code: void it, so the address's cooldown does not hold back the retry.
+      await this.store.consumeCode(email, codeHash, now, MAX_CODE_ATTEMPTS).catch(() => undefined);
+      throw err;
+    }
     return { expiresInSeconds: CODE_TTL_SECONDS };
   }
 
@@ -126,8 +221,8 @@ export class DefaultAuthService implements AuthService {
     if (!/^\d{6}$/.test(code)) {
       throw new FolioError('VALIDATION_ERROR', 'code must be 6 digits', { details: [{ field: 'code', issue: 'must be 6 digits' }] });
     }
+    const wait = await this.verifyLimiter.hit(clientId);
     const now = this.now();
-    const wait = this.verifyLimiter.hit(clientId, now);
     if (wait > 0) throw new FolioError('RATE_LIMIT_ERROR', 'Too many verification attempts; try again later', { retryAfter: wait });
     const invalid = () => new FolioError('INVALID_CODE', 'The code is wrong, expired or already used');
     const record = await this.store.getCode(email);
@@ -156,18 +251,33 @@ export class DefaultAuthService implements AuthService {
     return { apiKey, keyId, email, createdAt: new Date(createdAt).toISOString() };
   }
 
+  /**
+   * Cache first (see key-cache.ts); a miss reads the store, and only known keys are cached (revoked ones
+   * too: a revocation is final). A cache hit needs neither the database nor Redis.
+   */
   async authenticate(rawKey: string): Promise<AuthenticatedKey | null> {
     if (!isWellFormedApiKey(rawKey)) return null;
     const hash = hashApiKey(rawKey);
-    const record = await this.store.findKeyByHash(hash);
-    if (!record || !hashesEqual(record.keyHash, hash) || record.revokedAt !== null) return null;
-    const now = this.now();
-    const last = this.touched.get(record.keyId) ?? record.lastUsedAt ?? 0;
-    if (now - last >= 60_000) {
-      this.touched.set(record.keyId, now);
-      await this.store.touchKey(record.keyId, now);
+    let key = this.keyCache.get(hash);
+    if (!key) {
+      const generation = this.keyCache.generation;
+      const record = await this.store.findKeyByHash(hash);
+      if (!record || !hashesEqual(record.keyHash, hash)) return null;
+      key = { keyId: record.keyId, email: record.email, keyHash: record.keyHash, revoked: record.revokedAt !== null, lastUsedAt: record.lastUsedAt };
+      this.keyCache.set(key, this.cacheTtl(), generation);
     }
-    return { keyId: record.keyId, email: record.email };
+    if (key.revoked) return null;
+    const now = this.now();
+    const last = this.touched.get(key.keyId) ?? key.lastUsedAt ?? 0;
+    if (now - last >= TOUCH_INTERVAL_MS) {
+      if (this.touched.size > 100_000) this.touched.clear();
+      this.touched.set(key.keyId, now);
+      // Bookkeeping only: a database that fails here must not fail the request.
+      await this.store
+        .touchKey(key.keyId, now)
+        .catch((err: unknown) => this.logger.warn({ err, keyId: key.keyId }, 'could not record last use of a key'));
+    }
+    return { keyId: key.keyId, email: key.email };
   }
 
   async listKeys(caller: AuthenticatedKey): Promise<KeySummary[]> {
@@ -183,11 +293,16 @@ export class DefaultAuthService implements AuthService {
 
   async revokeKey(caller: AuthenticatedKey, keyId: string): Promise<boolean> {
     const done = await this.store.revokeKey(keyId, caller.email, this.now());
-    if (done) this.logger.info({ keyId }, 'API key revoked');
+    if (done) {
+      this.keyCache.evictKeyId(keyId);
+      await this.announce(keyId);
+      this.logger.info({ keyId }, 'API key revoked');
+    }
     return done;
   }
 
   async close(): Promise<void> {
+    for (const d of this.detach.splice(0)) d();
     await this.mailer.close();
     await this.store.close();
   }
@@ -198,7 +313,12 @@ export async function openAuthStore(config: Config): Promise<AuthStore> {
   return new SqliteAuthStore(path.join(config.dataDir, 'folio.sqlite'));
 }
 
-export async function createAuthService(config: Config, logger: Logger, policy?: AuthPolicy): Promise<DefaultAuthService> {
+export async function createAuthService(
+  config: Config,
+  logger: Logger,
+  policy?: AuthPolicy,
+  options: AuthServiceOptions = {},
+): Promise<DefaultAuthService> {
   const store = await openAuthStore(config);
   const secretHex = config.codeHashSecret
     ? Buffer.from(config.codeHashSecret, 'utf8').toString('hex')
@@ -209,5 +329,5 @@ export async function createAuthService(config: Config, logger: Logger, policy?:
     outboxDir: path.join(config.dataDir, 'outbox'),
     logger,
   });
-  return new DefaultAuthService(store, mailer, Buffer.from(secretHex, 'hex'), logger, policy);
+  return new DefaultAuthService(store, mailer, Buffer.from(secretHex, 'hex'), logger, policy, Date.now, options);
 }

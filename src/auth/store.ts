@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { DependencyError, describeConnectionFailure, mapDatabaseError, poolOptions } from '../coordination/database.js';
 
 export interface CodeRecord {
   email: string;
@@ -198,8 +199,24 @@ export class SqliteAuthStore implements AuthStore {
 export class PostgresAuthStore implements AuthStore {
   private constructor(private readonly pool: pg.Pool) {}
 
+  /**
+   * Opens the pool and migrates. An unreachable or refusing server is a DependencyError naming
+   * DATABASE_URL (one line at start-up); later, a lost connection is a 503 for the request that needs it.
+   */
   static async open(connectionString: string): Promise<PostgresAuthStore> {
-    const pool = new pg.Pool({ connectionString, max: 10 });
+    const pool = new pg.Pool(poolOptions(connectionString, 10));
+    // An idle client whose server went away is reported here; without a listener it would end the process.
+    pool.on('error', () => undefined);
+    try {
+      await PostgresAuthStore.migrate(pool);
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw new DependencyError('DATABASE_URL', describeConnectionFailure(e, connectionString));
+    }
+    return new PostgresAuthStore(pool);
+  }
+
+  private static async migrate(pool: pg.Pool): Promise<void> {
     const client = await pool.connect();
     try {
       // One migrator at a time across instances.
@@ -223,11 +240,19 @@ export class PostgresAuthStore implements AuthStore {
       await client.query('SELECT pg_advisory_unlock(727001)').catch(() => undefined);
       client.release();
     }
-    return new PostgresAuthStore(pool);
+  }
+
+  /** Every statement goes through here: connection failures become 503 SERVICE_UNAVAILABLE. */
+  private async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.pool.query(sql, params);
+    } catch (e) {
+      throw mapDatabaseError(e);
+    }
   }
 
   async putCode(c: Omit<CodeRecord, 'attempts' | 'usedAt'>): Promise<void> {
-    await this.pool.query(
+    await this.query(
       `INSERT INTO verification_codes (email, code_hash, created_at, expires_at, attempts, used_at)
        VALUES ($1, $2, $3, $4, 0, NULL)
        ON CONFLICT (email) DO UPDATE SET code_hash = EXCLUDED.code_hash, created_at = EXCLUDED.created_at,
@@ -237,17 +262,17 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async getCode(email: string) {
-    const { rows } = await this.pool.query('SELECT * FROM verification_codes WHERE email = $1', [email]);
+    const { rows } = await this.query('SELECT * FROM verification_codes WHERE email = $1', [email]);
     return toCode(rows[0]);
   }
 
   async recordFailedAttempt(email: string): Promise<number> {
-    const { rows } = await this.pool.query('UPDATE verification_codes SET attempts = attempts + 1 WHERE email = $1 RETURNING attempts', [email]);
+    const { rows } = await this.query('UPDATE verification_codes SET attempts = attempts + 1 WHERE email = $1 RETURNING attempts', [email]);
     return rows[0] ? Number(rows[0].attempts) : 0;
   }
 
   async consumeCode(email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean> {
-    const r = await this.pool.query(
+    const r = await this.query(
       `UPDATE verification_codes SET used_at = $1 WHERE email = $2 AND code_hash = $3 AND used_at IS NULL
        AND expires_at > $1 AND attempts < $4`,
       [now, email, codeHash, maxAttempts],
@@ -256,7 +281,7 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async insertKey(k: KeyRecord): Promise<void> {
-    await this.pool.query('INSERT INTO api_keys (key_id, email, key_hash, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+    await this.query('INSERT INTO api_keys (key_id, email, key_hash, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)', [
       k.keyId,
       k.email,
       k.keyHash,
@@ -267,31 +292,27 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async findKeyByHash(keyHash: string) {
-    const { rows } = await this.pool.query('SELECT * FROM api_keys WHERE key_hash = $1', [keyHash]);
+    const { rows } = await this.query('SELECT * FROM api_keys WHERE key_hash = $1', [keyHash]);
     return toKey(rows[0]);
   }
 
   async touchKey(keyId: string, now: number): Promise<void> {
-    await this.pool.query('UPDATE api_keys SET last_used_at = $1 WHERE key_id = $2', [now, keyId]);
+    await this.query('UPDATE api_keys SET last_used_at = $1 WHERE key_id = $2', [now, keyId]);
   }
 
   async listKeys(email: string) {
-    const { rows } = await this.pool.query('SELECT * FROM api_keys WHERE email = $1 ORDER BY created_at, key_id', [email]);
+    const { rows } = await this.query('SELECT * FROM api_keys WHERE email = $1 ORDER BY created_at, key_id', [email]);
     return rows.map((r: Row) => toKey(r)!);
   }
 
   async revokeKey(keyId: string, email: string, now: number): Promise<boolean> {
-    const r = await this.pool.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE key_id = $2 AND email = $3', [
-      now,
-      keyId,
-      email,
-    ]);
+    const r = await this.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE key_id = $2 AND email = $3', [now, keyId, email]);
     return r.rowCount === 1;
   }
 
   async getOrCreateSetting(name: string, create: () => string): Promise<string> {
-    await this.pool.query('INSERT INTO auth_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, create()]);
-    const { rows } = await this.pool.query('SELECT value FROM auth_settings WHERE name = $1', [name]);
+    await this.query('INSERT INTO auth_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, create()]);
+    const { rows } = await this.query('SELECT value FROM auth_settings WHERE name = $1', [name]);
     return String(rows[0].value);
   }
 

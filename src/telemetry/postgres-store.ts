@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { CollectRecord } from './payload.js';
 import { monthOf } from './payload.js';
 import { SCHEMA_SQL, type TelemetryStore, type UsageReport } from './store.js';
+import { DependencyError, describeConnectionFailure, isDatabaseUnavailable, mapDatabaseError, poolOptions } from '../coordination/database.js';
 
 /** Hostname rows known to be committed: skipping them spares concurrent batches a wait on one hot row. */
 const KNOWN_HOSTS_LIMIT = 10_000;
@@ -18,18 +19,38 @@ export class PostgresTelemetryStore implements TelemetryStore {
   private readonly knownHosts = new Set<string>();
   private constructor(private readonly pool: pg.Pool) {}
 
+  /**
+   * An unreachable server at start is a DependencyError naming TELEMETRY_DATABASE_URL (one line, exit 1);
+   * later a lost connection fails the batch (the ingest answers 503 and acknowledges nothing) and usage
+   * reads answer 503.
+   */
   static async open(url: string): Promise<PostgresTelemetryStore> {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    const client = await pool.connect();
+    const pool = new pg.Pool(poolOptions(url, 4));
+    // An idle client whose server went away is reported here; without a listener it would end the process.
+    pool.on('error', () => undefined);
     try {
-      // Serialise schema creation between instances starting together.
-      await client.query('SELECT pg_advisory_lock(724011)');
-      await client.query(SCHEMA_SQL('postgres'));
-      await client.query('SELECT pg_advisory_unlock(724011)');
-    } finally {
-      client.release();
+      const client = await pool.connect();
+      try {
+        // Serialise schema creation between instances starting together.
+        await client.query('SELECT pg_advisory_lock(724011)');
+        await client.query(SCHEMA_SQL('postgres'));
+        await client.query('SELECT pg_advisory_unlock(724011)');
+      } finally {
+        client.release();
+      }
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw new DependencyError('TELEMETRY_DATABASE_URL', describeConnectionFailure(e, url));
     }
     return new PostgresTelemetryStore(pool);
+  }
+
+  private async read<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (e) {
+      throw mapDatabaseError(e);
+    }
   }
 
   async append(records: CollectRecord[]): Promise<void> {
@@ -60,7 +81,10 @@ export class PostgresTelemetryStore implements TelemetryStore {
       cols.sh.push(r.screenHeight);
       cols.meta.push(r.metadata);
     }
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((e: unknown) => {
+      throw mapDatabaseError(e);
+    });
+    let broken = false;
     try {
       await client.query('BEGIN');
       // Ids are drawn from the sequence first, so each event row can name its request without relying on
@@ -135,15 +159,17 @@ export class PostgresTelemetryStore implements TelemetryStore {
       if (this.knownHosts.size > KNOWN_HOSTS_LIMIT) this.knownHosts.clear();
       hosts.host.forEach((h, i) => this.knownHosts.add(`${hosts.key[i]}\u0000${hosts.month[i]}\u0000${h}`));
     } catch (e) {
+      broken = isDatabaseUnavailable(e);
       await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
+      throw mapDatabaseError(e);
     } finally {
-      client.release();
+      // A client whose connection broke is discarded, not returned to the pool.
+      client.release(broken);
     }
   }
 
   async usage(licenseKey: string, month: string): Promise<UsageReport> {
-    const r = await this.pool.query<{ documents: string; opens: string; hostnames: string[] | null }>(
+    const r = await this.read<{ documents: string; opens: string; hostnames: string[] | null }>(
       `SELECT (SELECT COUNT(*) FROM telemetry_documents WHERE license_key = $1 AND month = $2) AS documents,
               (SELECT COUNT(*) FROM telemetry_events WHERE license_key = $1 AND month = $2) AS opens,
               (SELECT array_agg(hostname ORDER BY hostname) FROM telemetry_hostnames WHERE license_key = $1 AND month = $2) AS hostnames`,
@@ -154,17 +180,16 @@ export class PostgresTelemetryStore implements TelemetryStore {
   }
 
   async usageForMonth(month: string): Promise<UsageReport[]> {
-    const keys = await this.pool.query<{ license_key: string }>(
-      'SELECT DISTINCT license_key FROM telemetry_events WHERE month = $1 ORDER BY license_key',
-      [month],
-    );
+    const keys = await this.read<{ license_key: string }>('SELECT DISTINCT license_key FROM telemetry_events WHERE month = $1 ORDER BY license_key', [
+      month,
+    ]);
     const out: UsageReport[] = [];
     for (const k of keys.rows) out.push(await this.usage(k.license_key, month));
     return out;
   }
 
   async documentIds(licenseKey: string, month: string): Promise<string[]> {
-    const r = await this.pool.query<{ document_id: string }>(
+    const r = await this.read<{ document_id: string }>(
       'SELECT document_id FROM telemetry_documents WHERE license_key = $1 AND month = $2 ORDER BY document_id',
       [licenseKey, month],
     );

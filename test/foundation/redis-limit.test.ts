@@ -23,6 +23,7 @@ describe.skipIf(!redisUp)('per-key in-flight limit shared through Redis', () => 
     for (let i = 0; i < 2; i++) {
       const limiter = new RedisInFlightLimiter(REDIS_URL, 10);
       limiters.push(limiter);
+      expect(await limiter.ready()).toBe(true);
       const app = await buildApiApp({
         logger: pino({ level: 'silent' }),
         authenticator: { authenticate: async (k) => (k === apiKey ? { keyId, email: 'r@example.com' } : null) },
