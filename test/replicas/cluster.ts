@@ -300,7 +300,7 @@ export class HeldDocumentServer {
     return `127.0.0.1:${this.port}`;
   }
 
-  static async start(body: Uint8Array, maxHoldMs = 12_000): Promise<HeldDocumentServer> {
+  static async start(body: Uint8Array, maxHoldMs = 14_000): Promise<HeldDocumentServer> {
     const box: { self?: HeldDocumentServer } = {};
     const server = http.createServer((req, res) => {
       const s = box.self!;
