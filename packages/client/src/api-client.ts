@@ -1,10 +1,20 @@
 /**
  * `FolioClient`: a typed client for every operation of the Folio API (CONTRACT §1–6). Plain `fetch`, so it
- * runs in browsers and Node 20 alike. Errors come back as `FolioApiError` carrying the contract's envelope
- * (code, message, requestId, details) and the HTTP status.
+ * runs in browsers and Node 20+ alike. Every call goes through ./transport.ts: per-attempt timeout, overall
+ * deadline, AbortSignal, and retries on 429/503 honouring `Retry-After` (see there for what is retried).
+ * Errors are typed classes (./errors.ts) carrying the contract's envelope (code, message, requestId, details),
+ * the HTTP status and `retryAfter`. Uploads (convert, verify) take bytes, Blobs, `{ path }` (Node, streamed
+ * from disk) or `{ stream }` (./upload.ts).
  */
-import { FolioClientError } from './errors.js';
+import { FolioClientError, errorClassFor } from './errors.js';
+import { perform, type Call, type RequestOptions, type RetryOptions, type Transport } from './transport.js';
+import { isPathSource, isStreamSource, multipartBody, prepareFile, readAll, type FileInput } from './upload.js';
 import type * as Api from './api-types.js';
+
+export { FolioApiError } from './errors.js';
+export type { ErrorDetail } from './errors.js';
+export type { RequestOptions, RetryOptions, RetryEvent } from './transport.js';
+export type { FileInput, PathSource, StreamSource } from './upload.js';
 
 export interface FolioClientOptions {
   /** e.g. `http://localhost:8080` (no trailing `/v1`). */
@@ -13,22 +23,16 @@ export interface FolioClientOptions {
   apiKey?: string;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
-}
-
-export type ErrorDetail = NonNullable<Api.ErrorEnvelope['details']>[number];
-
-export class FolioApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly requestId?: string,
-    readonly details?: ErrorDetail[],
-    readonly retryAfter?: number,
-  ) {
-    super(message);
-    this.name = 'FolioApiError';
-  }
+  /** Default retry policy for every call (default: 4 attempts, 500 ms base, 30 s cap); `false`: never retry. */
+  retry?: RetryOptions | false;
+  /** Default per-attempt timeout in ms, the answer's download included (default 120 000; 0: none). */
+  timeoutMs?: number;
+  /** Default overall deadline per call in ms, attempts and waits included (default 300 000; 0: none). */
+  deadlineMs?: number;
+  /** Headers sent with every call (e.g. a User-Agent in Node). */
+  headers?: Record<string, string>;
+  /** Called before each back-off sleep of any call. */
+  onRetry?: RequestOptions['onRetry'];
 }
 
 /*
@@ -40,17 +44,18 @@ export class FolioApiError extends Error {
 /** A document in a JSON body: raw base64 or a data: URI, or an http(s) URL the server fetches. */
 export type DocumentSource = Api.VerifyDocumentRequest['document'];
 /** What the client accepts where a document goes: bytes (sent as base64), a Blob, or a source as is. */
-export type DocumentArg = Uint8Array | ArrayBuffer | Blob | DocumentSource;
+export type DocumentArg = Uint8Array | ArrayBuffer | Blob | DocumentSource | FileInput;
 
 export type HealthResponse = Api.GetHealthResponse;
 export type RegisterResponse = Api.RegisterResponse;
 export type VerifyEmailResponse = Api.VerifyEmailResponse;
 export type KeyInfo = Api.ListKeysResponse['keys'][number];
-export type ConvertOptions = Omit<Api.ConvertDocumentQuery, 'tagged' | 'pageSize'> & {
-  /** File name sent with the upload (used to infer `from` and to name the result). */
-  filename?: string;
-  tagged?: boolean;
-};
+export type ConvertOptions = Omit<Api.ConvertDocumentQuery, 'tagged'> &
+  RequestOptions & {
+    /** File name sent with the upload (used to infer `from` and to name the result). */
+    filename?: string;
+    tagged?: boolean;
+  };
 export interface ConvertResult {
   bytes: Uint8Array;
   contentType: string;
@@ -59,7 +64,7 @@ export interface ConvertResult {
 }
 export type AnnotateField = Api.AnnotateDocumentRequest['fields'][number];
 export type AnnotateFieldType = AnnotateField['type'];
-export interface AnnotateOptions {
+export interface AnnotateOptions extends RequestOptions {
   to?: Api.AnnotateDocumentQuery['to'];
   strict?: boolean;
 }
@@ -71,8 +76,10 @@ export type VerifyKeyResponse = Api.GetSigningKeyResponse;
 export type VerifyResponse = Api.VerifyDocumentResponse;
 export type Indication = VerifyResponse['indication'];
 
-/** base64 of bytes without Node's Buffer (btoa over chunks keeps the argument list bounded). */
+/** base64 of bytes (Node's Buffer when there is one; else btoa over chunks, which keeps the argument list bounded). */
 export function toBase64(bytes: Uint8Array): string {
+  const B = (globalThis as { Buffer?: { from(b: ArrayBufferLike, o: number, l: number): { toString(e: string): string } } }).Buffer;
+  if (B) return B.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -82,147 +89,218 @@ export function toBase64(bytes: Uint8Array): string {
 
 export function fromBase64(text: string): Uint8Array {
   const raw = text.replace(/^data:[^,]*;base64,/, '');
+  const B = (globalThis as { Buffer?: { from(s: string, e: string): Uint8Array } }).Buffer;
+  if (B) {
+    const b = B.from(raw, 'base64');
+    return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  }
   const binary = atob(raw);
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
   return out;
 }
 
-async function bytesOf(input: Uint8Array | ArrayBuffer | Blob): Promise<Uint8Array> {
-  if (input instanceof Uint8Array) return input;
-  if (input instanceof ArrayBuffer) return new Uint8Array(input);
-  if (typeof (input as Blob).arrayBuffer === 'function') return new Uint8Array(await (input as Blob).arrayBuffer());
-  throw new FolioClientError('INVALID_INPUT', 'Expected a Uint8Array, ArrayBuffer or Blob');
+function isDocumentSource(doc: unknown): doc is DocumentSource {
+  return !!doc && typeof doc === 'object' && !(doc instanceof Uint8Array) && ('base64' in doc || 'url' in doc);
 }
 
+function checkInput(doc: unknown): void {
+  const ok =
+    doc instanceof Uint8Array ||
+    doc instanceof ArrayBuffer ||
+    (typeof Blob !== 'undefined' && doc instanceof Blob) ||
+    isDocumentSource(doc) ||
+    isPathSource(doc) ||
+    isStreamSource(doc);
+  if (!ok) throw new FolioClientError('INVALID_INPUT', 'Expected a Uint8Array, ArrayBuffer, Blob, { path }, { stream }, { base64 } or { url }');
+}
+
+/** A document for a JSON body: a source as is, anything else read once and sent as base64. */
 async function documentSource(doc: DocumentArg): Promise<DocumentSource> {
-  if (doc && typeof doc === 'object' && ('base64' in doc || 'url' in doc) && !(doc instanceof Uint8Array)) {
-    return doc as DocumentSource;
-  }
-  return { base64: toBase64(await bytesOf(doc as Uint8Array | ArrayBuffer | Blob)) };
+  checkInput(doc);
+  if (isDocumentSource(doc)) return doc;
+  return { base64: toBase64(await readAll(doc as FileInput)) };
+}
+
+const json = <T>(res: Response): Promise<T> => res.json() as Promise<T>;
+
+function query(params: Record<string, string | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+  const text = q.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Splits the call options (signal, timeouts, retry, …) from an operation's own options. */
+function callOptions(o: RequestOptions): RequestOptions {
+  const { signal, timeoutMs, deadlineMs, retry, requestId, onRetry, headers } = o;
+  return { signal, timeoutMs, deadlineMs, retry, requestId, onRetry, headers };
 }
 
 export class FolioClient {
-  private readonly baseUrl: string;
+  readonly baseUrl: string;
   private readonly apiKey?: string;
-  private readonly fetchImpl: typeof fetch;
+  private readonly transport: Transport;
 
   constructor(options: FolioClientOptions) {
     if (!options?.baseUrl) throw new FolioClientError('INVALID_INPUT', 'FolioClient needs a baseUrl');
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
-    this.fetchImpl = options.fetch ?? ((...args) => fetch(...args));
+    const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => fetch(...args));
+    this.transport = {
+      baseUrl: this.baseUrl,
+      fetch: fetchImpl,
+      defaults: {
+        retry: options.retry,
+        timeoutMs: options.timeoutMs,
+        deadlineMs: options.deadlineMs,
+        headers: options.headers,
+        onRetry: options.onRetry,
+      },
+    };
   }
 
-  private async request(method: string, path: string, init: { body?: BodyInit; json?: unknown; auth?: boolean } = {}): Promise<Response> {
+  private headers(method: string, path: string, auth: boolean): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (init.auth !== false) {
+    if (auth) {
       if (!this.apiKey) throw new FolioClientError('INVALID_INPUT', `${method} ${path} needs an apiKey`);
       headers.authorization = `Bearer ${this.apiKey}`;
     }
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(init.json);
-    }
-    const res = await this.fetchImpl(`${this.baseUrl}${path}`, { method, headers, body, credentials: 'omit' });
-    if (res.ok) return res;
-    const text = await res.text().catch(() => '');
-    let env: { code?: string; message?: string; requestId?: string; details?: ErrorDetail[] } = {};
-    try {
-      env = JSON.parse(text);
-    } catch {
-      // Not the envelope (a proxy's page, say): keep the status and the text.
-    }
-    const retry = res.headers.get('retry-after');
-    throw new FolioApiError(
-      res.status,
-      env.code ?? 'HTTP_ERROR',
-      env.message ?? (text.slice(0, 200) || res.statusText),
-      env.requestId ?? res.headers.get('x-request-id') ?? undefined,
-      env.details,
-      retry !== null && /^\d+$/.test(retry) ? Number(retry) : undefined,
-    );
+    return headers;
   }
 
-  private async json<T>(method: string, path: string, init: { body?: BodyInit; json?: unknown; auth?: boolean } = {}): Promise<T> {
-    return (await (await this.request(method, path, init)).json()) as T;
+  private call<T>(
+    method: string,
+    path: string,
+    read: (res: Response) => Promise<T>,
+    options: RequestOptions,
+    init: { auth?: boolean; json?: unknown; body?: Call<T>['body']; idempotent?: boolean; answers?: Call<T>['answers'] } = {},
+  ): Promise<T> {
+    const headers = this.headers(method, path, init.auth !== false);
+    let body = init.body;
+    if (init.json !== undefined) {
+      const text = JSON.stringify(init.json);
+      body = { replayable: true, make: () => text, headers: { 'content-type': 'application/json' } };
+    }
+    return perform(this.transport, { method, path, headers, body, read, idempotent: init.idempotent, answers: init.answers }, callOptions(options));
   }
 
   /** GET /v1/health (no key). A 503 "unhealthy" answer is returned, not thrown. */
-  async health(): Promise<HealthResponse> {
-    const res = await this.fetchImpl(`${this.baseUrl}/v1/health`, { headers: { accept: 'application/json' }, credentials: 'omit' });
-    if (res.status === 200 || res.status === 503) return (await res.json()) as HealthResponse;
-    throw new FolioApiError(res.status, 'HTTP_ERROR', `health answered ${res.status}`, res.headers.get('x-request-id') ?? undefined);
+  health(options: RequestOptions = {}): Promise<HealthResponse> {
+    return this.call(
+      'GET',
+      '/v1/health',
+      async (res) => {
+        const body = (await res.json().catch(() => ({}))) as HealthResponse & { code?: string; message?: string; requestId?: string };
+        if (res.status === 200 || typeof body.status === 'string') return body;
+        // A 503 that is not a health answer (the server draining, a proxy): the typed error.
+        const Class = errorClassFor(res.status, body.code);
+        throw new Class(
+          res.status,
+          body.code ?? 'HTTP_ERROR',
+          body.message ?? `health answered ${res.status}`,
+          body.requestId ?? res.headers.get('x-request-id') ?? undefined,
+        );
+      },
+      options,
+      { auth: false, answers: (s) => s === 200 || s === 503 },
+    );
   }
 
-  /** GET /v1/auth/register: e-mails a 6-digit code. */
-  register(email: string): Promise<RegisterResponse> {
-    return this.json('GET', `/v1/auth/register?email=${encodeURIComponent(email)}`, { auth: false });
+  /** GET /v1/auth/register: e-mails a 6-digit code. Not retried after a network error (it sends mail). */
+  register(email: string, options: RequestOptions = {}): Promise<RegisterResponse> {
+    return this.call('GET', `/v1/auth/register${query({ email })}`, json<RegisterResponse>, options, { auth: false, idempotent: false });
   }
 
-  /** GET /v1/auth/verify: exchanges the code for an API key (shown only this once). */
-  verifyEmail(email: string, code: string): Promise<VerifyEmailResponse> {
-    return this.json('GET', `/v1/auth/verify?email=${encodeURIComponent(email)}&code=${encodeURIComponent(code)}`, { auth: false });
+  /** GET /v1/auth/verify: exchanges the code for an API key (shown only this once). Not retried after a network error (it spends the code). */
+  verifyEmail(email: string, code: string, options: RequestOptions = {}): Promise<VerifyEmailResponse> {
+    return this.call('GET', `/v1/auth/verify${query({ email, code })}`, json<VerifyEmailResponse>, options, { auth: false, idempotent: false });
   }
 
   /** GET /v1/auth/keys: every key issued to the calling key's e-mail (never the secrets). */
-  async listKeys(): Promise<KeyInfo[]> {
-    return (await this.json<{ keys: KeyInfo[] }>('GET', '/v1/auth/keys')).keys;
+  async listKeys(options: RequestOptions = {}): Promise<KeyInfo[]> {
+    return (await this.call('GET', '/v1/auth/keys', json<{ keys: KeyInfo[] }>, options)).keys;
   }
 
-  /** DELETE /v1/auth/keys/{keyId}. */
-  async revokeKey(keyId: string): Promise<void> {
-    await this.request('DELETE', `/v1/auth/keys/${encodeURIComponent(keyId)}`);
+  /** DELETE /v1/auth/keys/{keyId} (204). */
+  async revokeKey(keyId: string, options: RequestOptions = {}): Promise<void> {
+    await this.call(
+      'DELETE',
+      `/v1/auth/keys/${encodeURIComponent(keyId)}`,
+      async (res) => {
+        await res.body?.cancel().catch(() => undefined);
+      },
+      options,
+    );
   }
 
-  /** POST /v1/convert (multipart `file`). */
-  async convert(file: Uint8Array | ArrayBuffer | Blob, options: ConvertOptions = {}): Promise<ConvertResult> {
-    const q = new URLSearchParams();
-    if (options.from) q.set('from', options.from);
-    if (options.to) q.set('to', options.to);
-    if (options.trackedChanges) q.set('trackedChanges', options.trackedChanges);
-    if (options.pdfa) q.set('pdfa', options.pdfa);
-    if (options.tagged !== undefined) q.set('tagged', String(options.tagged));
-    const form = new FormData();
-    const blob = file instanceof Blob ? file : new Blob([(await bytesOf(file)) as BlobPart]);
-    const name = options.filename ?? (typeof File !== 'undefined' && file instanceof File ? file.name : `document.${options.from ?? 'docx'}`);
-    form.append('file', blob, name);
-    const res = await this.request('POST', `/v1/convert${q.size ? `?${q}` : ''}`, { body: form });
-    const disposition = res.headers.get('content-disposition') ?? '';
-    return {
-      bytes: new Uint8Array(await res.arrayBuffer()),
-      contentType: (res.headers.get('content-type') ?? '').split(';')[0]!,
-      filename: /filename="([^"]*)"/.exec(disposition)?.[1],
-    };
+  /**
+   * POST /v1/convert (multipart `file`). `file`: bytes, a Blob/File, `{ path }` (Node: streamed from disk,
+   * re-read only for a retry) or `{ stream }` (sent once, not retried after any of it was read).
+   */
+  async convert(file: FileInput, options: ConvertOptions = {}): Promise<ConvertResult> {
+    checkInput(file);
+    const path = `/v1/convert${query({
+      from: options.from,
+      to: options.to,
+      trackedChanges: options.trackedChanges,
+      pdfa: options.pdfa,
+      tagged: options.tagged,
+      pageSize: options.pageSize,
+    })}`;
+    const prepared = await prepareFile(file);
+    const body = multipartBody(prepared, options.filename ?? prepared.name ?? `document.${options.from ?? 'docx'}`);
+    return this.call(
+      'POST',
+      path,
+      async (res) => {
+        const disposition = res.headers.get('content-disposition') ?? '';
+        return {
+          bytes: new Uint8Array(await res.arrayBuffer()),
+          contentType: (res.headers.get('content-type') ?? '').split(';')[0]!,
+          filename: /filename="([^"]*)"/.exec(disposition)?.[1],
+        };
+      },
+      options,
+      { body },
+    );
   }
 
   /** POST /v1/annotate: fills a template's fields. */
   async annotate(document: DocumentArg, fields: AnnotateField[], options: AnnotateOptions = {}): Promise<AnnotateResponse> {
-    const q = new URLSearchParams();
-    if (options.to) q.set('to', options.to);
-    if (options.strict !== undefined) q.set('strict', String(options.strict));
-    return this.json('POST', `/v1/annotate${q.size ? `?${q}` : ''}`, { json: { document: await documentSource(document), fields } });
+    const source = await documentSource(document);
+    return this.call('POST', `/v1/annotate${query({ to: options.to, strict: options.strict })}`, json<AnnotateResponse>, options, {
+      json: { document: source, fields },
+    });
   }
 
   /** POST /v1/annotate/fields: lists a template's fillable fields. */
-  async annotateFields(document: DocumentArg): Promise<TemplateField[]> {
-    return (await this.json<{ fields: TemplateField[] }>('POST', '/v1/annotate/fields', { json: { document: await documentSource(document) } }))
-      .fields;
+  async annotateFields(document: DocumentArg, options: RequestOptions = {}): Promise<TemplateField[]> {
+    const source = await documentSource(document);
+    return (await this.call('POST', '/v1/annotate/fields', json<{ fields: TemplateField[] }>, options, { json: { document: source } })).fields;
   }
 
   /** POST /v1/sign: audit-trail page(s) and a PAdES signature. */
-  async sign(request: SignRequest): Promise<SignResponse> {
-    return this.json('POST', '/v1/sign', { json: { ...request, document: await documentSource(request.document) } });
+  async sign(request: SignRequest, options: RequestOptions = {}): Promise<SignResponse> {
+    const source = await documentSource(request.document);
+    return this.call('POST', '/v1/sign', json<SignResponse>, options, { json: { ...request, document: source } });
   }
 
   /** GET /v1/verify/key: the service's signing certificate. */
-  verifyKey(): Promise<VerifyKeyResponse> {
-    return this.json('GET', '/v1/verify/key');
+  verifyKey(options: RequestOptions = {}): Promise<VerifyKeyResponse> {
+    return this.call('GET', '/v1/verify/key', json<VerifyKeyResponse>, options);
   }
 
-  /** POST /v1/verify: validates a PDF's signatures (200 also when they fail). */
-  async verify(document: DocumentArg): Promise<VerifyResponse> {
-    return this.json('POST', '/v1/verify', { json: { document: await documentSource(document) } });
+  /**
+   * POST /v1/verify: validates a PDF's signatures (200 also when they fail). `{ base64 }`/`{ url }` go as JSON;
+   * bytes, Blobs, `{ path }` and `{ stream }` as a multipart upload (no base64 inflation).
+   */
+  async verify(document: DocumentArg, options: RequestOptions = {}): Promise<VerifyResponse> {
+    checkInput(document);
+    if (isDocumentSource(document)) {
+      return this.call('POST', '/v1/verify', json<VerifyResponse>, options, { json: { document } });
+    }
+    const prepared = await prepareFile(document as FileInput);
+    return this.call('POST', '/v1/verify', json<VerifyResponse>, options, { body: multipartBody(prepared, prepared.name ?? 'document.pdf') });
   }
 }
