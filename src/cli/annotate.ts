@@ -120,10 +120,9 @@ export async function annotateCommand(template: string, dataFile: string, opts: 
     result = Uint8Array.from(Buffer.from(answer.document.base64, 'base64'));
     report = answer.report as AnnotateReport;
   } else {
-    const local = new LocalEngines(1, { verbose: g.verbose });
+    const local = new LocalEngines(1, { verbose: g.verbose, inProcess: true });
     try {
-      const pool = await local.enginePoolFor();
-      const filled = await pool.run('annotate.fill', {
+      const filled = await local.run('annotate.fill', {
         template: bytes,
         fields,
         strict: opts.strict ?? false,
@@ -159,9 +158,9 @@ export async function fieldsCommand(template: string, opts: { json?: boolean }, 
   if (isRemote(g)) {
     fields = (await remoteClient(g).annotateFields(bytes)) as FieldRow[];
   } else {
-    const local = new LocalEngines(1, { verbose: g.verbose });
+    const local = new LocalEngines(1, { verbose: g.verbose, inProcess: true });
     try {
-      fields = await (await local.enginePoolFor()).run('annotate.fields', { template: bytes });
+      fields = await local.run('annotate.fields', { template: bytes });
     } finally {
       await local.close();
     }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { FolioClient } from '@folio/client';
 import { loadConfig, ConfigError, type Config } from '../config/index.js';
-import type { EnginePool } from '../engines/index.js';
+import type { EnginePool, EngineTasks, TaskName } from '../engines/index.js';
 import type { OfficePool } from '../office/index.js';
 import type { SigningIdentity } from '../services.js';
 import { CliError, EXIT_USAGE } from './output.js';
@@ -62,8 +62,9 @@ export class LocalEngines {
 
   constructor(
     private readonly jobs: number,
-    opts: { verbose?: boolean; withSigning?: 'create' | 'ifPresent' } = {},
+    opts: { verbose?: boolean; withSigning?: 'create' | 'ifPresent'; inProcess?: boolean } = {},
   ) {
+    this.inProcess = opts.inProcess === true;
     try {
       this.config = loadConfig();
     } catch (e) {
@@ -79,6 +80,7 @@ export class LocalEngines {
   }
 
   private readonly withSigning?: 'create' | 'ifPresent';
+  private readonly inProcess: boolean;
 
   /** The LibreOffice pool, booted once (all `--jobs` workers in parallel); later callers share it. */
   officeEngine(): Promise<OfficePool> {
@@ -114,6 +116,79 @@ export class LocalEngines {
       }
     })();
     return this.signing;
+  }
+
+  /**
+   * Runs one engine job. Batches go to the engine pool (threads bounded in time and memory, as in the API);
+   * a command on a single document (`inProcess`) calls the engine here, which spares starting threads that
+   * each load every engine (seconds on a busy machine) for one call.
+   */
+  async run<N extends TaskName>(task: N, input: EngineTasks[N]['input']): Promise<EngineTasks[N]['output']> {
+    if (!this.inProcess) return (await this.enginePoolFor()).run(task, input);
+    return (await this.direct(task, input)) as EngineTasks[N]['output'];
+  }
+
+  private async direct(task: TaskName, input: EngineTasks[TaskName]['input']): Promise<unknown> {
+    switch (task) {
+      case 'convert.toDocx': {
+        const { from, bytes, pageSize } = input as EngineTasks['convert.toDocx']['input'];
+        const [convert, text] = await Promise.all([import('../convert/index.js'), import('../convert/text.js')]);
+        const source = text.decodeText(bytes);
+        return from === 'md' ? convert.markdownToDocx(source, { pageSize }) : convert.htmlToDocx(source, { pageSize });
+      }
+      case 'annotate.fill': {
+        const { template, fields, strict, flatten } = input as EngineTasks['annotate.fill']['input'];
+        const [{ annotateDocx }, { SafeFetcher }] = await Promise.all([import('../annotate/index.js'), import('../fetch/safe-fetch.js')]);
+        const fetcher = new SafeFetcher({ allowlist: this.config.urlFetchAllowlist });
+        try {
+          const result = await annotateDocx(template, fields, { strict, flatten, fetcher });
+          return { docx: result.docx, report: result.report };
+        } finally {
+          await fetcher.close();
+        }
+      }
+      case 'annotate.fields':
+        return (await import('../annotate/index.js')).listTemplateFields((input as EngineTasks['annotate.fields']['input']).template);
+      case 'sign.seal': {
+        const i = input as EngineTasks['sign.seal']['input'];
+        const identity = await this.signingIdentity();
+        if (!identity) throw new CliError('CONFIGURATION', 'no signing identity (SIGNING_P12 or DATA_DIR/signing)', EXIT_USAGE);
+        const { signDocument } = await import('../sign/index.js');
+        const pdfOfDocx = i.pdfOfDocx;
+        let timestampSkipped: string | undefined;
+        const result = await signDocument(
+          { document: i.document, signer: i.signer, auditTrail: i.auditTrail, eventId: i.eventId, metadata: i.metadata, auditPages: i.auditPages },
+          {
+            identity,
+            office: pdfOfDocx
+              ? {
+                  docxToPdf: async () => pdfOfDocx,
+                  status: () => ({ status: 'healthy', workers: 0, busy: 0, queued: 0 }),
+                  close: async () => undefined,
+                }
+              : undefined,
+            tsaUrl: this.config.tsaUrl,
+            tsaOptional: this.config.tsaOptional,
+            onTimestampSkipped: (reason) => {
+              timestampSkipped = reason;
+            },
+          },
+        );
+        return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
+      }
+      case 'verify.pdf': {
+        const identity = await this.signingIdentity();
+        const { verifyPdf, loadTrustStore } = await import('../verify/index.js');
+        const trust = loadTrustStore({
+          rootCertificatePem: identity?.rootCertificatePem,
+          certificatePem: identity?.certificatePem,
+          trustAnchorsPath: this.config.trustAnchors,
+        });
+        return verifyPdf((input as EngineTasks['verify.pdf']['input']).bytes, { trust });
+      }
+      default:
+        throw new Error(`no local handler for ${task}`);
+    }
   }
 
   /** The engine pool (worker threads with the API's time and memory bounds), at most `--jobs` threads. */

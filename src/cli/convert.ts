@@ -81,7 +81,7 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
       return result.bytes;
     };
   } else {
-    const local = new LocalEngines(jobs, { verbose: g.verbose });
+    const local = new LocalEngines(jobs, { verbose: g.verbose, inProcess: items.length === 1 });
     close = () => local.close();
     // Boot LibreOffice while the first documents are read, when PDFs are wanted.
     if (opts.to === 'pdf') local.officeEngine().catch(() => undefined);
@@ -94,8 +94,7 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
         const office = await local.officeEngine();
         return office.docxToPdf(bytes, pdfOptions);
       }
-      const pool = await local.enginePoolFor();
-      const docx = await pool.run('convert.toDocx', { from, bytes, pageSize: opts.pageSize ?? 'A4' });
+      const docx = await local.run('convert.toDocx', { from, bytes, pageSize: opts.pageSize ?? 'A4' });
       if (opts.to === 'docx') return docx;
       const office = await local.officeEngine();
       // Composed by Folio itself from Markdown/HTML (as the API does: DocxToPdfOptions.origin).

@@ -79,11 +79,10 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
     if (nameLength < 2 || nameLength > 255) throw new CliError('VALIDATION_ERROR', 'signer.name: must be 2 to 255 characters', EXIT_USAGE);
     if (!/^[^\s@]+@[^\s@]+\.[^\s@.]{2,}$/.test(signer.email))
       throw new CliError('VALIDATION_ERROR', 'signer.email: must be an e-mail address', EXIT_USAGE);
-    const local = new LocalEngines(1, { verbose: g.verbose, withSigning: 'create' });
+    const local = new LocalEngines(1, { verbose: g.verbose, withSigning: 'create', inProcess: true });
     try {
       const pdfOfDocx = isZip(bytes) ? await (await local.officeEngine()).docxToPdf(bytes) : undefined;
-      const pool = await local.enginePoolFor();
-      const result = await pool.run('sign.seal', {
+      const result = await local.run('sign.seal', {
         document: bytes,
         pdfOfDocx,
         signer,
@@ -103,7 +102,7 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
   return EXIT_OK;
 }
 
-type VerifyAnswer = Pick<VerifyResult, 'valid' | 'indication' | 'reason' | 'signatureCount'> & {
+type VerifyAnswer = Pick<VerifyResult, 'valid' | 'indication' | 'reason' | 'signatureCount' | 'signer'> & {
   signatures: Array<{
     fieldName: string | null;
     signedAt: string | null;
@@ -146,7 +145,13 @@ export function verifyReport(file: string, r: VerifyAnswer): string {
       ),
     );
   }
-  if (r.auditTrail) lines.push(`audit trail: embedded, document hash ${r.auditTrail.hashMatches ? 'matches' : 'DOES NOT match'}`);
+  if (r.auditTrail) {
+    const a = r.auditTrail as { signer?: { name?: string; email?: string }; auditTrail?: unknown[]; signedAt?: string; hashMatches?: boolean };
+    const who = a.signer ? `${a.signer.name ?? ''}${a.signer.email ? ` <${a.signer.email}>` : ''}`.trim() : '';
+    lines.push(
+      `audit trail: ${who ? `signed by ${who}` : 'embedded'}${a.signedAt ? ` at ${a.signedAt}` : ''}, ${Array.isArray(a.auditTrail) ? a.auditTrail.length : 0} event(s); document hash ${a.hashMatches ? 'matches' : 'DOES NOT match'}`,
+    );
+  }
   return lines.join('\n');
 }
 
@@ -160,9 +165,9 @@ export async function verifyCommand(args: string[], opts: { json?: boolean }, g:
     const client = remoteClient(g);
     verify = async (bytes) => (await client.verify(bytes)) as unknown as VerifyAnswer;
   } else {
-    const local = new LocalEngines(jobs, { verbose: g.verbose, withSigning: 'ifPresent' });
+    const local = new LocalEngines(jobs, { verbose: g.verbose, withSigning: 'ifPresent', inProcess: inputs.length === 1 });
     close = () => local.close();
-    verify = async (bytes) => (await local.enginePoolFor()).run('verify.pdf', { bytes });
+    verify = async (bytes) => local.run('verify.pdf', { bytes });
   }
   try {
     if (inputs.length === 1) {
