@@ -50,7 +50,7 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
   const { config, logger } = opts;
   // REDIS_URL: one connection pair per instance for the shared limits and revocation messages. A Redis that
   // is down at start is not fatal: the limits run in process until it answers (health says "degraded").
-  const coordination = config.redisUrl ? new Coordination(config.redisUrl, logger) : undefined;
+  const coordination = config.redisUrl ? new Coordination(config.redisUrl, logger, { keyPrefix: config.redisKeyPrefix }) : undefined;
   if (coordination) await coordination.ready(REDIS_START_WAIT_MS);
   let auth;
   try {

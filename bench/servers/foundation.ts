@@ -1,6 +1,7 @@
 /**
- * Benchmark target: a bare Fastify hello-world and the real Folio API (SQLite, info-level logs) in one
- * process, each on its own port. Prints one JSON line with the ports and an API key, then serves.
+ * Benchmark target: a bare Fastify hello-world and the real Folio API (SQLite, info-level logs; Redis when
+ * BENCH_REDIS_URL is set) in one process, each on its own port. Prints one JSON line with the ports, an API
+ * key and a well-formed key that exists nowhere, then serves.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,13 +11,21 @@ import Fastify from 'fastify';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
 import { buildApi } from '../../src/api.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
 const bare = Fastify();
 bare.get('/hello', async () => ({ hello: 'world' }));
 await bare.listen({ host: '127.0.0.1', port: 0 });
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-'));
-const config = loadConfig({ ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
+const config = loadConfig({
+  ...process.env,
+  PORT: '0',
+  DATA_DIR: dataDir,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  REDIS_URL: process.env.BENCH_REDIS_URL ?? '',
+  REDIS_KEY_PREFIX: `folio-bench-${process.pid}:`,
+});
 const api = await buildApi({ config, logger: createLogger(config.logLevel), withoutOffice: true });
 await api.app.listen({ host: '127.0.0.1', port: 0 });
 const key = await api.services.auth.issueKey('bench@example.com');
@@ -26,6 +35,7 @@ process.stderr.write(
     bare: (bare.server.address() as AddressInfo).port,
     api: (api.app.server.address() as AddressInfo).port,
     apiKey: key.apiKey,
+    unknownKey: generateApiKey(),
   }) + '\n',
 );
 process.on('SIGTERM', async () => {

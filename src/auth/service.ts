@@ -54,8 +54,8 @@ export function normalizeEmail(raw: string): string {
   return email;
 }
 
-/** The channel on which every instance announces revoked key ids (JSON `{"keyId"}`). */
-export const REVOCATION_CHANNEL = 'folio:auth:revoked';
+/** The channel (after REDIS_KEY_PREFIX) on which every instance announces revoked key ids (JSON `{"keyId"}`). */
+export const REVOCATION_CHANNEL = 'auth:revoked';
 
 export interface KeyCacheOptions {
   /** Entries kept at most (least recently used evicted first). */
@@ -109,7 +109,7 @@ export class DefaultAuthService implements AuthService {
     if (c) {
       this.registerLimiter = new SharedWindowCounter(c, 'register', policy.clientWindowMs, policy.registerPerClient, now);
       this.verifyLimiter = new SharedWindowCounter(c, 'verify', policy.clientWindowMs, policy.verifyPerClient, now);
-      c.subscribe(REVOCATION_CHANNEL, (message) => this.onRevocationMessage(message));
+      c.subscribe(c.prefix + REVOCATION_CHANNEL, (message) => this.onRevocationMessage(message));
       // Subscribed or not, revocations may have been missed around the change: start again from the store.
       this.detach.push(
         c.onSubscriptionChange(() => this.keyCache.flush()),
@@ -156,7 +156,7 @@ export class DefaultAuthService implements AuthService {
     let resolveEcho = () => {};
     const echoed = c.isSubscribed ? new Promise<void>((r) => (resolveEcho = r)) : undefined;
     if (echoed) this.echoes.set(keyId, resolveEcho);
-    const published = await c.publish(REVOCATION_CHANNEL, JSON.stringify({ keyId }));
+    const published = await c.publish(c.prefix + REVOCATION_CHANNEL, JSON.stringify({ keyId }));
     if (echoed && published) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([echoed, new Promise<void>((r) => (timer = setTimeout(r, ECHO_WAIT_MS)))]);

@@ -13,6 +13,8 @@ export interface Config {
   databaseUrl?: string;
   telemetryDatabaseUrl?: string;
   redisUrl?: string;
+  /** Prefix of every Redis key and channel (several deployments or test runs can share one Redis). */
+  redisKeyPrefix: string;
   smtpUrl?: string;
   mailFrom: string;
   signingP12?: string;
@@ -127,6 +129,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SIGNING_P12_PASSWORD', 'is set but SIGNING_P12 is not');
   }
 
+  const redisKeyPrefix = str(env, 'REDIS_KEY_PREFIX') ?? 'folio:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisKeyPrefix)) {
+    throw new ConfigError('REDIS_KEY_PREFIX', 'must be 1–64 letters, digits or : _ . -');
+  }
+
   const adminToken = str(env, 'ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
@@ -140,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     telemetryDatabaseUrl: url(env, 'TELEMETRY_DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom,
     signingP12,

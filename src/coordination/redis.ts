@@ -23,6 +23,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 export const REDIS_COMMAND_TIMEOUT_MS = 250;
+export const DEFAULT_KEY_PREFIX = 'folio:';
 export const REDIS_CONNECT_TIMEOUT_MS = 1000;
 const PROBE_INTERVAL_MS = 1000;
 
@@ -65,13 +66,17 @@ export class Coordination {
   private readonly subscriptionListeners = new Set<Listener>();
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
 
+  /** Prepended to every Redis key and channel (REDIS_KEY_PREFIX), so deployments can share one Redis. */
+  readonly prefix: string;
+
   constructor(
     readonly url: string,
     private readonly logger: Logger,
-    options: Partial<RedisOptions> = {},
+    options: { keyPrefix?: string; redis?: Partial<RedisOptions> } = {},
   ) {
-    this.redis = new Redis(url, redisOptions({ connectionName: 'folio', ...options }));
-    this.subscriber = new Redis(url, redisOptions({ connectionName: 'folio-sub', ...options }));
+    this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.redis = new Redis(url, redisOptions({ connectionName: 'folio', ...options.redis }));
+    this.subscriber = new Redis(url, redisOptions({ connectionName: 'folio-sub', ...options.redis }));
     this.redis.on('ready', () => void this.verifyUp());
     this.redis.on('close', () => this.markDown('connection closed'));
     // ioredis reports each failed (re)connection attempt here; the state follows 'close'.

@@ -67,7 +67,7 @@ export class SharedWindowCounter implements WindowLimiter {
 
   constructor(
     private readonly coordination: Coordination,
-    /** Names the window in Redis keys (`folio:window:<name>:<client>`). */
+    /** Names the window in Redis keys (`<prefix>window:<name>:<client>`). */
     private readonly name: string,
     private readonly windowMs: number,
     private readonly limit: number,
@@ -83,7 +83,7 @@ export class SharedWindowCounter implements WindowLimiter {
     if (this.coordination.available) {
       try {
         const ms = await (this.coordination.redis as unknown as WindowCommand).folioWindowHit(
-          `folio:window:${this.name}:${client}`,
+          `${this.coordination.prefix}window:${this.name}:${client}`,
           this.limit,
           this.windowMs,
         );

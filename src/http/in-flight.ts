@@ -72,6 +72,7 @@ const MAX_PENDING_RELEASES = 10_000;
 export class RedisInFlightLimiter implements InFlightLimiter {
   readonly coordination: Coordination;
   private readonly ownsCoordination: boolean;
+  private readonly prefix: string;
   private readonly local: LocalInFlightLimiter;
   /** Slots of each key taken in Redis by this instance (the rest were taken locally). */
   private readonly redisHeld = new Map<string, number>();
@@ -83,7 +84,6 @@ export class RedisInFlightLimiter implements InFlightLimiter {
     source: Coordination | string,
     readonly limit: number,
     private readonly ttlMs = 10 * 60_000,
-    private readonly prefix = 'folio:inflight:',
   ) {
     if (typeof source === 'string') {
       this.coordination = new Coordination(source, pino({ level: 'warn' }));
@@ -92,6 +92,7 @@ export class RedisInFlightLimiter implements InFlightLimiter {
       this.coordination = source;
       this.ownsCoordination = false;
     }
+    this.prefix = `${this.coordination.prefix}inflight:`;
     this.local = new LocalInFlightLimiter(limit);
     const redis = this.coordination.redis as unknown as Partial<SlotCommands>;
     if (!redis.folioAcquire) {

@@ -42,6 +42,7 @@ describe('configuration', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['TELEMETRY_DATABASE_URL', 'not a url'],
     ['REDIS_URL', 'http://x'],
+    ['REDIS_KEY_PREFIX', 'has spaces'],
     ['SMTP_URL', 'ftp://x'],
     ['TSA_URL', 'file:///etc/passwd'],
     ['URL_FETCH_ALLOWLIST', 'host-without-port'],
@@ -62,6 +63,31 @@ describe('configuration', () => {
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT must be an integer, got "nope"']);
   });
+});
+
+describe('dependencies unreachable at start', () => {
+  it.each([
+    ['api', 'DATABASE_URL'],
+    ['ingest', 'TELEMETRY_DATABASE_URL'],
+  ])(
+    '%s: an unreachable %s stops start-up with one line naming it (no password), exit 1',
+    async (mode, variable) => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-nodb-'));
+      const child = runMain({ PORT: '0', INGEST_PORT: '0', DATA_DIR: dataDir, [variable]: 'postgres://folio:s3cret@127.0.0.1:1/folio' }, [mode]);
+      let stderr = '';
+      let stdout = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout.on('data', (d) => (stdout += d));
+      const code = await new Promise<number | null>((r) => child.on('exit', r));
+      expect(code).toBe(1);
+      const lines = stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^Cannot start: ${variable}: PostgreSQL at 127\\.0\\.0\\.1:1/folio cannot be used \\(.*ECONNREFUSED`));
+      expect(stderr + stdout).not.toContain('s3cret');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+    60_000,
+  );
 });
 
 describe('process lifecycle', () => {
