@@ -13,6 +13,19 @@ export interface Arrival {
   headers: http.IncomingHttpHeaders;
   at: number;
   bodyBytes: number;
+  body: Buffer;
+}
+
+/** The `file` part of a multipart body (undefined when there is none). */
+export function filePart(a: Arrival): Buffer | undefined {
+  const b = /boundary=(?:"([^"]+)"|([^;]+))/.exec(a.headers['content-type'] ?? '');
+  if (!b) return undefined;
+  const boundary = b[1] ?? b[2]!;
+  const first = a.body.indexOf(`--${boundary}`);
+  if (first < 0) return undefined;
+  const start = a.body.indexOf('\r\n\r\n', first) + 4;
+  const end = a.body.lastIndexOf(`\r\n--${boundary}--`);
+  return end > start ? a.body.subarray(start, end) : undefined;
 }
 
 export type Script = (req: http.IncomingMessage, res: http.ServerResponse, index: number) => void;
@@ -29,11 +42,12 @@ export async function scriptedServer(script: Script): Promise<ScriptedServer> {
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const at = performance.now();
-    let bodyBytes = 0;
-    req.on('data', (d: Buffer) => (bodyBytes += d.length));
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
     req.on('end', () => {
       const index = arrivals.length;
-      arrivals.push({ method: req.method!, url: req.url!, headers: req.headers, at, bodyBytes });
+      const body = Buffer.concat(chunks);
+      arrivals.push({ method: req.method!, url: req.url!, headers: req.headers, at, bodyBytes: body.length, body });
       script(req, res, index);
     });
   });
