@@ -143,6 +143,12 @@ class MarkdownWriter {
   private readonly tokens: MdToken[];
   /** footnote_open index by note id, and its footnote_close. */
   private readonly notes = new Map<number, { open: number; close: number }>();
+  /**
+   * Each note's tokens without its back-references, made once: markdown-it-footnote writes one per reference,
+   * so a note cited n times holds n of them, and skipping them on each of the n copies was n².
+   */
+  private readonly noteTokens = new Map<number, MdToken[]>();
+  private readonly noteInline = new Map<MdToken, MdToken[]>();
   private noteDepth = 0;
 
   constructor(
@@ -165,24 +171,46 @@ class MarkdownWriter {
   }
 
   write(): void {
-    this.blocks(0, this.tokens.length, rootCtx(copyPara(undefined), 12, this.widthTwips), -1);
+    this.blocks(this.tokens, 0, this.tokens.length, rootCtx(copyPara(undefined), 12, this.widthTwips), -1);
+  }
+
+  /** A note's tokens (between footnote_open and footnote_close) without back-references, and its level. */
+  private note(id: number, open: number, close: number): MdToken[] {
+    let list = this.noteTokens.get(id);
+    if (!list) {
+      list = [];
+      for (let i = open + 1; i < close; i++) {
+        const t = this.tokens[i]!;
+        if (t.type === 'footnote_anchor') continue;
+        if (t.type === 'inline' && t.children?.some((c) => c.type === 'footnote_anchor')) {
+          this.noteInline.set(
+            t,
+            t.children.filter((c) => c.type !== 'footnote_anchor'),
+          );
+        }
+        list.push(t);
+      }
+      this.noteTokens.set(id, list);
+    }
+    return list;
   }
 
   /**
    * Writes tokens [from, to) in `root`. `noteLevel`: inside a footnote, the level of the note's own
    * paragraphs, which the HTML walk writes in the note's context rather than as <p> blocks.
    */
-  private blocks(from: number, to: number, root: Ctx, noteLevel: number): void {
-    const tokens = this.tokens;
+  private blocks(tokens: MdToken[], from: number, to: number, root: Ctx, noteLevel: number): void {
     const w = this.w;
     const stack: Open[] = [];
     let ctx = root;
     for (let i = from; i < to; i++) {
       const t = tokens[i]!;
       switch (t.type) {
-        case 'inline':
-          if (t.children) this.inline(t.children, ctx);
+        case 'inline': {
+          const children = noteLevel >= 0 ? (this.noteInline.get(t) ?? t.children) : t.children;
+          if (children) this.inline(children, ctx);
           continue;
+        }
         case 'paragraph_open': {
           if (t.hidden) continue;
           w.flush();
@@ -239,7 +267,7 @@ class MarkdownWriter {
           const inner = itemContext(ctx, ctx.list!);
           // A Word paragraph carries one number: the item's own (empty) numbered paragraph comes before a
           // nested list or table that starts the item, rather than after it.
-          if (this.startsWithListOrTable(i + 1)) {
+          if (startsWithListOrTable(tokens, i + 1)) {
             w.ensurePara(inner);
             w.flush();
           }
@@ -267,7 +295,7 @@ class MarkdownWriter {
           continue;
         case 'table_open':
           w.flush();
-          i = this.table(i, ctx);
+          i = this.table(tokens, i, ctx);
           continue;
         case 'footnote_block_open':
           // Written at the references, as notes.
@@ -285,18 +313,6 @@ class MarkdownWriter {
         ctx = open.ctx;
       }
     }
-  }
-
-  /** Whether the list item whose content starts at token `i` starts with a nested list or a table. */
-  private startsWithListOrTable(i: number): boolean {
-    const tokens = this.tokens;
-    for (; i < tokens.length; i++) {
-      const t = tokens[i]!;
-      if (t.type === 'paragraph_open' && t.hidden) continue;
-      if (t.type === 'inline' && !t.children?.some((c) => c.type !== 'text' || c.content)) continue;
-      return t.type === 'bullet_list_open' || t.type === 'ordered_list_open' || t.type === 'table_open';
-    }
-    return false;
   }
 
   private inline(children: MdToken[], root: Ctx): void {
@@ -385,8 +401,8 @@ class MarkdownWriter {
         this.noteDepth++;
         const para = copyPara(undefined);
         para.style = 'FootnoteText';
-        const open = this.tokens[note.open]!;
-        this.blocks(note.open + 1, note.close, rootCtx(para, 10, this.widthTwips), open.level + 1);
+        const tokens = this.note((t.meta as { id: number }).id, note.open, note.close);
+        this.blocks(tokens, 0, tokens.length, rootCtx(para, 10, this.widthTwips), this.tokens[note.open]!.level + 1);
         this.noteDepth--;
       });
       return;
@@ -406,8 +422,7 @@ class MarkdownWriter {
   }
 
   /** A GFM table from table_open at `start`; returns the index of its table_close. */
-  private table(start: number, ctx: Ctx): number {
-    const tokens = this.tokens;
+  private table(tokens: MdToken[], start: number, ctx: Ctx): number {
     const w = this.w;
     interface Cell {
       header: boolean;
@@ -472,4 +487,15 @@ class MarkdownWriter {
     w.addTable(xml);
     return end;
   }
+}
+
+/** Whether the list item whose content starts at token `i` starts with a nested list or a table. */
+function startsWithListOrTable(tokens: MdToken[], i: number): boolean {
+  for (; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.type === 'paragraph_open' && t.hidden) continue;
+    if (t.type === 'inline' && !t.children?.some((c) => c.type !== 'text' || c.content)) continue;
+    return t.type === 'bullet_list_open' || t.type === 'ordered_list_open' || t.type === 'table_open';
+  }
+  return false;
 }

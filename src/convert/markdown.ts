@@ -8,6 +8,7 @@ import footnote from 'markdown-it-footnote';
 import taskLists from 'markdown-it-task-lists';
 import type { Document } from 'domhandler';
 import { markdownDom } from './markdown-dom.js';
+import { fastTokens } from './markdown-tokens.js';
 import { linearTaskLists, TASK_CHECKBOX } from './markdown-tasklists.js';
 export { TASK_CHECKED, TASK_UNCHECKED } from './markdown-tasklists.js';
 
@@ -32,6 +33,7 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
   // The strict CommonMark preset, plus the GFM extensions asked for. maxNesting bounds block/inline recursion:
   // 100,000-deep quotes or lists are flattened, never overflow.
   const md = new MarkdownIt('commonmark', { html: true, linkify: ext.has('autolink'), typographer: false, maxNesting: 64 });
+  fastTokens(md);
   if (ext.has('table')) md.enable('table');
   if (ext.has('strikethrough')) {
     md.enable('strikethrough');

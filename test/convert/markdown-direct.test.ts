@@ -61,6 +61,13 @@ describe('Markdown direct writer', () => {
     expect(parts(direct!)).toEqual(parts(viaDom(md)));
   });
 
+  it('writes notes cited many times, ending in a paragraph or a list, as the DOM path does', () => {
+    const md = 'a[^p] b[^p] c[^l] d[^l] e[^l] f[^p]\n\n[^p]: A *note*.\n\n[^l]: A list note:\n\n    - one\n    - two\n';
+    const direct = markdownDocxBody(parseMarkdown(md), {});
+    expect(direct?.footnotes.length).toBe(6);
+    expect(parts(direct!)).toEqual(parts(viaDom(md)));
+  });
+
   it('leaves documents with raw HTML to the DOM path, which still converts them', () => {
     const parse = parseMarkdown('a <b>bold</b> word\n\n<div>block</div>\n');
     expect(parse.rawHtml).toBe(true);
