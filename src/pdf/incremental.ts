@@ -52,7 +52,8 @@ function trailerFacts(doc: PdfDocument): Pick<LastXref, 'root' | 'info' | 'first
  * The cross-reference section an update is chained to, from the forensic reader's parsed revisions (one
  * xref reader for sign and verify, with its bounds: /Size, xref entries, /Prev hops, revisions). Returns
  * undefined for a document whose cross-reference information is broken (it then needs repair first);
- * throws UNPROCESSABLE_DOCUMENT for a /Size beyond the PDF object-number limit.
+ * throws UNPROCESSABLE_DOCUMENT for a /Size beyond the PDF object-number limit or an encrypted document
+ * (a trailer /Encrypt in any revision).
  *
  * This is the writer's precondition, stricter than the reader on purpose: the reader tolerates and
  * silently repairs what viewers tolerate (offsets a few bytes off, 19/21-byte rows, a body found by
@@ -60,6 +61,7 @@ function trailerFacts(doc: PdfDocument): Pick<LastXref, 'root' | 'info' | 'first
  * it is, whose classic-table entries are all exact.
  */
 export function lastXrefOf(doc: PdfDocument): LastXref | undefined {
+  refuseEncrypted(doc);
   // The last revision closed by `startxref n %%EOF` (bytes after it form a pseudo-revision of their own).
   let i = doc.last;
   while (i >= 0 && doc.revisions[i]!.startxref === undefined) i--;
@@ -107,6 +109,7 @@ export function readLastXref(bytes: Uint8Array): LastXref | undefined {
  * has object streams (their objects cannot be addressed by a classic table).
  */
 export function scanObjects(doc: PdfDocument): LastXref | undefined {
+  refuseEncrypted(doc);
   if (/\/Type\s*\/ObjStm\b/.test(doc.text)) return undefined;
   const scanned = new Map<number, { generation: number; offset: number }>();
   for (const b of doc.bodies) if (b.num <= MAX_OBJECT_NUMBER) scanned.set(b.num, { generation: b.gen, offset: b.offset });
@@ -115,6 +118,13 @@ export function scanObjects(doc: PdfDocument): LastXref | undefined {
   let size = 0;
   for (const n of scanned.keys()) if (n + 1 > size) size = n + 1;
   return { offset: 0, kind: 'rebuilt', size, entriesValid: true, scanned, ...trailerFacts(doc) };
+}
+
+/** An update to an encrypted document would have to encrypt its objects with the document's key. */
+function refuseEncrypted(doc: PdfDocument): void {
+  if (doc.isEncrypted()) {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF is encrypted; remove the encryption (or password) before signing');
+  }
 }
 
 function objectHeaderAt(text: string, at: number, num: number, gen: number): boolean {

@@ -203,6 +203,12 @@ describe('incremental writer on hostile input', () => {
     expect(lastXrefOf(new PdfDocument(minimal(() => '<< /Size 3 /Root 1 0 R >>')))).toMatchObject({ kind: 'table', size: 3 });
   });
 
+  it('an encrypted document (trailer /Encrypt) is UNPROCESSABLE_DOCUMENT, chained or rebuilt', () => {
+    const doc = new PdfDocument(minimal(() => '<< /Size 3 /Root 1 0 R /Encrypt << /Filter /Standard >> >>'));
+    expect(() => lastXrefOf(doc)).toThrow(/encrypted/);
+    expect(() => scanObjects(doc)).toThrow(FolioError);
+  });
+
   it('more revisions than the reader reads is UNPROCESSABLE_DOCUMENT', () => {
     const one = minimal(() => '<< /Size 3 /Root 1 0 R >>').toString('latin1');
     const tail = one.slice(one.indexOf('xref'));
