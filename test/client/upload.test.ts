@@ -70,6 +70,8 @@ describe('upload from a path (Node)', () => {
     const echoed = parse(res.bytes);
     expect(echoed.sha256).toBe(fileHash);
     expect(echoed.size).toBe(SIZE);
+    // The length is known up front (a file-backed Blob), so the server can refuse an oversized upload early.
+    expect(Number(echoed.contentLength)).toBeGreaterThan(SIZE);
     if (read0 !== undefined && read1 !== undefined) {
       const read = read1 - read0;
       console.info(`[upload] rchar +${(read / MB).toFixed(1)} MB, RSS +${(rssGrowth / MB).toFixed(1)} MB for a ${SIZE / MB} MB file`);

@@ -177,9 +177,10 @@ export function multipartBody(prepared: PreparedFile, defaultName: string): Body
           return;
         }
         if (phase === 'body') {
+          // From the first read on, the source may be partly consumed (or locked): no longer sendable again.
+          touched = true;
           const { done, value } = await it.next();
           if (!done) {
-            touched = true;
             controller.enqueue(value);
             return;
           }

@@ -71,7 +71,9 @@ describe('telemetry', () => {
     expect(body.events[0]).toEqual({ timestamp: expect.any(String), documentId: doc.documentId, documentCreatedAt: '2016-05-09T20:15:00Z' });
     expect(Number.isNaN(Date.parse(body.events[0].timestamp))).toBe(false);
     // Outside a browser there is no page, user agent or screen to report.
-    expect(body.browserInfo).toEqual({ userAgent: '', currentUrl: '', hostname: '', screenSize: { width: 0, height: 0 } });
+    // Node 21+ has a global navigator whose userAgent is "Node.js/<major>"; Node 20 has none.
+    const userAgent = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent ?? '';
+    expect(body.browserInfo).toEqual({ userAgent, currentUrl: '', hostname: '', screenSize: { width: 0, height: 0 } });
     // Nothing of the document: no GUID, no text.
     expect(r!.body).not.toContain('9E5C29AD');
     expect(r!.body.length).toBeLessThan(600);
