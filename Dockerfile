@@ -62,7 +62,8 @@ RUN npm ci
 COPY tsconfig.json ./
 COPY src/ src/
 COPY packages/client/ packages/client/
-RUN npx tsc -p tsconfig.json && node packages/client/build.mjs
+# The client first: the server's CLI imports @folio/client, whose types are the client build's dist/types.
+RUN node packages/client/build.mjs && npx tsc -p tsconfig.json
 
 # ---- deps: production node_modules only ----------------------------------------------------------------
 FROM toolchain AS deps

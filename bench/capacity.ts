@@ -14,8 +14,9 @@
  * event per request as the client sends it, autocannon with 50 connections for CAPACITY_INGEST_SECONDS (10).
  * Events per CPU-second of the PostgreSQL backends serving that database (pg_stat_activity's pids, read from
  * /proc) = events/s per PostgreSQL core, without the WAL writer and checkpointer (shared with every other
- * database on the server; their whole-server delta is printed beside it). Then the stored bytes per event
- * (tables and indexes) for the arithmetic of the column-store threshold.
+ * database on the server; their whole-server delta is printed beside it), the WAL the server wrote meanwhile
+ * (an upper bound per event: other databases write too), then the stored bytes per event (tables and indexes)
+ * for the arithmetic of the column-store threshold.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -295,10 +296,15 @@ async function ingest(): Promise<void> {
     const bBackends = snap(pids);
     const bAll = snap(allPg());
     const bIngest = cpuSeconds(child.pid!);
+    const lsn = async () => (await client.query<{ l: string }>('SELECT pg_current_wal_lsn()::text AS l')).rows[0]!.l;
+    const lsn0 = await lsn();
     const r = await autocannon({ ...opts, duration: INGEST_SECONDS });
     const backendCpu = cpuDelta(bBackends, snap(pids));
     const allCpu = cpuDelta(bAll, snap(allPg()));
     const ingestCpu = cpuSeconds(child.pid!) - bIngest;
+    const wal = Number(
+      (await client.query<{ d: string }>('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::bigint AS d', [await lsn(), lsn0])).rows[0]!.d,
+    );
     const accepted = r['2xx'];
     const late = (await backends()).filter((p) => !pids.includes(p)).length;
     console.log(
@@ -313,6 +319,7 @@ async function ingest(): Promise<void> {
       `  every postgres process on the server (incl. WAL writer, checkpointer and other people's databases): ${allCpu.toFixed(1)} CPU-s → ` +
         `≥ ${(accepted / allCpu).toFixed(0)} events per CPU-second`,
     );
+    console.log(`  WAL written by the whole server meanwhile: ${(wal / MB).toFixed(1)} MB → ≤ ${(wal / accepted).toFixed(0)} B per event`);
     console.log(`  ingest process: ${ingestCpu.toFixed(1)} CPU-s → ${(accepted / ingestCpu).toFixed(0)} events per ingest CPU-second`);
     const sizes = await client.query<{ relname: string; table: string; indexes: string }>(
       `SELECT c.relname, pg_table_size(c.oid) AS table, pg_indexes_size(c.oid) AS indexes

@@ -12,7 +12,8 @@
 # 2. Build context: the committed tree (`git archive HEAD`) plus the working tree's Dockerfile, .dockerignore
 #    and deploy/ (so other people's uncommitted work never enters the image), and this host's Node
 #    (/usr/bin/node, /usr/include/node, npm) as deploy/local-node/ for NODE_DIST=context.
-# 3. `podman build --build-arg BASE_IMAGE=localhost/folio-base:bookworm --build-arg NODE_DIST=context`.
+# 3. `podman build --format docker --build-arg BASE_IMAGE=localhost/folio-base:bookworm --build-arg NODE_DIST=context`
+#    (docker format: OCI image configs have no HEALTHCHECK, podman would drop it).
 #
 # Podman flags this sandbox needs (see docs/operations.md, "Building the image without a registry"): runc
 # instead of crun (crun refuses the hybrid cgroup v1/v2 mount: "cgroups in hybrid mode not supported"), and
@@ -64,7 +65,7 @@ ln -s ../lib/node_modules/npm/bin/npm-cli.js "$node_tree/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$node_tree/bin/npx"
 
 echo "container-build: building $tag (Node $(node --version) from this host, base $base)" >&2
-podman "${PODMAN_GLOBAL[@]}" build "${PODMAN_LIMITS[@]}" \
+podman "${PODMAN_GLOBAL[@]}" build "${PODMAN_LIMITS[@]}" --format docker \
   --build-arg BASE_IMAGE="$base" --build-arg NODE_DIST=context \
   -t "$tag" -f "$ctx/Dockerfile" "$ctx"
 podman image ls "$tag"

@@ -1,0 +1,123 @@
+/**
+ * The image itself, where one was built here (`scripts/container-build.sh` → folio:local; skipped otherwise,
+ * with the reason). It runs the container the way the Kubernetes manifests do: non-root, read-only root
+ * filesystem with tmpfs for /tmp and $HOME, /dev/shm for LibreOffice, a CPU quota of 1 on this 2-CPU host,
+ * the signing key and its password as mounted secret files. Then: /v1/health 200 and healthy with ONE
+ * LibreOffice worker and ONE engine thread (sized from the quota, not the host), the image's HEALTHCHECK
+ * passes, an API key through the outbox, md→docx and docx→pdf (LibreOffice inside the image), the mounted
+ * signing key in use, and `podman stop` (SIGTERM through tini) ends with exit code 0.
+ *
+ * Podman flags of this sandbox (runc, ulimits) come from scripts/container-env.sh's defaults.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../adversarial/server.js';
+import { convert, makeSigningKey, newKey, SAMPLE_MARKDOWN, waitHealthy } from './support.js';
+
+const IMAGE = process.env.FOLIO_IMAGE ?? 'folio:local';
+const GLOBAL = ['--runtime', process.env.FOLIO_OCI_RUNTIME ?? 'runc'];
+const nofile = process.env.FOLIO_ULIMIT_NOFILE ?? '16384';
+const nproc = process.env.FOLIO_ULIMIT_NPROC ?? '4096';
+const LIMITS = ['--ulimit', `nofile=${nofile}:${nofile}`, '--ulimit', `nproc=${nproc}:${nproc}`];
+
+function imageExists(): string | undefined {
+  const r = spawnSync('podman', ['image', 'exists', IMAGE], { encoding: 'utf8' });
+  if (r.error) return `podman is not installed (${r.error.message})`;
+  return r.status === 0 ? undefined : `no image ${IMAGE} (build it with scripts/container-build.sh)`;
+}
+const skipReason = imageExists();
+if (skipReason) console.log(`test/deploy/container: skipped: ${skipReason}`);
+
+const podman = (args: string[], timeout = 120_000) => execFileSync('podman', [...GLOBAL, ...args], { encoding: 'utf8', timeout }).trim();
+
+describe.skipIf(skipReason !== undefined)(`the ${IMAGE} container`, () => {
+  const name = `folio-test-${randomBytes(4).toString('hex')}`;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-container-'));
+  const dataDir = path.join(tmp, 'data');
+  let url = '';
+  const logs = () => spawnSync('podman', [...GLOBAL, 'logs', '--tail', '60', name], { encoding: 'utf8' }).stderr?.slice(-4000) ?? '';
+  const running = () =>
+    spawnSync('podman', [...GLOBAL, 'container', 'inspect', '-f', '{{.State.Running}}', name], { encoding: 'utf8' }).stdout.trim() === 'true';
+
+  beforeAll(async () => {
+    const secrets = path.join(tmp, 'secrets');
+    makeSigningKey(secrets);
+    fs.mkdirSync(dataDir);
+    fs.chownSync(dataDir, 10001, 10001);
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    podman([
+      'run',
+      '-d',
+      '--name',
+      name,
+      ...LIMITS,
+      '--cpus',
+      '1',
+      '--memory',
+      '3g',
+      '--read-only',
+      '--tmpfs',
+      '/tmp:rw,mode=1777',
+      '--tmpfs',
+      '/home/folio:rw,mode=1777',
+      '--shm-size',
+      '512m',
+      '-p',
+      `127.0.0.1:${port}:8080`,
+      '-v',
+      `${dataDir}:/var/lib/folio`,
+      '-v',
+      `${secrets}:/etc/folio/signing:ro`,
+      '-e',
+      'SIGNING_P12=/etc/folio/signing/signing.p12',
+      '-e',
+      'SIGNING_P12_PASSWORD_FILE=/etc/folio/signing/signing.p12.password',
+      '-e',
+      'LOG_LEVEL=info',
+      IMAGE,
+      'api',
+    ]);
+    await waitHealthy(url, 240_000, running, logs);
+  }, 300_000);
+
+  afterAll(() => {
+    spawnSync('podman', [...GLOBAL, 'rm', '-f', '-t', '0', name], { encoding: 'utf8' });
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('runs as uid 10001 and sizes both pools from the CPU quota (1), not the host', async () => {
+    expect(podman(['exec', name, 'id', '-u'])).toBe('10001');
+    const health = (await (await fetch(`${url}/v1/health`)).json()) as { status: string; engines: Record<string, { workers?: number }> };
+    expect(health.status).toBe('healthy');
+    expect(health.engines.office?.workers).toBe(1);
+    for (const [engine, s] of Object.entries(health.engines)) if (s.workers !== undefined) expect(s.workers, engine).toBe(1);
+    expect(os.availableParallelism()).toBeGreaterThan(1); // the host has more: the 1 came from the quota
+  });
+
+  it("the image's HEALTHCHECK passes", () => {
+    const r = spawnSync('podman', [...GLOBAL, 'healthcheck', 'run', name], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
+  }, 90_000);
+
+  it('md→docx, then that DOCX → PDF through LibreOffice in the image, signed with the mounted key', async () => {
+    const apiKey = await newKey(url, path.join(dataDir, 'outbox'));
+    const docx = await convert(url, apiKey, 'from=md&to=docx', 'report.md', Buffer.from(SAMPLE_MARKDOWN));
+    expect(docx.status).toBe(200);
+    expect(docx.body.subarray(0, 2).toString()).toBe('PK');
+    const pdf = await convert(url, apiKey, 'from=docx&to=pdf', 'report.docx', docx.body, 180_000);
+    expect(pdf.status, pdf.body.toString().slice(0, 300)).toBe(200);
+    expect(pdf.body.subarray(0, 5).toString()).toBe('%PDF-');
+    const key = await fetch(`${url}/v1/verify/key`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(((await key.json()) as { subject: string }).subject).toContain('Folio deploy test signer');
+  }, 240_000);
+
+  it('podman stop: SIGTERM through tini drains and the container exits 0', () => {
+    podman(['stop', '-t', '90', name], 120_000);
+    expect(podman(['container', 'inspect', '-f', '{{.State.ExitCode}}', name])).toBe('0');
+  }, 150_000);
+});
