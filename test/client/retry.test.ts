@@ -210,6 +210,23 @@ describe('what is retried', () => {
     expect(s.arrivals).toHaveLength(1);
   });
 
+  it('does not retry register or verifyEmail after a dropped connection (a mail sent, a code spent), but does on 429', async () => {
+    const s = await serve((req) => req.socket.destroy());
+    const client = new FolioClient({ baseUrl: s.url, retry: { baseDelayMs: 10 } });
+    expect(await client.register('a@example.org').catch((e: unknown) => e)).toBeInstanceOf(FolioNetworkError);
+    expect(await client.verifyEmail('a@example.org', '123456').catch((e: unknown) => e)).toBeInstanceOf(FolioNetworkError);
+    expect(s.arrivals).toHaveLength(2);
+    const t = await serve((_req, res, i) =>
+      i === 0
+        ? envelope(res, 429, 'RATE_LIMIT_ERROR', { 'retry-after': '0' })
+        : okJson(res, { message: 'm', email: 'a@example.org', expiresInSeconds: 900 }),
+    );
+    const c = new FolioClient({ baseUrl: t.url, retry: { baseDelayMs: 10 } });
+    expect((await c.register('a@example.org')).expiresInSeconds).toBe(900);
+    expect(t.arrivals).toHaveLength(2);
+    expect(t.arrivals[0]!.headers.authorization).toBeUndefined();
+  });
+
   it('retries an idempotent GET whose connection dropped', async () => {
     const s = await serve((req, res, i) => (i === 0 ? req.socket.destroy() : okJson(res, { keys: [] })));
     const client = new FolioClient({ baseUrl: s.url, apiKey: KEY, retry: { baseDelayMs: 10 } });
