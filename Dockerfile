@@ -8,7 +8,7 @@
 #
 # Build arguments (the defaults are what a user with Docker and a registry builds):
 #   BASE_IMAGE   Debian bookworm base of every stage                  (default debian:bookworm-slim)
-#   NODE_VERSION Node.js LTS taken from nodejs.org's official tarball (default 22.22.0)
+#   NODE_VERSION Node.js LTS from nodejs.org's official tarball (default 24.21.0, the Node 24 LTS line)
 #   NODE_DIST    where Node comes from: "official" (the tarball above, checked against SHASUMS256.txt) or
 #                "context": LOCAL TEST PATH ONLY, a Node tree (bin/node, bin/npm, include/node,
 #                lib/node_modules/npm) copied into deploy/local-node/ of the build context by
@@ -22,7 +22,7 @@ ARG NODE_DIST=official
 
 # ---- Node.js from the official tarball ---------------------------------------------------------------
 FROM ${BASE_IMAGE} AS node-official
-ARG NODE_VERSION=22.22.0
+ARG NODE_VERSION=24.21.0
 RUN set -eux; \
     apt-get update; \
     apt-get install -y --no-install-recommends ca-certificates curl xz-utils; \

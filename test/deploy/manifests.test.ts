@@ -195,6 +195,10 @@ describe('compose.yaml', () => {
       const grace = /^(\d+)s$/.exec(s.stop_grace_period)!;
       expect(Number(grace[1])).toBeGreaterThan(officeTimeoutMs / 1000);
       expect(Number(s.environment.OFFICE_TIMEOUT_MS)).toBe(officeTimeoutMs);
+      // The pools follow `cpus`; the memory limit covers every worker at its ceiling, as in Kubernetes.
+      const workers = Math.floor(Number(s.cpus));
+      const limitMb = Number(/^(\d+)m$/.exec(s.mem_limit)![1]);
+      expect(limitMb).toBeGreaterThanOrEqual(400 + workers * (Number(s.environment.OFFICE_MEMORY_MB) + Number(s.environment.ENGINE_MEMORY_MB)));
     }
     expect(services.proxy!.depends_on['api-1'].condition).toBe('service_healthy');
     expect(services.ingest!.command).toEqual(['ingest']);
