@@ -98,6 +98,16 @@ describe('Retry-After and back-off', () => {
     expect(gaps(s)[0]).toBeLessThan(6000);
   }, 30_000);
 
+  it('a per-call retry object refines the client’s policy; retry: false turns it off for that call', async () => {
+    const s = await serve((_req, res) => envelope(res, 503, 'SERVICE_UNAVAILABLE', { 'retry-after': '0' }));
+    const client = new FolioClient({ baseUrl: s.url, apiKey: KEY, retry: { maxAttempts: 5, baseDelayMs: 1000 } });
+    const err = (await client.listKeys({ retry: { baseDelayMs: 5 } }).catch((e: unknown) => e)) as FolioApiError;
+    expect(err.attempts).toBe(5); // the client's maxAttempts, the call's delay
+    expect(s.arrivals).toHaveLength(5);
+    const once = (await client.listKeys({ retry: false }).catch((e: unknown) => e)) as FolioApiError;
+    expect(once.attempts).toBe(1);
+  });
+
   it('stops at maxAttempts and throws the last error with its attempt count', async () => {
     const s = await serve((_req, res) => envelope(res, 503, 'SERVICE_UNAVAILABLE', { 'retry-after': '0' }));
     const client = new FolioClient({ baseUrl: s.url, apiKey: KEY, retry: { maxAttempts: 3, baseDelayMs: 20 } });

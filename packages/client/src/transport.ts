@@ -199,13 +199,21 @@ function timeoutError(kind: 'attempt' | 'deadline', ms: number, requestId: strin
   return e;
 }
 
+function defined<T extends object>(o: T | undefined): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o ?? {})) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
 /** Runs a call with the transport's defaults merged under the call's options. */
 export async function perform<T>(t: Transport, call: Call<T>, options: RequestOptions = {}): Promise<T> {
-  const o: RequestOptions = { ...t.defaults };
-  for (const [k, v] of Object.entries(options)) if (v !== undefined) (o as Record<string, unknown>)[k] = v;
+  const o: RequestOptions = { ...t.defaults, ...defined(options) };
   o.headers = { ...t.defaults.headers, ...options.headers };
-  const retryOpt = o.retry;
-  const policy: Required<RetryOptions> = retryOpt === false ? { ...DEFAULT_RETRY, maxAttempts: 1 } : { ...DEFAULT_RETRY, ...retryOpt };
+  // A per-call retry object refines the client's (unset fields keep the client's values); `false` turns retrying off.
+  const policy: Required<RetryOptions> =
+    o.retry === false
+      ? { ...DEFAULT_RETRY, maxAttempts: 1 }
+      : { ...DEFAULT_RETRY, ...defined(t.defaults.retry || undefined), ...defined(options.retry || undefined) };
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadlineMs = o.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const idempotent = call.idempotent ?? ['GET', 'HEAD', 'DELETE', 'OPTIONS', 'PUT'].includes(call.method);
@@ -278,7 +286,9 @@ export async function perform<T>(t: Transport, call: Call<T>, options: RequestOp
     // Decide whether to try again.
     if (failure instanceof FolioTimeoutError && failure.timeout === 'deadline') throw failure;
     if (attempt >= policy.maxAttempts) throw failure;
-    const canResend = !call.body || call.body.replayable || (sentBody && call.body.touched ? !call.body.touched() : !sentBody);
+    // A one-shot body can go again only if the failed attempt did not start reading it.
+    const b = call.body;
+    const canResend = !b || b.replayable || !sentBody || (b.touched !== undefined && !b.touched());
     let retryable: boolean;
     if (failure.status === 429 || failure.status === 503) retryable = canResend;
     else if (failure.status === 502 || failure.status === 504) retryable = idempotent && canResend;
