@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FolioClient, FolioUnavailableError, type RetryEvent } from '../../packages/client/src/index.js';
-import { echoServer, type EchoServer } from './local-server.js';
+import { echoServer, okJson, scriptedServer, type EchoServer } from './local-server.js';
 
 const MB = 1024 * 1024;
 const SIZE = 20 * MB;
@@ -147,4 +147,27 @@ describe('upload from a stream', () => {
     expect(err.attempts).toBe(1);
     expect(err.details).toEqual([{ field: 'sha256', issue: fileHash }]);
   }, 60_000);
+});
+
+describe('documents in JSON bodies (annotate, annotateFields, sign)', () => {
+  it('reads a { path } or { stream } once and sends it as base64; { url } and { base64 } go as they are', async () => {
+    const small = path.join(dir, 'template.docx');
+    const bytes = crypto.randomBytes(50_000);
+    fs.writeFileSync(small, bytes);
+    const s = await scriptedServer((_req, res) => okJson(res, { fields: [], document: { base64: '', contentType: 'x' }, report: {} }));
+    try {
+      const client = new FolioClient({ baseUrl: s.url, apiKey: 'k' });
+      await client.annotateFields({ path: small });
+      await client.annotate({ stream: fs.createReadStream(small) }, [{ id: 'name', type: 'text', value: 'Ada' }], { to: 'pdf' });
+      await client.sign({ document: { url: 'https://example.com/a.pdf' }, signer: { name: 'Ada', email: 'a@example.org' }, auditTrail: [] });
+      const bodies = s.arrivals.map((a) => JSON.parse(a.body.toString()) as { document: unknown });
+      expect(bodies[0]!.document).toEqual({ base64: bytes.toString('base64') });
+      expect(bodies[1]!.document).toEqual({ base64: bytes.toString('base64') });
+      expect(bodies[2]!.document).toEqual({ url: 'https://example.com/a.pdf' });
+      expect(s.arrivals[1]!.url).toBe('/v1/annotate?to=pdf');
+      expect(s.arrivals.every((a) => a.headers['content-type'] === 'application/json')).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
 });
