@@ -69,7 +69,10 @@ RUN node packages/client/build.mjs && npx tsc -p tsconfig.json
 FROM toolchain AS deps
 COPY package.json package-lock.json ./
 COPY packages/client/package.json packages/client/
-RUN npm ci --omit=dev && npm cache clean --force
+# The native SQLite addon must exist (npm 11.19 runs unapproved install scripts with a notice only; a later
+# default that skips them would leave it out): open an in-memory database.
+RUN npm ci --omit=dev && npm cache clean --force \
+    && node -e "new (require('better-sqlite3'))(':memory:').close()"
 
 # ---- runtime -------------------------------------------------------------------------------------------
 FROM ${BASE_IMAGE} AS runtime
