@@ -5,7 +5,7 @@
  * to (relationships, numbering, footnotes). Text follows HTML's white-space rules unless the context is
  * preformatted, so every walker gets the same words in the same runs.
  */
-import { Footnotes } from './footnotes.js';
+import { footnoteReferenceXml, Footnotes } from './footnotes.js';
 import { Numbering } from './numbering.js';
 import { copyPara, horizontalRuleProps, pPrXml, type NumPr, type ParaProps } from './paragraph-props.js';
 import { Relationships } from './relationships.js';
@@ -331,7 +331,7 @@ export class WordWriter {
     this.flush();
     const { blocks } = this.endFrame(saved);
     this.footnotes.add(id, blocks);
-    this.addRaw(`<w:footnoteReference w:id="${id}"/>`, ctx, FOOTNOTE_REFERENCE_RUN);
+    this.addRaw(footnoteReferenceXml(id), ctx, FOOTNOTE_REFERENCE_RUN);
   }
 }
 
