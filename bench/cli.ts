@@ -34,6 +34,8 @@ console.log(`${files.length} of ${all.length} valid corpus DOCX files → PDF; $
 // --- folio convert (local mode) ------------------------------------------------------------------------------
 const cliOut = path.join(tmp, 'folio');
 const jobs = process.env.BENCH_JOBS ? ['--jobs', process.env.BENCH_JOBS] : [];
+const loadAverage = () => os.loadavg()[0]!.toFixed(1);
+let loadBefore = loadAverage();
 let t = performance.now();
 const folio = spawnSync(process.execPath, [cli, 'convert', ...files, '--out', cliOut, '--quiet', ...jobs], {
   cwd: tmp,
@@ -43,7 +45,7 @@ const folio = spawnSync(process.execPath, [cli, 'convert', ...files, '--out', cl
 const folioSeconds = (performance.now() - t) / 1000;
 const folioPdfs = pdfsIn(cliOut);
 console.log(
-  `folio convert: ${folioPdfs}/${files.length} PDFs in ${folioSeconds.toFixed(1)} s (exit ${folio.status}) — ${folio.stderr.trim().split('\n')[0]}`,
+  `folio convert: ${folioPdfs}/${files.length} PDFs in ${folioSeconds.toFixed(1)} s (exit ${folio.status}; load average before: ${loadBefore}) — ${folio.stderr.trim().split('\n')[0]}`,
 );
 for (const line of folio.stderr.trim().split('\n').slice(1)) console.log(`  ${line}`);
 
@@ -53,12 +55,15 @@ const sofficeOut = path.join(tmp, 'soffice');
 const userInstallation = `-env:UserInstallation=file://${profile}`;
 // Untimed: creates the profile (first start of LibreOffice with a new profile is much slower).
 spawnSync('soffice', [userInstallation, '--headless', '--convert-to', 'pdf', '--outdir', path.join(tmp, 'warm'), files[0]!], { stdio: 'ignore' });
+loadBefore = loadAverage();
 const loop = `for f in "$@"; do soffice '${userInstallation}' --headless --convert-to pdf --outdir '${sofficeOut}' "$f" >/dev/null 2>&1; done`;
 t = performance.now();
 const shell = spawnSync('bash', ['-c', loop, 'loop', ...files], { stdio: 'ignore' });
 const sofficeSeconds = (performance.now() - t) / 1000;
 const sofficePdfs = pdfsIn(sofficeOut);
-console.log(`soffice loop:  ${sofficePdfs}/${files.length} PDFs in ${sofficeSeconds.toFixed(1)} s (exit ${shell.status})`);
+console.log(
+  `soffice loop:  ${sofficePdfs}/${files.length} PDFs in ${sofficeSeconds.toFixed(1)} s (exit ${shell.status}; load average before: ${loadBefore})`,
+);
 
 const folioRate = folioPdfs / folioSeconds;
 const sofficeRate = sofficePdfs / sofficeSeconds;

@@ -55,7 +55,7 @@ export async function runBatch<T extends BatchItem>(items: T[], work: (item: T) 
     multibar = new cliProgress.MultiBar(
       {
         stream: barStream,
-        format: ' {bar} {value}/{total} | {rate} docs/s | ETA {eta_formatted} | {failedCount} failed | {current}',
+        format: ' {bar} {value}/{total} | {rate} docs/s | ETA {etaText} | {failedCount} failed | {current}',
         barCompleteChar: '█',
         barIncompleteChar: '░',
         hideCursor: true,
@@ -66,7 +66,7 @@ export async function runBatch<T extends BatchItem>(items: T[], work: (item: T) 
       },
       cliProgress.Presets.shades_classic,
     );
-    bar = multibar.create(items.length, 0, { rate: '0.0', failedCount: 0, current: '' });
+    bar = multibar.create(items.length, 0, { rate: '0.0', etaText: '…', failedCount: 0, current: 'starting' });
   }
   const width = String(items.length).length;
   const line = (text: string) => {
@@ -88,7 +88,13 @@ export async function runBatch<T extends BatchItem>(items: T[], work: (item: T) 
     }
     if (bar) {
       const seconds = (performance.now() - started) / 1000;
-      bar.update(done, { rate: (done / Math.max(seconds, 0.001)).toFixed(1), failedCount: failed.length, current: item.label.slice(-40) });
+      const rate = done / Math.max(seconds, 0.001);
+      bar.update(done, {
+        rate: rate.toFixed(2),
+        etaText: formatDuration(((items.length - done) / rate) * 1000),
+        failedCount: failed.length,
+        current: item.label.slice(-40),
+      });
     }
   };
 

@@ -69,15 +69,19 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
   if (isRemote(g)) {
     const client = remoteClient(g);
     work = async (job) => {
-      const bytes = await fs.promises.readFile(job.input.absolute);
-      const result = await client.convert(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
-        from: opts.from,
-        to: opts.to,
-        trackedChanges: opts.trackedChanges,
-        pdfa: opts.pdfa,
-        tagged: opts.tagged,
-        filename: path.basename(job.input.absolute),
-      });
+      // Streamed from disk by the client (re-read only if it retries after a 429/503).
+      const result = await client.convert(
+        { path: job.input.absolute },
+        {
+          from: opts.from,
+          to: opts.to,
+          trackedChanges: opts.trackedChanges,
+          pdfa: opts.pdfa,
+          tagged: opts.tagged,
+          pageSize: opts.pageSize,
+          filename: path.basename(job.input.absolute),
+        },
+      );
       return result.bytes;
     };
   } else {

@@ -159,21 +159,21 @@ export async function verifyCommand(args: string[], opts: { json?: boolean }, g:
   const inputs = await expandInputs(args, (name) => extensionOf(name) === 'pdf');
   const jobs = g.jobs ?? defaultJobs();
   const results: Array<{ file: string; result?: VerifyAnswer; error?: string }> = [];
-  let verify: (bytes: Uint8Array) => Promise<VerifyAnswer>;
+  let verify: (file: string) => Promise<VerifyAnswer>;
   let close = async () => {};
   if (isRemote(g)) {
     const client = remoteClient(g);
-    verify = async (bytes) => (await client.verify(bytes)) as unknown as VerifyAnswer;
+    verify = async (file) => (await client.verify({ path: file })) as unknown as VerifyAnswer;
   } else {
     const local = new LocalEngines(jobs, { verbose: g.verbose, withSigning: 'ifPresent', inProcess: inputs.length === 1 });
     close = () => local.close();
-    verify = async (bytes) => local.run('verify.pdf', { bytes });
+    verify = async (file) => local.run('verify.pdf', { bytes: new Uint8Array(await fs.promises.readFile(file)) });
   }
   try {
     if (inputs.length === 1) {
       const input = inputs[0]!;
       try {
-        results.push({ file: input.display, result: await verify(new Uint8Array(fs.readFileSync(input.absolute))) });
+        results.push({ file: input.display, result: await verify(input.absolute) });
       } catch (e) {
         results.push({ file: input.display, error: formatError(e) });
       }
@@ -182,7 +182,7 @@ export async function verifyCommand(args: string[], opts: { json?: boolean }, g:
       const summary = await runBatch(
         inputs.map((input) => ({ input, label: input.display })),
         async ({ input }) => {
-          const result = await verify(new Uint8Array(await fs.promises.readFile(input.absolute)));
+          const result = await verify(input.absolute);
           byFile.set(input.display, { file: input.display, result });
           return { note: result.valid ? 'valid' : `NOT VALID (${result.indication})` };
         },
