@@ -6,8 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FolioProcess } from '../adversarial/server.js';
-import { batchFolder, CORPUS, isPdf, runCli, tamper, tempDir } from './helpers.js';
+import { spawn } from 'node:child_process';
+import { FolioProcess, freePort } from '../adversarial/server.js';
+import { batchFolder, cliEntry, CORPUS, isPdf, ROOT, runCli, tamper, tempDir } from './helpers.js';
 
 let server: FolioProcess;
 let key: string;
@@ -83,4 +84,57 @@ describe('folio --server (remote mode)', () => {
     expect(bad.code).toBe(1);
     expect((JSON.parse(bad.stdout) as { valid: boolean; indication: string }).indication).toBe('TOTAL_FAILED');
   }, 120_000);
+
+  it('serve runs the API and the ingest; usage reads the ingest report; SIGTERM exits 0', async () => {
+    const [port, ingestPort] = [await freePort(), await freePort()];
+    const token = 'cli-test-admin-token-0123456789';
+    const child = spawn(
+      process.execPath,
+      [...cliEntry(), 'serve', '--port', String(port), '--ingest-port', String(ingestPort), '--data-dir', path.join(dir, 'serve')],
+      {
+        cwd: ROOT,
+        env: { ...process.env, HOST: '127.0.0.1', ADMIN_TOKEN: token, OFFICE_WORKERS: '1', ENGINE_WORKERS: '1', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      let health = 0;
+      for (let i = 0; i < 240 && health !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        health = await fetch(`http://127.0.0.1:${port}/v1/health`).then(
+          (r) => r.status,
+          () => 0,
+        );
+      }
+      expect(health).toBe(200);
+      const usage = await runCli([
+        'usage',
+        '--ingest',
+        `http://127.0.0.1:${ingestPort}`,
+        '--admin-token',
+        token,
+        '--license-key',
+        'cli-test',
+        '--month',
+        '2026-01',
+      ]);
+      expect(usage.code, usage.stderr).toBe(0);
+      expect(usage.stdout).toMatch(/cli-test\s+2026-01\s+0\s+0\s+-/);
+      const denied = await runCli([
+        'usage',
+        '--ingest',
+        `http://127.0.0.1:${ingestPort}`,
+        '--admin-token',
+        'wrong-token-wrong-token',
+        '--license-key',
+        'x',
+      ]);
+      expect(denied.code).toBe(1);
+      expect(denied.stderr).toMatch(/^folio: AUTHENTICATION_ERROR: .* \[request id [\w-]+\]$/m);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 150_000);
 });
