@@ -91,7 +91,7 @@ export async function runBatch<T extends BatchItem>(items: T[], work: (item: T) 
       const rate = done / Math.max(seconds, 0.001);
       bar.update(done, {
         rate: rate.toFixed(2),
-        etaText: formatDuration(((items.length - done) / rate) * 1000),
+        etaText: done === items.length ? 'done' : formatDuration(((items.length - done) / rate) * 1000),
         failedCount: failed.length,
         current: item.label.slice(-40),
       });

@@ -77,6 +77,13 @@ export class LocalEngines {
       pino.destination(2),
     );
     this.withSigning = opts.withSigning;
+    // Ctrl-C or a kill: stop the LibreOffice workers and remove their private folders before leaving.
+    const stop = (signal: NodeJS.Signals) => {
+      process.stderr.write(`\nfolio: ${signal}, stopping the engines\n`);
+      void this.close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
   }
 
   private readonly withSigning?: 'create' | 'ifPresent';

@@ -2,11 +2,12 @@
  * `folio` in local mode, end to end: the compiled CLI spawned on corpus files, engines in its own process
  * (LibreOffice pool booted once per run). Output is piped, so batches print plain lines (no TTY).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchFolder, CORPUS, isPdf, runCli, tamper, tempDir } from './helpers.js';
+import { batchFolder, cliEntry, CORPUS, isPdf, runCli, tamper, tempDir } from './helpers.js';
 
 const COMMANDS = [
   'convert',
@@ -87,6 +88,36 @@ describe('folio convert (local)', () => {
     expect(strFromU8(b['word/document.xml']!)).toContain('quoted');
     expect(r.stderr).toMatch(/converted 2 of 2 documents/);
   });
+});
+
+describe('folio convert on a terminal', () => {
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)(
+    'draws a progress bar with counts, throughput and ETA instead of plain lines',
+    async () => {
+      const src = path.join(dir, 'tty');
+      fs.mkdirSync(src, { recursive: true });
+      for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(src, `n${i}.md`), `# Note ${i}\n\ntext\n`);
+      fs.writeFileSync(path.join(src, 'bad.html'), Buffer.from([0x3c, 0x68, 0x31, 0x3e, 0, 0, 0]));
+      const command = [process.execPath, ...cliEntry(), 'convert', src, '--to', 'docx', '--out', path.join(dir, 'tty-out')]
+        .map((a) => `'${a}'`)
+        .join(' ');
+      // util-linux script(1) gives the CLI a pseudo-terminal; its exit status is the CLI's.
+      const r = spawnSync('script', ['-qec', command, '/dev/null'], {
+        encoding: 'utf8',
+        env: { ...process.env, CI: undefined, COLUMNS: '160' },
+        timeout: 120_000,
+      });
+      const screen = r.stdout.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g'), '');
+      expect(r.status).toBe(1);
+      expect(screen).toMatch(/[█░]+ 1\/4 \| [\d.]+ docs\/s \| ETA [^|]+ \| [01] fail/);
+      expect(screen).toMatch(/█+ 4\/4 \| [\d.]+ docs\/s \| ETA done \| 1 fail/);
+      expect(screen).not.toMatch(/\[\d\/4\] ok/);
+      expect(screen).toMatch(/FAIL {2}\S*bad\.html: /);
+      expect(screen).toMatch(/converted 3 of 4 documents .*; 1 failed:/);
+    },
+    130_000,
+  );
 });
 
 describe('folio fields / annotate (local)', () => {
