@@ -115,7 +115,7 @@ export async function annotateCommand(template: string, dataFile: string, opts: 
   let result: Uint8Array;
   let report: AnnotateReport | Omit<AnnotateReport, 'warnings'>;
   if (isRemote(g)) {
-    const client = remoteClient(g);
+    const client = await remoteClient(g);
     const answer = await client.annotate(bytes, fields as never, { to: opts.to, strict: opts.strict });
     result = Uint8Array.from(Buffer.from(answer.document.base64, 'base64'));
     report = answer.report as AnnotateReport;
@@ -156,7 +156,7 @@ export async function fieldsCommand(template: string, opts: { json?: boolean }, 
   const bytes = readTemplate(template);
   let fields: FieldRow[];
   if (isRemote(g)) {
-    fields = (await remoteClient(g).annotateFields(bytes)) as FieldRow[];
+    fields = (await (await remoteClient(g)).annotateFields(bytes)) as FieldRow[];
   } else {
     const local = new LocalEngines(1, { verbose: g.verbose, inProcess: true });
     try {

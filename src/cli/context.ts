@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
-import { FolioClient } from '@folio/client';
 import { loadConfig, ConfigError, type Config } from '../config/index.js';
 import type { EnginePool, EngineTasks, TaskName } from '../engines/index.js';
 import type { OfficePool } from '../office/index.js';
 import type { SigningIdentity } from '../services.js';
+import { createClient, type CliClient } from './client.js';
 import { CliError, EXIT_USAGE } from './output.js';
 
 export interface GlobalOptions {
@@ -36,7 +36,7 @@ export function isRemote(g: GlobalOptions): boolean {
 }
 
 /** The API client for remote mode; `needsKey` false for the calls that issue keys. */
-export function remoteClient(g: GlobalOptions, needsKey = true): FolioClient {
+export async function remoteClient(g: GlobalOptions, needsKey = true): Promise<CliClient> {
   if (!g.server) throw new CliError('USAGE', 'this command needs --server URL (or FOLIO_SERVER)', EXIT_USAGE);
   let url: URL;
   try {
@@ -47,7 +47,7 @@ export function remoteClient(g: GlobalOptions, needsKey = true): FolioClient {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('USAGE', `--server must be http(s), got ${url.protocol}`, EXIT_USAGE);
   const apiKey = g.key ?? process.env.FOLIO_API_KEY;
   if (needsKey && !apiKey) throw new CliError('AUTHENTICATION_ERROR', 'an API key is needed: --key folio_sk_… or FOLIO_API_KEY', EXIT_USAGE);
-  return new FolioClient({ baseUrl: g.server, apiKey });
+  return createClient(g.server, apiKey);
 }
 
 /** The local engines of one CLI run, each started on first use and all closed by close(). */

@@ -67,7 +67,7 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
   let work: (job: Job) => Promise<Uint8Array>;
   let close = async () => {};
   if (isRemote(g)) {
-    const client = remoteClient(g);
+    const client = await remoteClient(g);
     work = async (job) => {
       // Streamed from disk by the client (re-read only if it retries after a 429/503).
       const result = await client.convert(

@@ -8,7 +8,7 @@ function needServer(g: GlobalOptions, what: string): void {
 
 export async function keysRegister(email: string, g: GlobalOptions): Promise<number> {
   needServer(g, 'keys register');
-  const r = await remoteClient(g, false).register(email);
+  const r = await (await remoteClient(g, false)).register(email);
   process.stdout.write(
     `${r.message} (${r.email}; the code is valid ${Math.round(r.expiresInSeconds / 60)} minutes)\nthen: folio keys verify ${r.email} <code> --server ${g.server}\n`,
   );
@@ -17,7 +17,7 @@ export async function keysRegister(email: string, g: GlobalOptions): Promise<num
 
 export async function keysVerify(email: string, code: string, opts: { json?: boolean }, g: GlobalOptions): Promise<number> {
   needServer(g, 'keys verify');
-  const r = await remoteClient(g, false).verifyEmail(email, code);
+  const r = await (await remoteClient(g, false)).verifyEmail(email, code);
   if (opts.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   else process.stdout.write(`${r.apiKey}\nkey id ${r.keyId} for ${r.email}; shown only this once: export FOLIO_API_KEY=${r.apiKey}\n`);
   return EXIT_OK;
@@ -25,7 +25,7 @@ export async function keysVerify(email: string, code: string, opts: { json?: boo
 
 export async function keysList(opts: { json?: boolean }, g: GlobalOptions): Promise<number> {
   needServer(g, 'keys list');
-  const keys = await remoteClient(g).listKeys();
+  const keys = await (await remoteClient(g)).listKeys();
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({ keys }, null, 2)}\n`);
     return EXIT_OK;
@@ -41,7 +41,7 @@ export async function keysList(opts: { json?: boolean }, g: GlobalOptions): Prom
 
 export async function keysRevoke(keyId: string, g: GlobalOptions): Promise<number> {
   needServer(g, 'keys revoke');
-  await remoteClient(g).revokeKey(keyId);
+  await (await remoteClient(g)).revokeKey(keyId);
   process.stdout.write(`revoked ${keyId}\n`);
   return EXIT_OK;
 }

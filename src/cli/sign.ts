@@ -66,7 +66,9 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
   };
   let pdf: Uint8Array;
   if (isRemote(g)) {
-    const answer = await remoteClient(g).sign({
+    const answer = await (
+      await remoteClient(g)
+    ).sign({
       document: bytes,
       signer,
       auditTrail,
@@ -162,7 +164,7 @@ export async function verifyCommand(args: string[], opts: { json?: boolean }, g:
   let verify: (file: string) => Promise<VerifyAnswer>;
   let close = async () => {};
   if (isRemote(g)) {
-    const client = remoteClient(g);
+    const client = await remoteClient(g);
     verify = async (file) => (await client.verify({ path: file })) as unknown as VerifyAnswer;
   } else {
     const local = new LocalEngines(jobs, { verbose: g.verbose, withSigning: 'ifPresent', inProcess: inputs.length === 1 });
