@@ -177,12 +177,37 @@ export function tcpReachable(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** The key that marks a database index of the machine's Redis as taken by a run (its value: the run id). */
+export const CLAIM_KEY = 'folio-replicas-test:claim';
+
+/** Every key of the database `url` names (SCAN, not KEYS). */
+export async function redisKeys(url: string): Promise<string[]> {
+  const c = new Redis(url, { maxRetriesPerRequest: 1 });
+  c.on('error', () => undefined);
+  try {
+    const out: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await c.scan(cursor, 'COUNT', 1000);
+      out.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+    return out;
+  } finally {
+    c.disconnect();
+  }
+}
+
 /**
  * A database index of the machine's Redis that no one else uses during the run: the first of 1–15 (in a
  * random order; 0 is what the other suites use) that is empty and where our claim key could be set with NX.
- * `release()` empties that database (every key in it is ours: it was empty when claimed) and frees it.
+ * `release()` deletes the keys under `keyPrefix` (the REDIS_KEY_PREFIX the servers were given) and the claim.
  */
-export async function claimRedisDb(baseUrl: string, runId: string): Promise<{ url: string; db: number; release(): Promise<void> }> {
+export async function claimRedisDb(
+  baseUrl: string,
+  runId: string,
+  keyPrefix: string,
+): Promise<{ url: string; db: number; release(): Promise<void> }> {
   const order = Array.from({ length: 15 }, (_, i) => i + 1).sort(() => Math.random() - 0.5);
   for (const db of order) {
     const r = new Redis(`${baseUrl.replace(/\/\d*$/, '')}/${db}`, { maxRetriesPerRequest: 1, lazyConnect: true });
@@ -190,9 +215,9 @@ export async function claimRedisDb(baseUrl: string, runId: string): Promise<{ ur
     try {
       await r.connect();
       if ((await r.dbsize()) !== 0) continue;
-      if ((await r.set('folio-replicas-test:claim', runId, 'EX', 1800, 'NX')) !== 'OK') continue;
+      if ((await r.set(CLAIM_KEY, runId, 'EX', 1800, 'NX')) !== 'OK') continue;
       if ((await r.dbsize()) !== 1) {
-        await r.del('folio-replicas-test:claim');
+        await r.del(CLAIM_KEY);
         continue;
       }
       return {
@@ -202,7 +227,10 @@ export async function claimRedisDb(baseUrl: string, runId: string): Promise<{ ur
           const c = new Redis(`${baseUrl.replace(/\/\d*$/, '')}/${db}`, { maxRetriesPerRequest: 1 });
           c.on('error', () => undefined);
           try {
-            if ((await c.get('folio-replicas-test:claim')) === runId) await c.flushdb();
+            if ((await c.get(CLAIM_KEY)) !== runId) return;
+            const ours = (await redisKeys(`${baseUrl.replace(/\/\d*$/, '')}/${db}`)).filter((k) => k.startsWith(keyPrefix));
+            for (let i = 0; i < ours.length; i += 500) await c.del(...ours.slice(i, i + 500));
+            await c.del(CLAIM_KEY);
           } finally {
             c.disconnect();
           }

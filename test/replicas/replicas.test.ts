@@ -1,7 +1,8 @@
 /**
  * Issue 14: Folio as several replicas on one PostgreSQL and one Redis. Two API processes (A, B) and one
  * ingest, started from the compiled build on the machine's PostgreSQL (a fresh database per run) and Redis
- * (a database index claimed for the run), with a real SMTP server in this process receiving the codes.
+ * (a database index claimed for the run, and a REDIS_KEY_PREFIX of its own), with a real SMTP server in this
+ * process receiving the codes.
  *
  * 1. a code requested through A is accepted by B;
  * 2. a key issued on A works on B;
@@ -26,7 +27,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres.js';
 import { codeFrom, startTestSmtp, type TestSmtp } from '../helpers/smtp.js';
 import { REDIS_URL, redisReachable } from '../support/redis.js';
-import { HeldDocumentServer, OwnRedis, REDIS_SERVER_BIN, Replica, claimRedisDb, folioEntry, sleep, smallPdf, until } from './cluster.js';
+import {
+  CLAIM_KEY,
+  HeldDocumentServer,
+  OwnRedis,
+  REDIS_SERVER_BIN,
+  Replica,
+  claimRedisDb,
+  folioEntry,
+  redisKeys,
+  sleep,
+  smallPdf,
+  until,
+} from './cluster.js';
 
 const SUITE = 'the multi-instance suite (test/replicas, issue 14)';
 const pgUp = await postgresAvailable();
@@ -56,6 +69,8 @@ interface IssuedKey {
 
 const runId = randomBytes(4).toString('hex');
 let emailSeq = 0;
+/** REDIS_KEY_PREFIX of this run's servers: their keys and channels only. */
+const KEY_PREFIX = `folio-replicas-${runId}:`;
 const newEmail = (label: string) => `replica-${label}-${runId}-${emailSeq++}@example.com`;
 
 async function call(target: Replica, path: string, init: RequestInit = {}, timeoutMs = 60_000): Promise<Answer> {
@@ -211,6 +226,8 @@ describe.skipIf(!pgUp || !redisUp)('Folio replicas on one PostgreSQL and one Red
   const apiEnv = (redisUrl: string): Record<string, string> => ({
     DATABASE_URL: db.url,
     REDIS_URL: redisUrl,
+    // Keys and pub/sub channels of this run only (channels are shared by every database index of a server).
+    REDIS_KEY_PREFIX: KEY_PREFIX,
     SMTP_URL: smtp.url,
     URL_FETCH_ALLOWLIST: docs.hostPort,
     OFFICE_WORKERS: '1',
@@ -226,7 +243,7 @@ describe.skipIf(!pgUp || !redisUp)('Folio replicas on one PostgreSQL and one Red
     smtp = await startTestSmtp();
     pdfBase64 = Buffer.from(await smallPdf()).toString('base64');
     docs = await HeldDocumentServer.start(Buffer.from(pdfBase64, 'base64'));
-    redis = await claimRedisDb(REDIS_URL, runId);
+    redis = await claimRedisDb(REDIS_URL, runId, KEY_PREFIX);
     registrar = new Registrar(smtp);
     const env = apiEnv(redis.url);
     [A, B, ingest] = await Promise.all([
@@ -330,6 +347,10 @@ describe.skipIf(!pgUp || !redisUp)('Folio replicas on one PostgreSQL and one Red
       expect(a.code).toBe('RATE_LIMIT_ERROR');
       expect(a.retryAfter).toMatch(/^[1-9]\d*$/);
     }
+    // The shared window is a key of this run (REDIS_KEY_PREFIX): nothing outside the prefix but our claim.
+    const keys = await redisKeys(redis.url);
+    expect(keys.some((k) => k.startsWith(KEY_PREFIX))).toBe(true);
+    expect(keys.filter((k) => !k.startsWith(KEY_PREFIX) && k !== CLAIM_KEY)).toEqual([]);
   }, 180_000);
 
   it('6. SIGKILL of A during mixed traffic leaves B answering and loses no acknowledged telemetry event', async () => {
