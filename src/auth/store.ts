@@ -73,6 +73,11 @@ const MIGRATIONS: Array<{ version: number; sql: (dialect: 'sqlite' | 'pg') => st
         value TEXT NOT NULL
       )${d === 'pg' ? '' : ''};`,
   },
+  {
+    // Key listing (GET /v1/auth/keys) reads the owner's keys in order straight from the index, no sort.
+    version: 2,
+    sql: () => 'CREATE INDEX IF NOT EXISTS api_keys_email_created ON api_keys (email, created_at, key_id);',
+  },
 ];
 
 type Row = Record<string, unknown>;
