@@ -23,6 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=container-env.sh
 source scripts/container-env.sh
+export BUILDAH_RUNTIME="${FOLIO_OCI_RUNTIME:-runc}" # buildah RUN steps use it (crun fails here, see above)
 
 ctr_dir="${FOLIO_CTR_DIR:-/tmp/folio-ctr}"
 base="${FOLIO_BASE_IMAGE:-localhost/folio-base:bookworm}"

@@ -5,7 +5,8 @@
  * the signing key and its password as mounted secret files. Then: /v1/health 200 and healthy with ONE
  * LibreOffice worker and ONE engine thread (sized from the quota, not the host), the image's HEALTHCHECK
  * passes, an API key through the outbox, md→docx and docx→pdf (LibreOffice inside the image), the mounted
- * signing key in use, and `podman stop` (SIGTERM through tini) ends with exit code 0.
+ * signing key in use, the ingest mode of the same image, and `podman stop` (SIGTERM through tini) ends with
+ * exit code 0.
  *
  * Podman flags of this sandbox (runc, ulimits) come from scripts/container-env.sh's defaults.
  */
@@ -63,8 +64,9 @@ describe.skipIf(skipReason !== undefined)(`the ${IMAGE} container`, () => {
       '--read-only',
       '--tmpfs',
       '/tmp:rw,mode=1777',
-      '--tmpfs',
-      '/home/folio:rw,mode=1777',
+      // A writable $HOME owned by the image's user, as the Kubernetes emptyDir with fsGroup gives it.
+      '--mount',
+      'type=tmpfs,destination=/home/folio,chown=true',
       '--shm-size',
       '512m',
       '-p',
@@ -115,6 +117,33 @@ describe.skipIf(skipReason !== undefined)(`the ${IMAGE} container`, () => {
     const key = await fetch(`${url}/v1/verify/key`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(((await key.json()) as { subject: string }).subject).toContain('Folio deploy test signer');
   }, 240_000);
+
+  it('the same image runs the ingest; its health check (healthcheck.mjs ingest) passes', async () => {
+    const ingest = `${name}-ingest`;
+    try {
+      podman([
+        'run',
+        '-d',
+        '--name',
+        ingest,
+        ...LIMITS,
+        '--read-only',
+        '--tmpfs',
+        '/tmp:rw,mode=1777',
+        // DATA_DIR (SQLite without PostgreSQL) stays the image's volume, writable under --read-only.
+        IMAGE,
+        'ingest',
+      ]);
+      let status: number | null = 1;
+      for (let i = 0; i < 60 && status !== 0; i++) {
+        status = spawnSync('podman', [...GLOBAL, 'exec', ingest, 'node', '/app/deploy/healthcheck.mjs', 'ingest'], { timeout: 30_000 }).status;
+        if (status !== 0) await new Promise((r) => setTimeout(r, 1000));
+      }
+      expect(status).toBe(0);
+    } finally {
+      spawnSync('podman', [...GLOBAL, 'rm', '-f', '-t', '0', ingest]);
+    }
+  }, 120_000);
 
   it('podman stop: SIGTERM through tini drains and the container exits 0', () => {
     podman(['stop', '-t', '90', name], 120_000);
