@@ -43,7 +43,7 @@ import {
 
 const SUITE = 'the multi-instance suite (test/replicas, issue 14)';
 const pgUp = await postgresAvailable();
-if (!pgUp) console.warn(`PostgreSQL is not reachable at 127.0.0.1:5432: ${SUITE} is SKIPPED`);
+if (!pgUp) console.warn(`PostgreSQL is not reachable at ${process.env.FOLIO_TEST_PG_ADMIN_URL ?? '127.0.0.1:5432'}: ${SUITE} is SKIPPED`);
 const redisUp = await redisReachable(SUITE);
 const ownRedisPossible = fs.existsSync(REDIS_SERVER_BIN);
 if (pgUp && redisUp && !ownRedisPossible) console.warn(`${REDIS_SERVER_BIN} is missing: the Redis-outage part of ${SUITE} is SKIPPED`);
