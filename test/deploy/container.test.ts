@@ -5,12 +5,12 @@
  * the signing key and its password as mounted secret files. Then: /v1/health 200 and healthy with ONE
  * LibreOffice worker and ONE engine thread (sized from the quota, not the host), the image's HEALTHCHECK
  * passes, an API key through the outbox, md→docx and docx→pdf (LibreOffice inside the image), the mounted
- * signing key in use, the ingest mode of the same image, and `podman stop` (SIGTERM through tini) ends with
- * exit code 0.
+ * signing key in use, the ingest mode of the same image, and `podman stop` (SIGTERM through tini) during a
+ * conversion: the conversion still answers 200 and the container exits 0.
  *
  * Podman flags of this sandbox (runc, ulimits) come from scripts/container-env.sh's defaults.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,6 +40,7 @@ describe.skipIf(skipReason !== undefined)(`the ${IMAGE} container`, () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-container-'));
   const dataDir = path.join(tmp, 'data');
   let url = '';
+  let apiKey = '';
   const logs = () => spawnSync('podman', [...GLOBAL, 'logs', '--tail', '60', name], { encoding: 'utf8' }).stderr?.slice(-4000) ?? '';
   const running = () =>
     spawnSync('podman', [...GLOBAL, 'container', 'inspect', '-f', '{{.State.Running}}', name], { encoding: 'utf8' }).stdout.trim() === 'true';
@@ -107,7 +108,7 @@ describe.skipIf(skipReason !== undefined)(`the ${IMAGE} container`, () => {
   }, 90_000);
 
   it('md→docx, then that DOCX → PDF through LibreOffice in the image, signed with the mounted key', async () => {
-    const apiKey = await newKey(url, path.join(dataDir, 'outbox'));
+    apiKey = await newKey(url, path.join(dataDir, 'outbox'));
     const docx = await convert(url, apiKey, 'from=md&to=docx', 'report.md', Buffer.from(SAMPLE_MARKDOWN));
     expect(docx.status).toBe(200);
     expect(docx.body.subarray(0, 2).toString()).toBe('PK');
@@ -145,8 +146,25 @@ describe.skipIf(skipReason !== undefined)(`the ${IMAGE} container`, () => {
     }
   }, 120_000);
 
-  it('podman stop: SIGTERM through tini drains and the container exits 0', () => {
-    podman(['stop', '-t', '90', name], 120_000);
+  it('podman stop during a conversion: SIGTERM through tini, the conversion still answers 200, exit code 0', async () => {
+    // A long Markdown document to PDF (LibreOffice takes seconds on it), stopped while it is in flight.
+    const md = Array.from({ length: 800 }, (_, i) => `## Section ${i}\n\n${'Folio drains on SIGTERM. '.repeat(40)}\n\n- a\n- b\n`).join('\n');
+    let answeredAt = 0;
+    const inFlight = convert(url, apiKey, 'from=md&to=pdf', 'long.md', Buffer.from(md), 150_000).then((a) => {
+      answeredAt = Date.now();
+      return a;
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const stopAt = Date.now();
+    const stopped = new Promise<string>((resolve, reject) =>
+      execFile('podman', [...GLOBAL, 'stop', '-t', '90', name], { timeout: 120_000 }, (e, out) => (e ? reject(e) : resolve(out))),
+    );
+    const answer = await inFlight;
+    await stopped;
+    expect(answer.status, answer.body.toString().slice(0, 300)).toBe(200);
+    expect(answer.body.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(answeredAt, 'the conversion was still in flight when SIGTERM was sent').toBeGreaterThan(stopAt + 500);
     expect(podman(['container', 'inspect', '-f', '{{.State.ExitCode}}', name])).toBe('0');
-  }, 150_000);
+    expect(logs() + spawnSync('podman', [...GLOBAL, 'logs', name], { encoding: 'utf8' }).stdout).toMatch(/draining in-flight requests/);
+  }, 180_000);
 });
