@@ -13,7 +13,7 @@ import { AsnConvert, AsnIntegerArrayBufferConverter, AsnProp, AsnPropTypes, AsnT
 import type { EncapsulatedContentInfo } from '@peculiar/asn1-cms';
 import { AlgorithmIdentifier, GeneralName } from '@peculiar/asn1-x509';
 import * as asn1js from 'asn1js';
-import { octetStringContents, readTlv } from '../pdf/der.js';
+import { octetStringContents, readTlv } from '../pdf/index.js';
 
 export const OID = {
   data: '1.2.840.113549.1.7.1',

@@ -14,7 +14,6 @@
  * longer used by src (the signer builds its CMS with @peculiar/asn1-cms); they stay exported only because
  * src/pdf/index.ts re-exports them and test/pdf/core.test.ts tests them.
  */
-import * as asn1js from 'asn1js';
 
 export interface Tlv {
   tag: number;
@@ -119,35 +118,3 @@ export function certificateFields(cert: Uint8Array): CertificateFields | undefin
   }
   return { serial: cert.subarray(serial.start, serial.contentEnd), issuer: cert.subarray(issuer.at, issuer.end), extensions };
 }
-
-/** Tag bytes of the universal and context-specific types the signer writes. */
-export const DER = {
-  INTEGER: 0x02,
-  OCTET_STRING: 0x04,
-  NULL: 0x05,
-  SEQUENCE: 0x30,
-  SET: 0x31,
-  CONTEXT_0: 0xa0,
-  CONTEXT_1: 0xa1,
-  CONTEXT_4: 0xa4,
-} as const;
-
-/** DER length octets. */
-export function encodeLength(n: number): Buffer {
-  if (n < 0x80) return Buffer.from([n]);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-
-/** Writes one DER element from a tag byte and already-encoded contents (the inverse of readTlv). */
-export function encodeTlv(tag: number, ...contents: Uint8Array[]): Buffer {
-  const body = Buffer.concat(contents);
-  return Buffer.concat([Buffer.from([tag]), encodeLength(body.length), body]);
-}
-
-/** An OBJECT IDENTIFIER element, encoded by asn1js. */
-export const encodeOid = (value: string): Buffer => Buffer.from(new asn1js.ObjectIdentifier({ value }).toBER(false));
-
-/** The contents of a DER SET OF: its elements sorted by their encodings, as DER requires. */
-export const encodeSetOfContents = (items: Buffer[]): Buffer => Buffer.concat([...items].sort(Buffer.compare));

@@ -64,4 +64,4 @@ export {
   type ClaimedAuditRecord,
   type Signer,
 } from './audit-trail-format.js';
-export { DER, encodeLength, encodeOid, encodeSetOfContents, encodeTlv, readTlv, readTlvChildren, type Tlv } from './der.js';
+export { certificateFields, octetStringContents, readTlv, readTlvChildren, type CertificateFields, type Tlv } from './der.js';

@@ -24,7 +24,7 @@ import { AsnArray, AsnConvert, AsnObjectIdentifierConverter, AsnProp, AsnPropTyp
 import { AlgorithmIdentifier, Certificate, GeneralName, type Name } from '@peculiar/asn1-x509';
 import type { SigningIdentity } from '../services.js';
 import { EssCertIdV2, IssuerSerial, OID, SigningCertificateV2, parseAs, serialize, toArrayBuffer, verbatim } from '../crypto/asn1.js';
-import { certificateFields, readTlv, readTlvChildren } from '../pdf/der.js';
+import { certificateFields, readTlv, readTlvChildren } from '../pdf/index.js';
 
 export const OIDS = {
   data: OID.data,

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { KeyUsage, KeyUsageFlags } from '@peculiar/asn1-x509';
 import { parseAs } from '../crypto/asn1.js';
-import { certificateFields } from '../pdf/der.js';
+import { certificateFields } from '../pdf/index.js';
 
 export interface TrustStore {
   anchors: X509Certificate[];

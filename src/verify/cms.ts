@@ -15,7 +15,7 @@ import { RsaSaPssParams } from '@peculiar/asn1-rsa';
 import { TSTInfo } from '@peculiar/asn1-tsp';
 import { Time } from '@peculiar/asn1-x509';
 import { OID as OIDS, SigningCertificate, SigningCertificateV2, encapsulatedContent, parseAs, parseOid, serialize } from '../crypto/asn1.js';
-import { certificateFields, octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/der.js';
+import { certificateFields, octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
 
 export const DIGEST_BY_OID: Record<string, string> = {
   '1.3.14.3.2.26': 'SHA-1',
