@@ -130,6 +130,12 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
         '/?$',
     );
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    // Only document endpoints hold a slot to give back when the client leaves: an onRequestAbort hook makes
+    // Fastify add a 'close' listener to every request of the routes it covers, so it covers only those.
+    if (route.config?.documentEndpoint) {
+      const own = route.onRequestAbort;
+      route.onRequestAbort = [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), (request) => releaseSlot(request)];
+    }
     let entry = routePatterns.find((p) => p.re.source === re.source);
     if (!entry) routePatterns.push((entry = { re, methods: new Set() }));
     for (const m of methods) entry.methods.add(m.toUpperCase());
@@ -185,7 +191,6 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     admit(request, reply).then(() => done(), done);
   });
 
-  app.addHook('onRequestAbort', releaseSlot);
   // A response finished while draining closes its connection: otherwise a kept-alive socket would hold
   // server.close() for the whole keep-alive timeout (72 s) after the last in-flight request ended.
   app.addHook('onSend', (_request, reply, payload, done) => {
