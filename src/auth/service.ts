@@ -185,21 +185,24 @@ export class DefaultAuthService implements AuthService {
     const wait = await this.registerLimiter.hit(clientId);
     const now = this.now();
     if (wait > 0) throw new FolioError('RATE_LIMIT_ERROR', 'Too many registration requests; try again later', { retryAfter: wait });
-    const previous = await this.store.getCode(email);
-    if (previous && previous.usedAt === null && now - previous.createdAt < this.policy.resendCooldownMs) {
-      const retry = Math.ceil((previous.createdAt + this.policy.resendCooldownMs - now) / 1000);
-      throw new FolioError('RATE_LIMIT_ERROR', 'A code was sent to this address moments ago; wait before asking again', {
+    const cooldown = async () => {
+      const previous = await this.store.getCode(email);
+      const since = previous && previous.usedAt === null ? previous.createdAt : now - this.policy.resendCooldownMs;
+      const retry = Math.ceil((since + this.policy.resendCooldownMs - now) / 1000);
+      return new FolioError('RATE_LIMIT_ERROR', 'A code was sent to this address moments ago; wait before asking again', {
         retryAfter: Math.max(1, retry),
       });
-    }
+    };
+    const previous = await this.store.getCode(email);
+    if (previous && previous.usedAt === null && now - previous.createdAt < this.policy.resendCooldownMs) throw await cooldown();
     const code = generateCode();
     const codeHash = this.hashCode(email, code);
-    await this.store.putCode({
-      email,
-      codeHash,
-      createdAt: now,
-      expiresAt: now + CODE_TTL_SECONDS * 1000,
-    });
+    // The cooldown is checked again in the write itself: another instance may have sent a code meanwhile.
+    const stored = await this.store.putCode(
+      { email, codeHash, createdAt: now, expiresAt: now + CODE_TTL_SECONDS * 1000 },
+      now - this.policy.resendCooldownMs,
+    );
+    if (!stored) throw await cooldown();
     try {
       await this.mailer.send({
         to: email,

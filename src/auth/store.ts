@@ -28,8 +28,12 @@ export interface KeyRecord {
 }
 
 export interface AuthStore {
-  /** Replaces any previous code for the address (a new code voids the old one). */
-  putCode(code: Omit<CodeRecord, 'attempts' | 'usedAt'>): Promise<void>;
+  /**
+   * Replaces any previous code for the address (a new code voids the old one). With `cooldownSince`, an
+   * unused code created after that time is kept and false returned: the check and the write are one
+   * statement, so two instances answering the same address at once cannot both send a code.
+   */
+  putCode(code: Omit<CodeRecord, 'attempts' | 'usedAt'>, cooldownSince?: number): Promise<boolean>;
   getCode(email: string): Promise<CodeRecord | undefined>;
   /** Adds one failed attempt; returns the new count. */
   recordFailedAttempt(email: string): Promise<number>;
@@ -135,13 +139,15 @@ export class SqliteAuthStore implements AuthStore {
     }
   }
 
-  async putCode(c: Omit<CodeRecord, 'attempts' | 'usedAt'>): Promise<void> {
-    this.stmt(
+  async putCode(c: Omit<CodeRecord, 'attempts' | 'usedAt'>, cooldownSince?: number): Promise<boolean> {
+    const r = this.stmt(
       `INSERT INTO verification_codes (email, code_hash, created_at, expires_at, attempts, used_at)
          VALUES (?, ?, ?, ?, 0, NULL)
          ON CONFLICT (email) DO UPDATE SET code_hash = excluded.code_hash, created_at = excluded.created_at,
-           expires_at = excluded.expires_at, attempts = 0, used_at = NULL`,
-    ).run(c.email, c.codeHash, c.createdAt, c.expiresAt);
+           expires_at = excluded.expires_at, attempts = 0, used_at = NULL
+         WHERE verification_codes.used_at IS NOT NULL OR verification_codes.created_at <= ?`,
+    ).run(c.email, c.codeHash, c.createdAt, c.expiresAt, cooldownSince ?? Number.MAX_SAFE_INTEGER);
+    return r.changes === 1;
   }
 
   async getCode(email: string) {
@@ -256,14 +262,16 @@ export class PostgresAuthStore implements AuthStore {
     }
   }
 
-  async putCode(c: Omit<CodeRecord, 'attempts' | 'usedAt'>): Promise<void> {
-    await this.query(
+  async putCode(c: Omit<CodeRecord, 'attempts' | 'usedAt'>, cooldownSince?: number): Promise<boolean> {
+    const r = await this.query(
       `INSERT INTO verification_codes (email, code_hash, created_at, expires_at, attempts, used_at)
        VALUES ($1, $2, $3, $4, 0, NULL)
        ON CONFLICT (email) DO UPDATE SET code_hash = EXCLUDED.code_hash, created_at = EXCLUDED.created_at,
-         expires_at = EXCLUDED.expires_at, attempts = 0, used_at = NULL`,
-      [c.email, c.codeHash, c.createdAt, c.expiresAt],
+         expires_at = EXCLUDED.expires_at, attempts = 0, used_at = NULL
+       WHERE verification_codes.used_at IS NOT NULL OR verification_codes.created_at <= $5`,
+      [c.email, c.codeHash, c.createdAt, c.expiresAt, cooldownSince ?? Number.MAX_SAFE_INTEGER],
     );
+    return r.rowCount === 1;
   }
 
   async getCode(email: string) {
