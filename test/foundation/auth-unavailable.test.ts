@@ -21,8 +21,15 @@ class CuttableProxy {
   port = 0;
   constructor(private readonly target: { host: string; port: number }) {}
 
-  async start(port = 0): Promise<void> {
+  /** `blackHole`: accept connections and never answer (a server that hangs, or a dropped route). */
+  async start(port = 0, blackHole = false): Promise<void> {
     this.server = net.createServer((client) => {
+      if (blackHole) {
+        this.sockets.add(client);
+        client.on('close', () => this.sockets.delete(client));
+        client.on('error', () => undefined);
+        return;
+      }
       const upstream = net.connect(this.target.port, this.target.host);
       for (const s of [client, upstream]) {
         this.sockets.add(s);
@@ -86,6 +93,13 @@ describe.skipIf(!pgUp)('PostgreSQL lost mid-request', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     // Health does not depend on the database.
     expect((await fetch(`${t.url}/v1/health`)).status).toBe(200);
+
+    // A database that accepts connections and never answers: bounded by the pool's connect timeout (3 s).
+    await proxy.start(proxy.port, true);
+    const hung = Date.now();
+    await expectUnavailable(await fetch(`${t.url}/v1/auth/register?email=hung@example.com`));
+    expect(Date.now() - hung).toBeLessThan(6_000);
+    await proxy.cut();
 
     await proxy.start(proxy.port);
     const res = await fetch(`${t.url}/v1/auth/keys`, { headers: { authorization: `Bearer ${other.apiKey}` } });
