@@ -6,6 +6,7 @@
 import type { AnnotateField, AnnotateReport, FieldDescription } from '../annotate/index.js';
 import type { AuditEvent } from '../sign/index.js';
 import type { VerifyResult } from '../verify/index.js';
+import type { MergeInput, MergeOptions, MergeResult } from '../merge/engine.js';
 import type { ErrorCode, ErrorDetail } from '../errors.js';
 
 export type PageSize = 'A4' | 'Letter';
@@ -51,6 +52,11 @@ export interface EngineTasks {
   'verify.pdf': {
     input: { bytes: Uint8Array };
     output: VerifyResult;
+  };
+  /** PDFs (DOCX inputs already converted by the office engine) → one PDF, in order (src/merge). */
+  'merge.pdfs': {
+    input: { inputs: MergeInput[]; options: MergeOptions };
+    output: MergeResult;
   };
 }
 

@@ -36,6 +36,7 @@ interface Engines {
   sign: typeof import('../sign/index.js');
   verify: typeof import('../verify/index.js');
   fetch: typeof import('../fetch/safe-fetch.js');
+  merge: typeof import('../merge/engine.js');
 }
 const engines = (): Promise<Engines> =>
   (enginesLoading ??= Promise.all([
@@ -45,7 +46,8 @@ const engines = (): Promise<Engines> =>
     import('../sign/index.js'),
     import('../verify/index.js'),
     import('../fetch/safe-fetch.js'),
-  ]).then(([convert, text, annotate, sign, verify, fetch]) => ({ convert, text, annotate, sign, verify, fetch })));
+    import('../merge/engine.js'),
+  ]).then(([convert, text, annotate, sign, verify, fetch, merge]) => ({ convert, text, annotate, sign, verify, fetch, merge })));
 
 if (data.preloadEngines) {
   // Top-level await: piscina counts the thread ready only once this module has loaded, engines included,
@@ -143,6 +145,7 @@ const handlers: Handlers = {
     const e = await engines();
     return e.verify.verifyPdf(bytes, { trust: getTrust(e) });
   },
+  'merge.pdfs': async ({ inputs, options }) => (await engines()).merge.mergePdfs(inputs, options),
 };
 
 export default async function runJob(job: EngineJob): Promise<JobOutcome> {
