@@ -18,6 +18,7 @@ import {
   TABLE_LOOK,
   TABLE_STYLE,
   tableBordersXml,
+  tableLookXml,
   tableStartXml,
 } from '../docx/wordml/table.js';
 import { applyBlockCss, backgroundColor, jcOf, runFromCss } from './html-style.js';
@@ -147,7 +148,10 @@ export function table(conv: HtmlConverter, el: Element, decl: Declarations | und
   if (tborder) tblPr += tableBordersXml(tborder);
   const tbg = cssColor(decl?.get('background-color') ?? backgroundColor(decl?.get('background')));
   if (tbg) tblPr += `<w:shd w:val="clear" w:color="auto" w:fill="${tbg}"/>`;
-  tblPr += TABLE_LOOK;
+  // A first row that is a header row of <th> cells is bold through the table style's first-row formatting
+  // (WriterOptions.styledHeaderRows); any other <th> keeps direct bold, as a <td> in <thead> stays regular.
+  const styledFirst = conv.w.styledHeaderRows && isHeader[0]! && cells[0]!.length > 0 && cells[0]!.every((c) => c.header);
+  tblPr += conv.w.styledHeaderRows ? tableLookXml(styledFirst) : TABLE_LOOK;
 
   let xml = tableStartXml(tblPr, grid);
   const savedPageBreak = conv.w.pendingPageBreak;
@@ -186,7 +190,7 @@ export function table(conv: HtmlConverter, el: Element, decl: Declarations | und
       else if (va === 'bottom') tcPr += '<w:vAlign w:val="bottom"/>';
       // Cell content in a frame of its own.
       const saved = conv.w.beginFrame();
-      const cellCtx = cellContext(ctx, cell.header, width);
+      const cellCtx = cellContext(ctx, cell.header && !(styledFirst && r === 0), width);
       const align = (cell.el.attribs.align ?? tr.attribs.align ?? '').toLowerCase();
       if (align) cellCtx.para.jc = jcOf(align);
       const trStyled = runFromCss(cellCtx.run, trDecl, cellCtx);

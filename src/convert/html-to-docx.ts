@@ -52,6 +52,11 @@ export interface FragmentOptions {
   firstDrawingId?: number;
   /** Media file name prefix inside word/media/ (default 'image'). */
   mediaPrefix?: string;
+  /**
+   * Header rows get their bold look from the table style (true only where the package's styles.xml is ours:
+   * whole documents; default false, since a template's table style may not make the first row bold).
+   */
+  styledHeaderRows?: boolean;
 }
 
 export type WordFragment = ConvertedBody;
@@ -74,6 +79,7 @@ function fragmentDefaults(opts: FragmentOptions): Required<FragmentOptions> {
     firstFootnoteId: opts.firstFootnoteId ?? 1,
     firstDrawingId: opts.firstDrawingId ?? 1,
     mediaPrefix: opts.mediaPrefix ?? 'image',
+    styledHeaderRows: opts.styledHeaderRows ?? false,
   };
 }
 
@@ -109,7 +115,7 @@ export function convertMarkdownDom(doc: Document, options: ConvertOptions): Conv
 
 /** The options of a whole document's body (as opposed to a fragment for a host document). */
 export function bodyOptions(options: ConvertOptions): Required<FragmentOptions> {
-  return fragmentDefaults({ textWidthTwips: pageGeometry(options.pageSize).textWidth, relIdPrefix: 'rId', firstNumId: 1 });
+  return fragmentDefaults({ textWidthTwips: pageGeometry(options.pageSize).textWidth, relIdPrefix: 'rId', firstNumId: 1, styledHeaderRows: true });
 }
 
 export function convertHtml(html: string, options: ConvertOptions, depthBounded = false): ConvertedBody {

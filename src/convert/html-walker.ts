@@ -50,7 +50,12 @@ export class HtmlConverter {
   title?: string;
 
   constructor(readonly opts: Required<FragmentOptions>) {
-    this.w = new WordWriter({ relIdPrefix: opts.relIdPrefix, firstNumId: opts.firstNumId, firstFootnoteId: opts.firstFootnoteId });
+    this.w = new WordWriter({
+      relIdPrefix: opts.relIdPrefix,
+      firstNumId: opts.firstNumId,
+      firstFootnoteId: opts.firstFootnoteId,
+      styledHeaderRows: opts.styledHeaderRows,
+    });
     this.images = new ImageStore(this.w.relationships, this.w.warnings, opts.mediaPrefix, opts.firstDrawingId);
   }
 

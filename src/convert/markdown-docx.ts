@@ -22,6 +22,7 @@ import {
   TABLE_FULL_WIDTH,
   TABLE_LOOK,
   TABLE_STYLE,
+  tableLookXml,
   tableStartXml,
 } from '../docx/wordml/table.js';
 import { HEADING_PT, HEADING_STYLE } from './html-elements.js';
@@ -121,7 +122,12 @@ function writable(parse: MarkdownParse): boolean {
 export function markdownDocxBody(parse: MarkdownParse, options: ConvertOptions): ConvertedBody | undefined {
   if (!writable(parse)) return undefined;
   const opts = bodyOptions(options);
-  const w = new WordWriter({ relIdPrefix: opts.relIdPrefix, firstNumId: opts.firstNumId, firstFootnoteId: opts.firstFootnoteId });
+  const w = new WordWriter({
+    relIdPrefix: opts.relIdPrefix,
+    firstNumId: opts.firstNumId,
+    firstFootnoteId: opts.firstFootnoteId,
+    styledHeaderRows: opts.styledHeaderRows,
+  });
   const images = new ImageStore(w.relationships, w.warnings, opts.mediaPrefix, opts.firstDrawingId);
   const writer = new MarkdownWriter(parse, w, images, opts.textWidthTwips);
   writer.write();
@@ -459,11 +465,13 @@ class MarkdownWriter {
     const grid = evenGrid(ncols, Math.max(ncols * 200, avail));
     let tblPr = TABLE_STYLE + TABLE_FULL_WIDTH;
     if (ctx.indent > 0) tblPr += `<w:tblInd w:w="${Math.round(ctx.indent)}" w:type="dxa"/>`;
-    tblPr += TABLE_LOOK;
+    // The first row, a header row, is bold through the table style (see WriterOptions.styledHeaderRows).
+    const styledFirst = w.styledHeaderRows && rows[0]!.header;
+    tblPr += w.styledHeaderRows ? tableLookXml(styledFirst) : TABLE_LOOK;
     let xml = tableStartXml(tblPr, grid);
     const savedPageBreak = w.pendingPageBreak;
     w.pendingPageBreak = false;
-    for (const row of rows) {
+    for (const [r, row] of rows.entries()) {
       xml += rowStartXml(row.header);
       for (let c = 0; c < ncols; c++) {
         const cell = row.cells[c];
@@ -473,7 +481,7 @@ class MarkdownWriter {
           continue;
         }
         const saved = w.beginFrame();
-        const cellCtx = cellContext(ctx, cell.header, width);
+        const cellCtx = cellContext(ctx, cell.header && !(styledFirst && r === 0), width);
         if (cell.align) cellCtx.para.jc = jcOf(cell.align);
         if (cell.inline?.children) this.inline(cell.inline.children, cellCtx);
         w.flush();

@@ -6,6 +6,7 @@ import type { ConvertedBody, ConvertOptions } from './html-to-docx.js';
 import { pageGeometry } from './html-to-docx.js';
 import { xmlAttr, xmlText } from './text.js';
 import { STYLES_XML } from '../docx/styles.js';
+import { withFirstRowStyle } from '../docx/wordml/table.js';
 import { writeZip, type ZipWriteEntry } from '../docx/zip-writer.js';
 
 const NS_W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -17,6 +18,9 @@ const DOC_NS =
   'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"';
 const XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/** The style sheet, its table style's first row bold (header rows take their look from it). */
+const DOC_STYLES_XML = withFirstRowStyle(STYLES_XML);
 
 const SETTINGS_XML =
   XML_DECL +
@@ -94,7 +98,7 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     xml('docProps/core.xml', core),
     xml('docProps/app.xml', app),
     { name: 'word/document.xml', data: document, store: false },
-    xml('word/styles.xml', STYLES_XML),
+    xml('word/styles.xml', DOC_STYLES_XML),
     xml('word/numbering.xml', numbering),
     xml('word/settings.xml', SETTINGS_XML),
     xml('word/footnotes.xml', footnotesXml(body.footnotes)),

@@ -8,7 +8,28 @@ import type { BorderSpec } from './paragraph-props.js';
 export const MAX_TABLE_COLUMNS = 63;
 
 export const TABLE_STYLE = '<w:tblStyle w:val="TableGrid"/>';
-export const TABLE_LOOK = '<w:tblLook w:val="04A0" w:firstRow="1" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/>';
+export const TABLE_LOOK = tableLookXml(true);
+
+/** `<w:tblLook>`: whether the table style's first-row formatting applies (the first row is a header row). */
+export function tableLookXml(firstRow: boolean): string {
+  return `<w:tblLook w:val="${firstRow ? '04A0' : '0420'}" w:firstRow="${firstRow ? 1 : 0}" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/>`;
+}
+/**
+ * The table style's first-row conditional formatting: header rows (w:tblHeader, the first rows of a table)
+ * are bold through the style, which TABLE_LOOK's w:firstRow="1" switches on, rather than through direct bold
+ * runs, so Word, screen readers and DOCX readers see a header row rather than emphasis.
+ */
+export const TABLE_FIRST_ROW_STYLE = '<w:tblStylePr w:type="firstRow"><w:rPr><w:b/><w:bCs/></w:rPr></w:tblStylePr>';
+
+/**
+ * A style sheet whose TableGrid style (TABLE_STYLE) carries TABLE_FIRST_ROW_STYLE: added as the style's last
+ * child (w:tblStylePr comes last in CT_Style) unless it has a first-row part already.
+ */
+export function withFirstRowStyle(stylesXml: string): string {
+  return stylesXml.replace(/(<w:style\b[^>]*w:styleId="TableGrid"[^>]*>)([\s\S]*?)(<\/w:style>)/, (all, open: string, body: string, close: string) =>
+    body.includes('w:type="firstRow"') ? all : open + body + TABLE_FIRST_ROW_STYLE + close,
+  );
+}
 /** The full text width (a percentage in fiftieths). */
 export const TABLE_FULL_WIDTH = '<w:tblW w:w="5000" w:type="pct"/>';
 

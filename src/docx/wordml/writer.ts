@@ -92,9 +92,13 @@ export function rootCtx(para: ParaProps, fontPt: number, widthTwips: number): Ct
 }
 
 /** The context of a table cell's content: the table's run formatting, none of its block's paragraph setup. */
-export function cellContext(ctx: Ctx, header: boolean, widthTwips: number): Ctx {
+/**
+ * A cell's context. `bold`: the cell gets direct bold runs — a header cell outside a header row, or any header
+ * cell when the writer's tables cannot rely on the table style (see WriterOptions.styledHeaderRows).
+ */
+export function cellContext(ctx: Ctx, bold: boolean, widthTwips: number): Ctx {
   const cellCtx = copyCtx(ctx);
-  cellCtx.run = header ? runWith(ctx.run, 'bold', true) : ctx.run;
+  cellCtx.run = bold ? runWith(ctx.run, 'bold', true) : ctx.run;
   cellCtx.para = copyPara(ctx.para);
   cellCtx.para.style = undefined;
   cellCtx.para.numPr = undefined;
@@ -133,6 +137,12 @@ export interface WriterOptions {
   relIdPrefix: string;
   firstNumId: number;
   firstFootnoteId: number;
+  /**
+   * Header rows (w:tblHeader) take their bold look from the table style's first-row formatting
+   * (TABLE_STYLE's definition, see table.ts) instead of direct bold runs. True for whole documents, whose
+   * styles.xml we write; false for fragments inserted into a template, whose table style is the template's.
+   */
+  styledHeaderRows?: boolean;
 }
 
 export class WordWriter {
@@ -144,8 +154,11 @@ export class WordWriter {
   readonly footnotes: Footnotes;
   readonly warnings: string[] = [];
   private nextBookmark = 1;
+  /** See WriterOptions.styledHeaderRows. */
+  readonly styledHeaderRows: boolean;
 
   constructor(opts: WriterOptions) {
+    this.styledHeaderRows = opts.styledHeaderRows ?? false;
     this.relationships = new Relationships(opts.relIdPrefix);
     this.numbering = new Numbering(opts.firstNumId);
     this.footnotes = new Footnotes(opts.firstFootnoteId);
