@@ -16,6 +16,7 @@ import { convertCapability } from './convert/routes.js';
 import { annotateCapability } from './annotate/routes.js';
 import { signCapability } from './sign/routes.js';
 import { verifyCapability } from './verify/routes.js';
+import { mergeCapability } from './merge/routes.js';
 import { loadSigningIdentity } from './sign/index.js';
 import { SafeFetcher } from './fetch/safe-fetch.js';
 import { createAuthService } from './auth/service.js';
@@ -30,7 +31,14 @@ import { Coordination } from './coordination/redis.js';
 const REDIS_START_WAIT_MS = 1500;
 
 /** Every capability with an HTTP face, in the order its routes are registered. */
-export const CAPABILITIES: readonly Capability[] = [authCapability, convertCapability, signCapability, annotateCapability, verifyCapability];
+export const CAPABILITIES: readonly Capability[] = [
+  authCapability,
+  convertCapability,
+  signCapability,
+  annotateCapability,
+  verifyCapability,
+  mergeCapability,
+];
 
 export interface ApiOptions {
   config: Config;

@@ -141,6 +141,23 @@ export type ListTemplateFieldsResponse = {
   }>;
 };
 
+export type MergeDocumentsRequest = {
+  documents: Array<
+    ({ base64: string } | { url: string }) & {
+      base64?: string;
+      url?: string;
+      fileName?: string;
+      title?: string;
+      labelPrefix?: string;
+    }
+  >;
+  options?: {
+    outline?: boolean;
+    pageLabels?: boolean;
+    pdfa?: '1b' | '2b' | '3b';
+  };
+};
+
 export interface RegisterQuery {
   email: string;
 }
