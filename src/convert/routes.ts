@@ -3,7 +3,7 @@
  * string or form fields, one schema), and hands the bytes to the engine pool (md/html→docx) and, for PDF,
  * to the office engine.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError, type ErrorDetail } from '../errors.js';
 import { DOCX_MIME, errorResponses, Type } from '../http/schema.js';
@@ -11,7 +11,10 @@ import { readSingleFile } from '../http/multipart-file.js';
 import { abandonSignal } from '../http/abandon.js';
 import type { Capability } from '../http/capability.js';
 import type { Services } from '../services.js';
-import { convertDocument, inferSourceFormat, type TargetFormat } from './index.js';
+import { convertDocument, inferSourceFormat, type SourceFormat, type TargetFormat } from './index.js';
+import { isPdf } from '../docx/package.js';
+import { writeZip } from '../docx/zip-writer.js';
+import { parsePreviewOptions, renderPdfPages, type PreviewFormat } from '../preview/index.js';
 import { CONVERT_OPTION_NAMES, ConvertForm, ConvertOptions, type ConvertOptionsQuery } from './schema.js';
 
 /** A file name's stem made safe for a quoted Content-Disposition filename (ASCII, no quotes or separators). */
@@ -44,9 +47,13 @@ export function settleOptions(rawQuery: string, query: ConvertOptionsQuery, form
     const q = sentInQuery.has(name) ? query[name] : undefined;
     const f = Object.hasOwn(form, name) ? form[name] : undefined;
     if (f !== undefined) {
-      const allowed = (ConvertOptions.properties[name] as unknown as { enum: readonly string[] }).enum;
-      if (!allowed.includes(f)) {
-        details.push({ field: name, issue: `must be equal to one of the allowed values (${allowed.join(', ')})` });
+      const prop = ConvertOptions.properties[name] as unknown as { enum?: readonly string[]; pattern?: string };
+      if (prop.enum && !prop.enum.includes(f)) {
+        details.push({ field: name, issue: `must be equal to one of the allowed values (${prop.enum.join(', ')})` });
+        continue;
+      }
+      if (prop.pattern && !new RegExp(prop.pattern).test(f)) {
+        details.push({ field: name, issue: `must match pattern "${prop.pattern}"` });
         continue;
       }
       if (q !== undefined && q !== f) {
@@ -72,10 +79,11 @@ function convertRoutes(services: Services) {
       config: { auth: true, documentEndpoint: true, endpoint: 'convert', multipartBody: ConvertForm },
       schema: {
         operationId: 'convertDocument',
-        summary: 'Convert a document (docx→pdf, md→docx, html→docx, md→pdf, html→pdf)',
+        summary: 'Convert a document (docx→pdf, md→docx, html→docx, md→pdf, html→pdf) or render page previews (docx|pdf→png|jpeg)',
         description:
           'Send the document as multipart/form-data, field `file` (exactly one). The options are query parameters or form fields of the same names. ' +
-          '`from` is inferred from the file name and content when absent.',
+          '`from` is inferred from the file name and content when absent. ' +
+          '`to=png|jpeg`: previews of the `pages` of a DOCX or PDF at `width` px — one image for one page, else a ZIP of `page-<n>.png|jpg`.',
         tags: ['convert'],
         consumes: ['multipart/form-data'],
         querystring: ConvertOptions,
@@ -85,6 +93,9 @@ function convertRoutes(services: Services) {
             content: {
               'application/pdf': { schema: Type.String({ format: 'binary' }) },
               [DOCX_MIME]: { schema: Type.String({ format: 'binary' }) },
+              'image/png': { schema: Type.String({ format: 'binary', description: 'One page preview (`to=png`, one page)' }) },
+              'image/jpeg': { schema: Type.String({ format: 'binary', description: 'One page preview (`to=jpeg`, one page)' }) },
+              'application/zip': { schema: Type.String({ format: 'binary', description: 'Several page previews: `page-<n>.png|jpg`' }) },
             },
           },
           ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503, 504),
@@ -93,8 +104,14 @@ function convertRoutes(services: Services) {
       handler: async (request, reply) => {
         const upload = await readSingleFile(request);
         const q = settleOptions(request.url.split('?')[1] ?? '', request.query, upload.fields);
+        if (q.to === 'png' || q.to === 'jpeg') return previews(services, q, q.to, upload.filename, upload.bytes, reply);
+        if (q.width !== undefined || q.pages !== undefined) {
+          throw new FolioError('VALIDATION_ERROR', '`width` and `pages` apply to page previews only (to=png|jpeg)', {
+            details: [{ field: q.width !== undefined ? 'width' : 'pages', issue: 'only with to=png or to=jpeg' }],
+          });
+        }
         const to: TargetFormat = q.to ?? 'pdf';
-        const from = q.from ?? inferSourceFormat(upload.filename, upload.bytes);
+        const from = q.from === 'pdf' ? pdfSourceRefused(to) : (q.from ?? inferSourceFormat(upload.filename, upload.bytes));
         if (!from) {
           throw new FolioError('VALIDATION_ERROR', 'Could not tell the source format from the file name or content; pass ?from=docx|md|html', {
             details: [{ field: 'from', issue: 'not inferable' }],
@@ -131,6 +148,57 @@ function convertRoutes(services: Services) {
       },
     });
   };
+}
+
+function pdfSourceRefused(to: string): never {
+  throw new FolioError('UNSUPPORTED_CONVERSION', `Conversion from pdf to ${to} is not supported`, {
+    details: [{ field: 'from', issue: 'a PDF source is for page previews only (to=png|jpeg)' }],
+  });
+}
+
+/**
+ * Page previews: a PDF as it is, a DOCX through the office engine first (an upload: every office check
+ * applies), then poppler (src/preview). One page → the image; several → a ZIP of page-<n>.<ext>.
+ */
+async function previews(
+  services: Services,
+  q: ConvertOptionsQuery,
+  format: PreviewFormat,
+  filename: string,
+  bytes: Uint8Array,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const req = parsePreviewOptions(q.width, q.pages);
+  let from: SourceFormat | 'pdf' | undefined = q.from ?? (isPdf(bytes) ? 'pdf' : inferSourceFormat(filename, bytes));
+  if (from === 'pdf' && !isPdf(bytes)) from = undefined;
+  if (from === 'md' || from === 'html') {
+    throw new FolioError('UNSUPPORTED_CONVERSION', `Previews are made of a DOCX or a PDF, not ${from}`, {
+      details: [{ field: 'from', issue: 'previews: docx or pdf' }],
+    });
+  }
+  if (!from) {
+    throw new FolioError('VALIDATION_ERROR', 'Could not tell the source format from the file name or content; pass ?from=docx|pdf', {
+      details: [{ field: 'from', issue: 'not inferable' }],
+    });
+  }
+  let pdf = bytes;
+  if (from === 'docx') pdf = await convertDocument(bytes, 'docx', 'pdf', { office: services.office, pdf: { origin: 'upload' } });
+  const pages = await renderPdfPages(pdf, format, req, abandonSignal(reply));
+  const ext = format === 'png' ? 'png' : 'jpg';
+  const stem = safeStem(filename);
+  let out: Uint8Array;
+  if (pages.length === 1) {
+    out = pages[0]!.bytes;
+    reply
+      .header('Content-Type', format === 'png' ? 'image/png' : 'image/jpeg')
+      .header('Content-Disposition', `attachment; filename="${stem}.${ext}"`);
+  } else {
+    // Images are compressed already: stored.
+    out = writeZip(pages.map((p) => ({ name: `page-${p.page}.${ext}`, data: p.bytes, store: true })));
+    reply.header('Content-Type', 'application/zip').header('Content-Disposition', `attachment; filename="${stem}.zip"`);
+  }
+  reply.code(200).header('Cache-Control', 'no-store').header('X-Page-Count', String(pages.length));
+  return reply.send(Buffer.from(out.buffer, out.byteOffset, out.byteLength) as never);
 }
 
 /** Markdown/HTML → DOCX runs in the engine pool (always there); PDF output also needs the office engine. */

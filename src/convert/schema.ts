@@ -7,9 +7,31 @@ import { BooleanString, FileUpload, StringEnum, Type, type Static } from '../htt
 export const ConvertOptions = Type.Object(
   {
     from: Type.Optional(
-      StringEnum(['docx', 'md', 'html'] as const, { description: 'Source format; inferred from the file name and content when absent' }),
+      StringEnum(['docx', 'md', 'html', 'pdf'] as const, {
+        description: 'Source format; inferred from the file name and content when absent (`pdf` only for `to=png|jpeg`)',
+      }),
     ),
-    to: Type.Optional(StringEnum(['pdf', 'docx'] as const, { default: 'pdf', description: 'Target format' })),
+    to: Type.Optional(
+      StringEnum(['pdf', 'docx', 'png', 'jpeg'] as const, {
+        default: 'pdf',
+        description: 'Target format; `png`/`jpeg` are page previews of a DOCX or PDF (one image, or a ZIP of `page-<n>.<ext>` for several pages)',
+      }),
+    ),
+    width: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,9}$',
+        description: 'Previews (`to=png|jpeg`): image width in pixels, 1–4000 (default 800); the height keeps the page proportions',
+        examples: ['800'],
+      }),
+    ),
+    pages: Type.Optional(
+      Type.String({
+        pattern: '^[0-9, -]{1,400}$',
+        description:
+          'Previews (`to=png|jpeg`): pages to render, numbered from 1: a list of numbers and ranges such as `1-3,5` (default `1`; at most 50 pages per call; a page beyond the document is a 422)',
+        examples: ['1-3,5'],
+      }),
+    ),
     trackedChanges: Type.Optional(
       StringEnum(['markup', 'accept', 'reject'] as const, {
         default: 'markup',

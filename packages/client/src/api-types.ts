@@ -72,8 +72,10 @@ export type AnnotateDocumentResponse = {
 };
 
 export interface ConvertDocumentQuery {
-  from?: 'docx' | 'md' | 'html';
-  to?: 'pdf' | 'docx';
+  from?: 'docx' | 'md' | 'html' | 'pdf';
+  to?: 'pdf' | 'docx' | 'png' | 'jpeg';
+  width?: string;
+  pages?: string;
   trackedChanges?: 'markup' | 'accept' | 'reject';
   pdfa?: '1b' | '2b' | '3b';
   tagged?: 'true' | 'false';
@@ -248,12 +250,12 @@ export type VerifyDocumentResponse = {
       validAtSigningTime?: boolean;
     };
     modificationsAfter?: {
-      level?: 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'OTHER';
+      level?: 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'METADATA' | 'OTHER';
       details?: Array<{
         object?: number;
         revision?: number;
         kind?: 'added' | 'changed' | 'deleted' | 're-pointed' | 'emptied' | 'structure';
-        level?: 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'OTHER';
+        level?: 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'METADATA' | 'OTHER';
         issue?: string;
         attack?: 'EVIL_ANNOTATION' | 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE';
         field?: string;
