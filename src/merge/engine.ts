@@ -12,6 +12,9 @@ import {
   PDFName,
   PDFNull,
   PDFNumber,
+  PDFObjectCopier,
+  PDFPage,
+  PDFPageLeaf,
   PDFRef,
   PDFString,
   type PDFContext,
@@ -232,6 +235,30 @@ function writeOutlineItems(ctx: PDFContext, parentRef: PDFRef, nodes: OutlineNod
   return { first: refs[0]!, last: refs[refs.length - 1]! };
 }
 
+/**
+ * Copies every page of `src` to the end of `out`, in order, and answers the copies' references. Unlike
+ * pdf-lib's copyPages, every page's reference is mapped to its copy before anything is copied, so a link
+ * or any other reference from one page to another of the same input points at the copy in the page tree
+ * (copyPages would copy the target again as an orphan page outside the tree).
+ */
+function copyAllPages(src: PDFDocument, out: PDFDocument): PDFRef[] {
+  const copier = PDFObjectCopier.for(src.context, out.context);
+  // The copier's reference map (private in its typings): seeded with the pages' new references.
+  const traversed = (copier as unknown as { traversedObjects: Map<PDFObject, PDFObject> }).traversedObjects;
+  const pages = src.getPages();
+  const refs = pages.map((page) => {
+    const ref = out.context.nextRef();
+    traversed.set(page.ref, ref);
+    return ref;
+  });
+  pages.forEach((page, i) => {
+    const copy = copier.copy(page.node) as PDFPageLeaf;
+    out.context.assign(refs[i]!, copy);
+    out.addPage(PDFPage.of(copy, refs[i]!, out));
+  });
+  return refs;
+}
+
 export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Promise<MergeResult> {
   const out = await PDFDocument.create({ updateMetadata: false });
   const ctx = out.context;
@@ -251,16 +278,15 @@ export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Pr
     if (isSigned(src)) {
       warnings.push(`${inputLabel(index, input.fileName)} is signed; it was merged as content and its signature is not valid in the merged PDF`);
     }
-    let copied;
+    let copied: PDFRef[];
     try {
-      copied = await out.copyPages(src, src.getPageIndices());
+      copied = copyAllPages(src, out);
     } catch {
       throw inputError(index, input.fileName, 'its pages could not be read');
     }
     const pageMap = new Map<string, PDFRef>();
-    src.getPages().forEach((p, i) => pageMap.set(p.ref.toString(), copied[i]!.ref));
-    for (const page of copied) out.addPage(page);
-    const first = copied[0]!.ref;
+    src.getPages().forEach((p, i) => pageMap.set(p.ref.toString(), copied[i]!));
+    const first = copied[0]!;
     if (options.outline) {
       const title = input.title ?? (input.fileName || `Document ${index + 1}`);
       entries.push({ title, dest: ctx.obj([first, PDFName.of('Fit')]), children: readOutline(src, pageMap, ctx) });

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { authed, type TestApi } from '../helpers/api.js';
 
 /** A PDF whose page i (from 1) reads `<tag> page <i>`. */
@@ -80,3 +80,23 @@ export const encryptWithQpdf = (pdf: Uint8Array): Uint8Array =>
     execFileSync('qpdf', ['--encrypt', 'user', 'owner', '256', '--', f, out]);
     return new Uint8Array(fs.readFileSync(out));
   });
+
+/** The page objects and every object as qpdf reads them (`qpdf --json=2`: pages and objects). */
+export const qpdfObjects = (pdf: Uint8Array): { pages: string[]; objects: Record<string, { value?: Record<string, unknown> }> } =>
+  withFile(pdf, (f) => {
+    const json = JSON.parse(
+      execFileSync('qpdf', ['--json=2', '--json-key=pages', '--json-key=qpdf', f], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }),
+    );
+    return { pages: (json.pages as Array<{ object: string }>).map((p) => p.object), objects: json.qpdf[1] };
+  });
+
+/** Two pages; page 1 carries a link annotation to page 2. */
+export async function linkedPdf(tag: string): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const pages = [doc.addPage([595.28, 841.89]), doc.addPage([595.28, 841.89])];
+  pages.forEach((p, i) => p.drawText(`${tag} page ${i + 1}`, { x: 40, y: 780, size: 14, font }));
+  const link = doc.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [40, 700, 200, 720], Border: [0, 0, 0], Dest: [pages[1]!.ref, 'Fit'] });
+  pages[0]!.node.set(PDFName.of('Annots'), doc.context.obj([doc.context.register(link)]));
+  return doc.save({ useObjectStreams: false });
+}

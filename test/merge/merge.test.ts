@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { signMinimal } from '../sign/helpers.js';
-import { encryptWithQpdf, mergeJson, mergeMultipart, pageTexts, pdfinfoPages, qpdfJson, taggedPdf } from './helpers.js';
+import { encryptWithQpdf, linkedPdf, mergeJson, mergeMultipart, pageTexts, pdfinfoPages, qpdfJson, qpdfObjects, taggedPdf } from './helpers.js';
 
 let t: TestApi;
 beforeAll(async () => {
@@ -76,6 +76,23 @@ describe('POST /v1/merge', () => {
       [0, 'u:C-'],
       [1, 'u:R-'],
     ]);
+  });
+
+  it("keeps links between an input's pages pointing at the merged pages, with no orphan page copies", async () => {
+    const res = await mergeMultipart(t, [
+      { bytes: await taggedPdf('Lead', 1), name: 'lead.pdf' },
+      { bytes: await linkedPdf('Linked'), name: 'linked.pdf' },
+    ]);
+    expect(res.status).toBe(200);
+    const pdf = await bytesOf(res);
+    const { pages, objects } = qpdfObjects(pdf);
+    expect(pages).toHaveLength(3);
+    const annots = objects[`obj:${pages[1]}`]!.value!['/Annots'] as string[];
+    expect(annots).toHaveLength(1);
+    const dest = objects[`obj:${annots[0]}`]!.value!['/Dest'] as string[];
+    expect(dest[0]).toBe(pages[2]);
+    const pageObjects = Object.values(objects).filter((o) => o.value?.['/Type'] === '/Page');
+    expect(pageObjects).toHaveLength(3);
   });
 
   it('leaves the outline and the labels out when asked', async () => {
