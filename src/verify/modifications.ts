@@ -8,7 +8,6 @@
  */
 import {
   collectRefs,
-  differingKeys,
   isDict,
   isName,
   isRef,
@@ -22,9 +21,17 @@ import {
 } from '../pdf/index.js';
 import { hasVisibleAppearance, type SignatureFields } from './signatures.js';
 import { AUDIT_REVISION_DETAIL } from './audit-revision.js';
+import { judgeInfo, judgeXmp } from './rules/metadata.js';
+import { extensionsLevel } from './rules/catalog.js';
+import { trailerChanges } from './rules/trailer.js';
+import { changedKeys, fieldName, hasRealContents, isEmptyValue, isInfoLike } from './rules/shared.js';
 
-export type ModificationLevel = 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'OTHER';
-const RANK: Record<ModificationLevel, number> = { NONE: 0, SIGNATURES_ONLY: 1, FORM_FILL: 2, ANNOTATIONS: 3, OTHER: 4 };
+/**
+ * METADATA (a new /Info or a changed XMP /Metadata stream) is never permitted after signing: no DocMDP level
+ * allows it, so it ranks above the levels DocMDP can permit and below OTHER.
+ */
+export type ModificationLevel = 'NONE' | 'SIGNATURES_ONLY' | 'FORM_FILL' | 'ANNOTATIONS' | 'METADATA' | 'OTHER';
+const RANK: Record<ModificationLevel, number> = { NONE: 0, SIGNATURES_ONLY: 1, FORM_FILL: 2, ANNOTATIONS: 3, METADATA: 4, OTHER: 5 };
 export const maxLevel = (a: ModificationLevel, b: ModificationLevel): ModificationLevel => (RANK[a] >= RANK[b] ? a : b);
 export const levelRank = (l: ModificationLevel) => RANK[l];
 
@@ -283,6 +290,8 @@ export class ModificationAnalyzer {
       items.set(num, { num, a, b, rev });
     }
 
+    details.push(...trailerChanges(doc, fromRev, this.infoAt(fromRev)));
+
     const levels = new Map<number, ModificationLevel>();
     const deferred: Item[] = [];
     const push = (it: Item, kind: ModificationDetail['kind'], level: ModificationLevel, issue: string, extra: Partial<ModificationDetail> = {}) => {
@@ -327,10 +336,16 @@ export class ModificationAnalyzer {
         case 'dss':
           push(it, kind, 'SIGNATURES_ONLY', `validation data (DSS) ${kind}`);
           break;
-        case 'info':
-        case 'metadata':
-          push(it, kind, 'SIGNATURES_ONLY', role === 'info' ? 'document information dictionary updated' : 'XMP metadata updated');
+        case 'info': {
+          const j = judgeInfo(doc.buf, this.infoAt(fromRev), dictOf(b.value));
+          push(it, kind, j.level, `document information dictionary ${kind}${j.what.length ? ` (${j.what.join(', ')})` : ' (bookkeeping only)'}`);
           break;
+        }
+        case 'metadata': {
+          const j = this.judgeXmpAt(fromRev);
+          push(it, kind, j.level, `XMP metadata stream ${kind}${j.what.length ? ` (${j.what.join(', ')})` : ' (bookkeeping only)'}`);
+          break;
+        }
         case 'sigfield':
           this.classifySigField(it, kind, push);
           break;
@@ -356,10 +371,16 @@ export class ModificationAnalyzer {
           }
           const changed = changedKeys(doc, a.value, b.value);
           if (changed.every((k) => ['AcroForm', 'DSS', 'Extensions', 'Version', 'Metadata'].includes(k))) {
-            const afLevel =
+            let afLevel: ModificationLevel =
               changed.includes('AcroForm') && isDict(dictOf(b.value)?.map.get('AcroForm'))
                 ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), fromRev)
                 : 'SIGNATURES_ONLY';
+            if (changed.includes('Metadata')) afLevel = maxLevel(afLevel, this.judgeXmpAt(fromRev).level);
+            if (changed.includes('Extensions'))
+              afLevel = maxLevel(
+                afLevel,
+                extensionsLevel(doc, dictOf(a.value)?.map.get('Extensions'), fromRev, dictOf(b.value)?.map.get('Extensions')),
+              );
             push(it, kind, afLevel, `catalog updated (${changed.join(', ')})`);
           } else push(it, kind, 'OTHER', `catalog changed (${changed.join(', ')})`);
           break;
@@ -457,6 +478,18 @@ export class ModificationAnalyzer {
     return { level, details };
   }
 
+  private infoAt(rev: number): PdfDict | undefined {
+    return this.doc.dictAt(this.doc.trailerAt(rev)?.map.get('Info'), rev);
+  }
+
+  /** The XMP packet of the catalog now against the one in force at `fromRev` (or the /Info it mirrors). */
+  private judgeXmpAt(fromRev: number) {
+    const doc = this.doc;
+    const before = doc.deref(doc.catalogAt(fromRev)?.map.get('Metadata'), fromRev);
+    const now = doc.deref(doc.catalogAt(doc.last)?.map.get('Metadata'), doc.last);
+    return judgeXmp(doc, before, now, this.infoAt(fromRev));
+  }
+
   private classifySigField(it: { num: number; a?: ResolvedObject; b?: ResolvedObject }, kind: 'added' | 'changed', push: PushDetail): void {
     const doc = this.doc;
     const last = doc.last;
@@ -538,39 +571,4 @@ export class ModificationAnalyzer {
     }
     return level;
   }
-}
-
-/** A document information dictionary holds text strings, dates and names only. */
-function isInfoLike(d: PdfDict): boolean {
-  if (d.map.has('Type')) return false;
-  for (const v of d.map.values()) {
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || (v.kind !== 'string' && v.kind !== 'name')) return false;
-  }
-  return true;
-}
-
-function isEmptyValue(v: PdfValue): boolean {
-  return v === null || (isDict(v) && v.map.size === 0);
-}
-
-function hasRealContents(d: PdfDict): boolean {
-  const c = d.map.get('Contents');
-  return typeof c === 'object' && c !== null && !Array.isArray(c) && c.kind === 'string' && c.bytes.some((x) => x !== 0);
-}
-
-function changedKeys(doc: PdfDocument, aV: PdfValue, bV: PdfValue): string[] {
-  const a = dictOf(aV);
-  const b = dictOf(bV);
-  if (!a || !b) return ['(type)'];
-  const out = differingKeys(doc.buf, a, b, 'Length');
-  if (isStream(aV) && isStream(bV) && !sameValue(doc.buf, aV, bV) && out.length === 0) out.push('(stream data)');
-  return out;
-}
-
-function fieldName(doc: PdfDocument, v: PdfValue | undefined): string | undefined {
-  const d = dictOf(v);
-  const t = d?.map.get('T');
-  if (typeof t === 'object' && t !== null && !Array.isArray(t) && t.kind === 'string') return Buffer.from(t.bytes).toString('latin1');
-  const parent = d ? doc.dictAt(d.map.get('Parent'), doc.last) : undefined;
-  return parent && parent !== d ? fieldName(doc, parent) : undefined;
 }

@@ -2,7 +2,7 @@
 import { DocumentSource, Nullable, StringEnum, Type, type Static } from '../http/schema.js';
 
 const O = Type.Optional;
-const LEVEL = ['NONE', 'SIGNATURES_ONLY', 'FORM_FILL', 'ANNOTATIONS', 'OTHER'] as const;
+const LEVEL = ['NONE', 'SIGNATURES_ONLY', 'FORM_FILL', 'ANNOTATIONS', 'METADATA', 'OTHER'] as const;
 
 export const VerifyRequest = Type.Object(
   { document: DocumentSource },

@@ -383,6 +383,10 @@ export interface SignOptions {
   timestampWrongImprint?: boolean;
   /** Encode the outer ContentInfo with an indefinite (BER) length, as some older signers do. */
   berOuter?: boolean;
+  /** Store the signature dictionary inline in the field's /V (not as an indirect object). */
+  inline?: boolean;
+  /** Give the signature field a separate indirect widget annotation in /Kids (not a merged field/widget). */
+  widgetKid?: boolean;
 }
 
 const DIGEST_OID: Record<string, string> = {
@@ -431,11 +435,15 @@ export function signPdf(pdf: Uint8Array, o: SignOptions): Uint8Array {
   const sigType = o.subFilter === 'ETSI.RFC3161' ? 'DocTimeStamp' : 'Sig';
   const sigBody = `<</Type /${sigType} /Filter /Adobe.PPKLite /SubFilter /${o.subFilter ?? 'ETSI.CAdES.detached'} /ByteRange ${brPlaceholder} /Contents <${placeholder}> /M (${pdfDate})${reference}>>`;
   const rect = o.visible ? '[50 50 250 110]' : '[0 0 0 0]';
-  const fieldBody = `<</Type /Annot /Subtype /Widget /FT /Sig /T (${o.fieldName ?? 'Signature1'}) /V ${sigNum} 0 R /F 4 /Rect ${rect} /P ${page.num} 0 R${apNum ? ` /AP <</N ${apNum} 0 R>>` : ''}>>`;
-  const objects: UpdateObject[] = [
-    { num: sigNum, body: sigBody },
-    { num: fieldNum, body: fieldBody },
-  ];
+  const v = o.inline ? sigBody : `${sigNum} 0 R`;
+  const widgetNum = o.widgetKid ? n++ : fieldNum;
+  const widgetKeys = `/Type /Annot /Subtype /Widget /F 4 /Rect ${rect} /P ${page.num} 0 R${apNum ? ` /AP <</N ${apNum} 0 R>>` : ''}`;
+  const fieldBody = o.widgetKid
+    ? `<</FT /Sig /T (${o.fieldName ?? 'Signature1'}) /V ${v} /Kids [${widgetNum} 0 R]>>`
+    : `<<${widgetKeys} /FT /Sig /T (${o.fieldName ?? 'Signature1'}) /V ${v}>>`;
+  const objects: UpdateObject[] = [{ num: fieldNum, body: fieldBody }];
+  if (!o.inline) objects.unshift({ num: sigNum, body: sigBody });
+  if (o.widgetKid) objects.push({ num: widgetNum, body: `<<${widgetKeys} /Parent ${fieldNum} 0 R>>` });
   if (apNum) {
     const content = 'q 0 0 1 rg 0 0 200 60 re f Q';
     objects.push({
@@ -461,7 +469,7 @@ export function signPdf(pdf: Uint8Array, o: SignOptions): Uint8Array {
   objects.push({ num: rootRef.num, body: serialize({ kind: 'dict', map: newCatalog, start: 0, end: 0 }) });
   const annots = (doc.deref(pageDict.map.get('Annots'), last) as PdfValue[] | undefined) ?? [];
   const newPage = new Map(pageDict.map);
-  newPage.set('Annots', [...annots, { kind: 'ref', num: fieldNum, gen: 0 }]);
+  newPage.set('Annots', [...annots, { kind: 'ref', num: widgetNum, gen: 0 }]);
   objects.push({ num: page.num, body: serialize({ kind: 'dict', map: newPage, start: 0, end: 0 }) });
   const prepared = appendUpdate(pdf, objects);
   return fillSignature(prepared, o);
