@@ -87,6 +87,20 @@ async function readMultipart(request: FastifyRequest): Promise<Settled> {
   return { inputs, outline: booleanField(fields, 'outline') ?? true, pageLabels: booleanField(fields, 'pageLabels') ?? true, pdfa: fields.pdfa };
 }
 
+/** The file name a URL ends with (`https://x/a/b%20c.pdf` → `b c.pdf`), or '' when it has none. */
+function lastPathSegment(url: string): string {
+  try {
+    const segment = new URL(url).pathname.split('/').pop() ?? '';
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  } catch {
+    return '';
+  }
+}
+
 async function readJson(body: MergeRequestBody, services: Services): Promise<Settled> {
   const inputs: RawInput[] = [];
   let total = 0;
@@ -96,7 +110,7 @@ async function readJson(body: MergeRequestBody, services: Services): Promise<Set
       d.base64 !== undefined ? decodeBase64Input(d.base64, `${field}.base64`).bytes : (await services.fetcher.fetch(d.url!, `${field}.url`)).bytes;
     total += bytes.length;
     if (total > MAX_DOCUMENT_BYTES) throw tooLarge();
-    const fileName = d.fileName ?? (d.url !== undefined ? decodeURIComponent(new URL(d.url).pathname.split('/').pop() ?? '') : '');
+    const fileName = d.fileName ?? (d.url !== undefined ? lastPathSegment(d.url) : '');
     inputs.push({ bytes, fileName, title: d.title, labelPrefix: d.labelPrefix });
   }
   return { inputs, outline: body.options?.outline ?? true, pageLabels: body.options?.pageLabels ?? true, pdfa: body.options?.pdfa };
@@ -155,9 +169,12 @@ function mergeRoutes(services: Services) {
           });
         }
 
-        // DOCX inputs become PDFs in the office engine's supervised processes, one after the other.
+        // DOCX inputs become PDFs in the office engine's supervised processes, one after the other; a client
+        // that left stops the remaining conversions.
+        const signal = abandonSignal(reply);
         const inputs: MergeInput[] = [];
         for (const [index, raw] of settled.inputs.entries()) {
+          if (signal.aborted) throw new FolioError('VALIDATION_ERROR', 'The client closed the connection');
           let pdf = raw.bytes;
           const fromDocx = isZip(raw.bytes);
           if (fromDocx) {
@@ -177,7 +194,7 @@ function mergeRoutes(services: Services) {
         const result = await services.enginePool.run(
           'merge.pdfs',
           { inputs, options: { outline: settled.outline, pageLabels: settled.pageLabels } },
-          { signal: abandonSignal(reply) },
+          { signal },
         );
         reply
           .code(200)

@@ -204,6 +204,16 @@ describe('POST /v1/merge', () => {
     expect((await res.json()).code).toBe('UNSUPPORTED_CONVERSION');
   });
 
+  it('is listed in the OpenAPI document with its JSON and multipart bodies', async () => {
+    const doc = await (await fetch(`${t.url}/openapi.json`)).json();
+    const op = doc.paths['/v1/merge'].post;
+    expect(op.operationId).toBe('mergeDocuments');
+    expect(op.security).toEqual([{ bearerAuth: [] }]);
+    expect(Object.keys(op.requestBody.content).sort()).toEqual(['application/json', 'multipart/form-data']);
+    expect(op.requestBody.content['multipart/form-data'].schema.properties.files.maxItems).toBe(50);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '413', '422']));
+  });
+
   it('needs an API key (401)', async () => {
     const res = await mergeMultipart(
       t,
