@@ -132,7 +132,24 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
     .map((r) => r.revision - 1);
   const audit = readAuditTrail(doc, intactRevisions);
   if (audit) result.auditTrail = audit;
+  // Folio's own signatures are made with the service's certificate on behalf of a person, who is named in
+  // the embedded audit trail: that person is the answer's `signer` (the certificate stays in signatures[].signer),
+  // when the trail is intact and covered by that very signature.
+  const person = lastSig && audit ? auditPerson(audit, lastSig) : undefined;
+  if (person && result.signer) result.signer = { ...result.signer, ...person };
   return result;
+}
+
+function auditPerson(audit: AuditTrailAnswer, sig: SignatureReport): { name: string | null; email: string | null } | undefined {
+  if (!sig.issuedByThisService || !sig.valid || !audit.hashMatches || !audit.coveredBySignature) return undefined;
+  // The audit record names the certificate it was signed with: it must be this signature's.
+  const cert = audit.certificate as { fingerprint?: unknown } | undefined;
+  if (typeof cert?.fingerprint !== 'string' || cert.fingerprint !== sig.signer?.fingerprint) return undefined;
+  const s = audit.signer;
+  if (typeof s !== 'object' || s === null) return undefined;
+  const { name, email } = s as { name?: unknown; email?: unknown };
+  if (typeof name !== 'string' && typeof email !== 'string') return undefined;
+  return { name: typeof name === 'string' ? name : null, email: typeof email === 'string' ? email : null };
 }
 
 interface Certification {

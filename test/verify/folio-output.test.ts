@@ -54,6 +54,18 @@ describe("Folio's own signed output", () => {
     expect(r.auditTrail.signer).toMatchObject({ name: 'Grace Hopper', email: 'grace@example.com' });
   });
 
+  it('names the person from the audit trail as `signer`, keeping the certificate under signatures[].signer', async () => {
+    const r = await verify(api, folioSigned);
+    expect(r.signer).toMatchObject({ name: 'Grace Hopper', email: 'grace@example.com' });
+    expect(r.signer.signedAt).toBe(r.signatures[0].signedAt);
+    expect(r.signatures[0].signer.subject).toMatch(/Folio/);
+    expect(r.signatures[0].signer.name).not.toBe('Grace Hopper');
+    expect(r.signatures[0].signer.fingerprint).toBe(r.auditTrail.certificate.fingerprint);
+    // A later signature by someone else: the answer's signer is theirs (the certificate's), not the audit trail's.
+    const later = await verify(api, pdfsigSign(pki, folioSigned));
+    expect(later.signer.name).not.toBe('Grace Hopper');
+  });
+
   it('a second signature added later (pdfsig -add-signature) keeps the first valid', async () => {
     const r = await verify(api, pdfsigSign(pki, folioSigned));
     expect(r.signatureCount).toBe(2);
