@@ -259,6 +259,32 @@ function copyAllPages(src: PDFDocument, out: PDFDocument): PDFRef[] {
   return refs;
 }
 
+/**
+ * Drops the value (/V, the signature dictionary with its ByteRange and CMS) of every signature field that
+ * the copied pages' widgets lead to: the signature covered the input's bytes and cannot be valid in the
+ * merged file, so it is not carried over for a validator to report as a broken one. The widgets and their
+ * appearance stay: the signature is merged as what it looks like.
+ */
+function dropSignatureValues(out: PDFDocument, pages: PDFRef[]): void {
+  const ctx = out.context;
+  for (const ref of pages) {
+    const annots = ctx.lookupMaybe(ref, PDFDict)?.lookupMaybe(PDFName.of('Annots'), PDFArray);
+    if (!annots) continue;
+    for (let i = 0; i < annots.size(); i++) {
+      const annot = annots.lookup(i);
+      if (!(annot instanceof PDFDict)) continue;
+      const parent = annot.lookupMaybe(PDFName.of('Parent'), PDFDict);
+      for (const field of parent ? [annot, parent] : [annot]) {
+        if (field.lookup(PDFName.of('FT')) !== PDFName.of('Sig')) continue;
+        const value = field.get(PDFName.of('V'));
+        field.delete(PDFName.of('V'));
+        // Already copied as an object of its own: pdf-lib writes every object of the context, referenced or not.
+        if (value instanceof PDFRef) ctx.delete(value);
+      }
+    }
+  }
+}
+
 export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Promise<MergeResult> {
   const out = await PDFDocument.create({ updateMetadata: false });
   const ctx = out.context;
@@ -275,7 +301,8 @@ export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Pr
         details: [{ field: `documents.${index}`, issue: `${input.fileName || 'unnamed'}: pages beyond the ${MAX_MERGE_PAGES}-page limit` }],
       });
     }
-    if (isSigned(src)) {
+    const signed = isSigned(src);
+    if (signed) {
       warnings.push(`${inputLabel(index, input.fileName)} is signed; it was merged as content and its signature is not valid in the merged PDF`);
     }
     let copied: PDFRef[];
@@ -284,6 +311,7 @@ export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Pr
     } catch {
       throw inputError(index, input.fileName, 'its pages could not be read');
     }
+    if (signed) dropSignatureValues(out, copied);
     const pageMap = new Map<string, PDFRef>();
     src.getPages().forEach((p, i) => pageMap.set(p.ref.toString(), copied[i]!));
     const first = copied[0]!;
