@@ -10,6 +10,7 @@ import { buildApiApp } from './http/app.js';
 import { LocalInFlightLimiter, RedisInFlightLimiter } from './http/in-flight.js';
 import type { HttpMetrics } from './http/metrics.js';
 import { healthRoutes } from './http/routes/health.js';
+import { playgroundRoutes } from './http/playground.js';
 import type { Capability } from './http/capability.js';
 import { authCapability } from './auth/routes.js';
 import { convertCapability } from './convert/routes.js';
@@ -143,7 +144,7 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     limiter,
     metrics: opts.metrics,
     // Only capabilities whose engine can serve get routes, so /openapi.json lists only what works.
-    routes: [healthRoutes(services), ...CAPABILITIES.filter((c) => c.available(services)).map((c) => c.routes(services))],
+    routes: [healthRoutes(services), ...CAPABILITIES.filter((c) => c.available(services)).map((c) => c.routes(services)), playgroundRoutes()],
   });
   return {
     app,
