@@ -24,6 +24,7 @@ import { AUDIT_REVISION_DETAIL } from './audit-revision.js';
 import { judgeInfo, judgeXmp } from './rules/metadata.js';
 import { extensionsLevel } from './rules/catalog.js';
 import { trailerChanges } from './rules/trailer.js';
+import { fieldValueChanged } from './rules/form.js';
 import { changedKeys, fieldName, hasRealContents, isEmptyValue, isInfoLike } from './rules/shared.js';
 
 /**
@@ -356,7 +357,11 @@ export class ModificationAnalyzer {
           }
           const changed = changedKeys(doc, a.value, b.value);
           const name = fieldName(doc, b.value);
-          if (changed.every((k) => ['V', 'AP', 'AS', 'DV', 'MK', 'DA', 'BS', 'TU'].includes(k)))
+          if (!fieldValueChanged(this.doc, num, fromRev) && changed.every((k) => ['AP', 'AS', 'MK', 'DA', 'BS'].includes(k)))
+            push(it, kind, 'ANNOTATIONS', `the appearance of form field ${name ?? num} changed while its value stays (${changed.join(', ')})`, {
+              field: name,
+            });
+          else if (changed.every((k) => ['V', 'AP', 'AS', 'DV', 'MK', 'DA', 'BS', 'TU'].includes(k)))
             push(it, kind, 'FORM_FILL', `form field ${name ?? num} filled (${changed.join(', ')})`, { field: name });
           else push(it, kind, 'OTHER', `form field ${name ?? num} changed beyond its value (${changed.join(', ')})`);
           break;
@@ -376,11 +381,8 @@ export class ModificationAnalyzer {
                 ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), fromRev)
                 : 'SIGNATURES_ONLY';
             if (changed.includes('Metadata')) afLevel = maxLevel(afLevel, this.judgeXmpAt(fromRev).level);
-            if (changed.includes('Extensions'))
-              afLevel = maxLevel(
-                afLevel,
-                extensionsLevel(doc, dictOf(a.value)?.map.get('Extensions'), fromRev, dictOf(b.value)?.map.get('Extensions')),
-              );
+            // Judged revision by revision, also when the endpoints agree (changed, then changed back).
+            afLevel = maxLevel(afLevel, extensionsLevel(doc, fromRev));
             push(it, kind, afLevel, `catalog updated (${changed.join(', ')})`);
           } else push(it, kind, 'OTHER', `catalog changed (${changed.join(', ')})`);
           break;
@@ -427,8 +429,24 @@ export class ModificationAnalyzer {
         else {
           const role = this.role(r, doc.resolve(r, last)?.value);
           // Form default resources (/DR fonts) serve field and signature appearances only.
-          l =
-            role === 'sigfield' || role === 'sig' || role === 'dss' || role === 'acroform'
+          // An appearance (or anything else) of a field reached through an indirect object changes with the
+          // field's value only: re-pointing it while the value stays is the "sneaky" appearance variant.
+          const still = (role === 'formfield' || role === 'sigfield') && !fieldValueChanged(this.doc, r, fromRev);
+          if (still && it) {
+            const name = fieldName(doc, doc.resolve(r, last)?.value) ?? String(r);
+            details.push({
+              object: num,
+              revision: it.rev,
+              kind: it.a ? 'changed' : 'added',
+              level: role === 'sigfield' ? 'OTHER' : 'ANNOTATIONS',
+              issue: `object ${num} ${it.a ? 'changed' : 'added'} changes the appearance of ${role === 'sigfield' ? 'signature' : 'form'} field ${name} (object ${r}) while its value stays`,
+            });
+          }
+          l = still
+            ? role === 'sigfield'
+              ? 'OTHER'
+              : 'ANNOTATIONS'
+            : role === 'sigfield' || role === 'sig' || role === 'dss' || role === 'acroform'
               ? 'SIGNATURES_ONLY'
               : role === 'formfield'
                 ? 'FORM_FILL'

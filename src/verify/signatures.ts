@@ -22,6 +22,11 @@ export interface FoundSignature {
   sigEnd?: number;
   /** Found only by scanning: no field of the final revision points at it. */
   orphaned: boolean;
+  /**
+   * The signature dictionary is stored inline in the field's /V (legal, if unusual): sigOffset/sigEnd are
+   * then the body of the (uncompressed) field object that holds it.
+   */
+  inline?: boolean;
 }
 
 export interface UnsignedSignatureField {
@@ -87,6 +92,13 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
         const r = doc.resolve(vRaw.num, last);
         found.sigNum = vRaw.num;
         if (r?.entry.type === 1) {
+          found.sigOffset = r.offset;
+          found.sigEnd = r.end;
+        }
+      } else if (num !== undefined) {
+        found.inline = true;
+        const r = doc.resolve(num, last);
+        if (r?.entry.type === 1 && r.declaredNum === num) {
           found.sigOffset = r.offset;
           found.sigEnd = r.end;
         }

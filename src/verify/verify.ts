@@ -104,6 +104,8 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
     const obj = body && doc.objectAt(body.offset, doc.last);
     if (obj && obj.end > p && isDict(obj.value) && obj.value.map.has('ByteRange')) known.push([obj.offset, obj.end]);
   }
+  // A signature dictionary inline in its field's /V: the field's body holds its /ByteRange.
+  for (const s of fields.signatures) if (s.inline && s.sigOffset !== undefined && s.sigEnd !== undefined) known.push([s.sigOffset, s.sigEnd]);
   const examined = fields.signatures.map((sig) => examineSignature(doc, sig, options.trust, known));
   const auditRevisions = findAuditRevisions(doc, examined, analyzer);
   const reports = examined.map((ex) => judgeSignature(doc, ex, analyzer, certification, auditRevisions));

@@ -455,15 +455,16 @@ export function signPdf(pdf: Uint8Array, o: SignOptions): Uint8Array {
   const acro = doc.dictAt(catalog.map.get('AcroForm'), last);
   const oldFields = (doc.deref(acro?.map.get('Fields'), last) as PdfValue[] | undefined) ?? [];
   const newCatalog = new Map(catalog.map);
-  newCatalog.set('AcroForm', {
+  const newAcro: PdfValue = {
     kind: 'dict',
-    map: new Map<string, PdfValue>([
-      ['Fields', [...oldFields, { kind: 'ref', num: fieldNum, gen: 0 }]],
-      ['SigFlags', 3],
-    ]),
+    map: new Map<string, PdfValue>([...(acro?.map ?? []), ['Fields', [...oldFields, { kind: 'ref', num: fieldNum, gen: 0 }]], ['SigFlags', 3]]),
     start: 0,
     end: 0,
-  });
+  };
+  // An indirect /AcroForm (as pdf-lib writes a form) is updated in place; otherwise the catalog holds it.
+  const acroRef = catalog.map.get('AcroForm');
+  if (isRef(acroRef)) objects.push({ num: acroRef.num, body: serialize(newAcro) });
+  else newCatalog.set('AcroForm', newAcro);
   if (o.certify)
     newCatalog.set('Perms', { kind: 'dict', map: new Map<string, PdfValue>([['DocMDP', { kind: 'ref', num: sigNum, gen: 0 }]]), start: 0, end: 0 });
   objects.push({ num: rootRef.num, body: serialize({ kind: 'dict', map: newCatalog, start: 0, end: 0 }) });

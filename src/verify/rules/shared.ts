@@ -1,4 +1,5 @@
 /** Small helpers shared by the modification rules. */
+import { decodeText } from '../signatures.js';
 import { differingKeys, dictOf, isDict, isStream, sameValue, type PdfDict, type PdfDocument, type PdfValue } from '../../pdf/index.js';
 
 /** A document information dictionary holds text strings, dates and names only. */
@@ -31,7 +32,7 @@ export function changedKeys(doc: PdfDocument, aV: PdfValue, bV: PdfValue): strin
 export function fieldName(doc: PdfDocument, v: PdfValue | undefined): string | undefined {
   const d = dictOf(v);
   const t = d?.map.get('T');
-  if (typeof t === 'object' && t !== null && !Array.isArray(t) && t.kind === 'string') return Buffer.from(t.bytes).toString('latin1');
+  if (typeof t === 'object' && t !== null && !Array.isArray(t) && t.kind === 'string') return decodeText(t.bytes);
   const parent = d ? doc.dictAt(d.map.get('Parent'), doc.last) : undefined;
   return parent && parent !== d ? fieldName(doc, parent) : undefined;
 }
