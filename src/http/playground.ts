@@ -26,8 +26,8 @@ function assetDirs(): string[] {
   return [path.resolve(here, '../../playground'), path.resolve(here, '../../dist/playground'), path.resolve(process.cwd(), 'dist/playground')];
 }
 
-function findAssets(): string | undefined {
-  return assetDirs().find((d) => fs.existsSync(path.join(d, 'index.html')) && fs.existsSync(path.join(d, 'assets')));
+function findAssets(dirs: string[]): string | undefined {
+  return dirs.find((d) => fs.existsSync(path.join(d, 'index.html')) && fs.existsSync(path.join(d, 'assets')));
 }
 
 /** The telemetry ingest endpoint the page uses by default (PLAYGROUND_INGEST_URL), if it is a valid http(s) URL. */
@@ -62,9 +62,17 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <h1>Folio playground</h1><p>The playground's assets are not built. Run <code>npm run build</code> (or <code>npm run build:playground</code>) and reload.</p>
 <p>The API is at <a href="/v1/health">/v1/health</a>; its reference is at <a href="/docs">/docs</a>.</p></body></html>`;
 
-export function playgroundRoutes() {
+export interface PlaygroundOptions {
+  /** Where the built assets are (default: dist/playground); tests point elsewhere. */
+  dir?: string;
+  /** The telemetry endpoint the page uses by default (default: PLAYGROUND_INGEST_URL). */
+  ingestUrl?: string;
+}
+
+export function playgroundRoutes(opts: PlaygroundOptions = {}) {
   return async (app: FastifyInstance) => {
-    const ingestUrl = playgroundIngestUrl();
+    const dirs = opts.dir ? [path.resolve(opts.dir)] : assetDirs();
+    const ingestUrl = opts.ingestUrl ?? playgroundIngestUrl();
     const csp = playgroundCsp(ingestUrl);
     const secure = (reply: FastifyReply) =>
       reply
@@ -74,7 +82,7 @@ export function playgroundRoutes() {
         .header('Cross-Origin-Opener-Policy', 'same-origin');
 
     const send = async (reply: FastifyReply, rel: string, cache: string) => {
-      const dir = findAssets();
+      const dir = findAssets(dirs);
       if (!dir) {
         if (rel !== 'index.html') return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
         return secure(reply).code(200).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(NOT_BUILT);
@@ -98,7 +106,7 @@ export function playgroundRoutes() {
     app.get('/', hide, (_req, reply) => send(reply, 'index.html', 'no-store'));
     // Vite names the assets by content hash: they never change under a name.
     app.get<{ Params: { file: string } }>('/assets/:file', hide, (req, reply) =>
-      /^[\w.-]+$/.test(req.params.file)
+      /^\w[\w.-]*$/.test(req.params.file)
         ? send(reply, path.join('assets', req.params.file), 'public, max-age=31536000, immutable')
         : reply.code(404).send(),
     );

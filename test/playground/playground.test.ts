@@ -31,6 +31,8 @@ let browser: Browser;
 let page: Page;
 const email = `pg-${Date.now().toString(36)}@example.com`;
 let convertedPdf = '';
+/** Console errors and uncaught exceptions of the page (a CSP violation would show here). */
+const pageErrors: string[] = [];
 let signedPdf = '';
 
 function newest(dir: string): number {
@@ -122,8 +124,11 @@ describe.skipIf(skip)('the playground page in Chromium', () => {
     });
     page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1100, height: 900 } });
     page.on('console', (m) => {
-      if (m.type() === 'error') console.warn(`[page] ${m.text()}`);
+      if (m.type() !== 'error') return;
+      pageErrors.push(m.text());
+      console.warn(`[page] ${m.text()}`);
     });
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
     const res = await page.goto(server.url + '/');
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
@@ -247,4 +252,9 @@ describe.skipIf(skip)('the playground page in Chromium', () => {
     expect(await page.textContent('#verify-overall')).toMatch(/Invalid/);
     await shot('6-verify-tampered');
   }, 120_000);
+
+  it('nothing broke the page: no CSP violation, no uncaught exception (only the 401 of the invalid key)', () => {
+    expect(pageErrors.filter((e) => /Content Security Policy|Refused to/i.test(e))).toEqual([]);
+    expect(pageErrors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+  });
 });
