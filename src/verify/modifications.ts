@@ -25,6 +25,8 @@ import { judgeInfo, judgeXmp } from './rules/metadata.js';
 import { extensionsLevel } from './rules/catalog.js';
 import { trailerChanges } from './rules/trailer.js';
 import { fieldValueChanged } from './rules/form.js';
+import { judgeAnnotation } from './rules/annotations.js';
+import { judgeDss } from './rules/dss.js';
 import { changedKeys, fieldName, hasRealContents, isEmptyValue, isInfoLike } from './rules/shared.js';
 
 /**
@@ -100,8 +102,6 @@ type PushDetail = (
   issue: string,
   extra?: Partial<ModificationDetail>,
 ) => void;
-
-const INERT_ANNOTS = new Set(['Link', 'Popup', 'Text']);
 
 export class ModificationAnalyzer {
   private referrers?: Map<number, Set<number>>;
@@ -334,9 +334,11 @@ export class ModificationAnalyzer {
           else push(it, kind, 'SIGNATURES_ONLY', `signature dictionary ${num} ${kind}`);
           break;
         }
-        case 'dss':
-          push(it, kind, 'SIGNATURES_ONLY', `validation data (DSS) ${kind}`);
+        case 'dss': {
+          const j = judgeDss(b.value, num === this.dssNum, kind);
+          push(it, kind, j.level, j.issue);
           break;
+        }
         case 'info': {
           const j = judgeInfo(doc.buf, this.infoAt(fromRev), dictOf(b.value));
           push(it, kind, j.level, `document information dictionary ${kind}${j.what.length ? ` (${j.what.join(', ')})` : ' (bookkeeping only)'}`);
@@ -366,9 +368,11 @@ export class ModificationAnalyzer {
           else push(it, kind, 'OTHER', `form field ${name ?? num} changed beyond its value (${changed.join(', ')})`);
           break;
         }
-        case 'annot':
-          this.classifyAnnotation(it, kind, push, b.value);
+        case 'annot': {
+          const j = judgeAnnotation(doc, num, kind, b.value);
+          push(it, kind, j.level, j.issue, j.attack ? { attack: j.attack } : {});
           break;
+        }
         case 'catalog': {
           if (!a) {
             push(it, kind, 'OTHER', 'a new document catalog was added');
@@ -542,22 +546,6 @@ export class ModificationAnalyzer {
       }
     }
     push({ num: it.num, rev }, kind, 'SIGNATURES_ONLY', `signature field ${name} ${signed ? 'signed' : kind}`);
-  }
-
-  private classifyAnnotation(it: { num: number; rev: number }, kind: 'added' | 'changed', push: PushDetail, value: PdfValue): void {
-    const d = dictOf(value)!;
-    const sub = d.map.get('Subtype');
-    const subName = isName(sub) ? sub.name : '?';
-    const visible =
-      !INERT_ANNOTS.has(subName) &&
-      (hasVisibleAppearance(this.doc, d, this.doc.last) || ['FreeText', 'Stamp', 'Redact', 'Square', 'Circle', 'Ink', 'Watermark'].includes(subName));
-    push(
-      it,
-      kind,
-      'ANNOTATIONS',
-      `${subName} annotation ${it.num} ${kind}${visible ? ' (visible over the page)' : ''}`,
-      visible ? { attack: 'EVIL_ANNOTATION' } : {},
-    );
   }
 
   /** An AcroForm update may add signature fields and resources, nothing else. */

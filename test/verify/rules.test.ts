@@ -247,3 +247,35 @@ describe('trailer and catalog', () => {
     expect(r.signatures[0]!.modificationsAfter.level).toBe('OTHER');
   });
 });
+
+describe('validation data (DSS/VRI)', () => {
+  const withDss = (extra: string) => {
+    const d = openPdf(signed);
+    const root = (d.trailerAt(d.last)!.map.get('Root') as { num: number }).num;
+    const cat = new Map(d.catalogAt(d.last)!.map);
+    let n = nextObjectNumber(signed);
+    const dssNum = n++;
+    const certNum = n++;
+    const vriNum = n++;
+    cat.set('DSS', ref(dssNum));
+    const der = Buffer.from(pki.caPem.replace(/-----[^-]+-----|\s/g, ''), 'base64').toString('latin1');
+    return appendUpdate(signed, [
+      { num: certNum, body: `<</Length ${der.length}>>\nstream\n${der}\nendstream` },
+      { num: vriNum, body: `<</Type /VRI /Cert [${certNum} 0 R]>>` },
+      { num: dssNum, body: `<</Type /DSS /Certs [${certNum} 0 R] /VRI <</${'A'.repeat(40)} ${vriNum} 0 R>>${extra}>>` },
+      { num: root, body: serialize(dict(cat)) },
+    ]);
+  };
+
+  it('a DSS with certificates and a VRI entry added after signing is SIGNATURES_ONLY, valid', () => {
+    const r = verify(withDss(''));
+    expect(r.signatures[0]!.modificationsAfter.level).toBe('SIGNATURES_ONLY');
+    expect(r.valid).toBe(true);
+  });
+
+  it('a "DSS" carrying entries that are not validation data is OTHER, not valid', () => {
+    const r = verify(withDss(' /OpenAction <</S /JavaScript /JS (app.alert(1))>>'));
+    expect(r.signatures[0]!.modificationsAfter.level).toBe('OTHER');
+    expect(r.valid).toBe(false);
+  });
+});
