@@ -27,6 +27,7 @@ import { trailerChanges } from './rules/trailer.js';
 import { fieldValueChanged } from './rules/form.js';
 import { judgeAnnotation } from './rules/annotations.js';
 import { judgeDss } from './rules/dss.js';
+import { judgePageTree } from './rules/pages.js';
 import { changedKeys, fieldName, hasRealContents, isEmptyValue, isInfoLike } from './rules/shared.js';
 
 /**
@@ -396,21 +397,12 @@ export class ModificationAnalyzer {
           push(it, kind, level, `interactive form dictionary ${kind}`);
           break;
         }
-        case 'page': {
-          if (!a) {
-            push(it, kind, 'OTHER', `page ${num} added`);
-            break;
-          }
-          const changed = changedKeys(doc, a.value, b.value);
-          if (changed.every((k) => k === 'Annots')) {
-            const level = this.compareList(dictOf(a.value)?.map.get('Annots'), dictOf(b.value)?.map.get('Annots'), fromRev);
-            push(it, kind, level, `annotations of page ${num} changed`);
-          } else push(it, kind, 'OTHER', `page ${num} changed (${changed.join(', ')})`);
+        case 'page':
+        case 'pages': {
+          const j = judgePageTree(doc, role, num, kind, a?.value, b.value, (x, y) => this.compareList(x, y, fromRev));
+          push(it, kind, j.level, j.issue);
           break;
         }
-        case 'pages':
-          push(it, kind, 'OTHER', `page tree node ${num} ${kind}`);
-          break;
         default:
           deferred.push(it);
       }
