@@ -17,45 +17,22 @@ import {
   SPEC_FILES,
   compareExample,
   describeFailure,
-  extensionsOf,
   formatRates,
   loadExamples,
   tally,
   type Example,
   type Outcome,
 } from '../test/convert/conformance.js';
+import { cliOption, pandocReaderFor } from './pandoc-spec.js';
 
 const args = process.argv.slice(2);
-const opt = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const opt = (name: string) => cliOption(name, args);
 const failuresFile = opt('--failures');
 const cmReader = opt('--cm-reader') ?? 'commonmark';
 
-const PANDOC_EXT: Record<string, string> = {
-  autolink: 'autolink_bare_uris',
-  table: 'pipe_tables',
-  strikethrough: 'strikeout',
-  tasklist: 'task_lists',
-  footnotes: 'footnotes',
-};
-
-function readerFor(example: Example): string {
-  if (example.file === 'commonmark-spec') return cmReader;
-  const on = new Set(
-    extensionsOf(example)
-      .map((e) => PANDOC_EXT[e])
-      .filter(Boolean),
-  );
-  let f = 'gfm-emoji-yaml_metadata_block';
-  for (const ext of Object.values(PANDOC_EXT)) f += on.has(ext) ? `+${ext}` : `-${ext}`;
-  return f;
-}
-
 function pandocDocx(example: Example): Uint8Array | Error {
   // --preserve-tabs: pandoc otherwise expands tabs in code to spaces, which the spec examples count as wrong.
-  const r = spawnSync('pandoc', ['-f', readerFor(example), '-t', 'docx', '--preserve-tabs', '-o', '-'], {
+  const r = spawnSync('pandoc', ['-f', pandocReaderFor(example, cmReader), '-t', 'docx', '--preserve-tabs', '-o', '-'], {
     input: example.markdown,
     maxBuffer: 64 * 1024 * 1024,
     timeout: 60_000,

@@ -27,14 +27,12 @@ import {
   type Example,
   type Outcome,
 } from '../test/convert/conformance.js';
+import { cliOption, pandocReaderFor } from './pandoc-spec.js';
 import { normaliseReferenceHtml } from '../test/convert/reference-html.js';
 import { canonical } from '../test/convert/word-model.js';
 
 const args = process.argv.slice(2);
-const opt = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const opt = (name: string) => cliOption(name, args);
 const sample = Math.max(1, Number(opt('--sample') ?? 1));
 const jobs = Math.max(1, Number(opt('--jobs') ?? 2));
 const failuresFile = opt('--failures');
@@ -46,26 +44,6 @@ const convertModule = srcDir
   ? pathToFileURL(path.resolve(srcDir, 'src/convert/index.ts')).href
   : new URL('../src/convert/index.ts', import.meta.url).href;
 const { markdownToDocx } = (await import(convertModule)) as { markdownToDocx: ToDocx };
-
-const PANDOC_EXT: Record<string, string> = {
-  autolink: 'autolink_bare_uris',
-  table: 'pipe_tables',
-  strikethrough: 'strikeout',
-  tasklist: 'task_lists',
-  footnotes: 'footnotes',
-};
-
-function pandocMarkdownReader(example: Example): string {
-  if (example.file === 'commonmark-spec') return 'commonmark';
-  const on = new Set(
-    extensionsOf(example)
-      .map((e) => PANDOC_EXT[e])
-      .filter(Boolean),
-  );
-  let f = 'gfm-emoji-yaml_metadata_block';
-  for (const ext of Object.values(PANDOC_EXT)) f += on.has(ext) ? `+${ext}` : `-${ext}`;
-  return f;
-}
 
 function run(argv: string[], input: Uint8Array | string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -88,7 +66,7 @@ async function measure(example: Example): Promise<Outcome> {
   try {
     docx =
       writer === 'pandoc'
-        ? await run(['-f', pandocMarkdownReader(example), '-t', 'docx', '--preserve-tabs', '-o', '-'], example.markdown)
+        ? await run(['-f', pandocReaderFor(example), '-t', 'docx', '--preserve-tabs', '-o', '-'], example.markdown)
         : markdownToDocx(example.markdown, { markdownExtensions: extensionsOf(example) });
   } catch (e) {
     return { example, pass: false, expected: [], actual: [], error: `conversion: ${(e as Error).message}` };
