@@ -25,8 +25,8 @@ import { forEachPage, hasVisibleAppearance } from './signatures.js';
 
 export const AUDIT_REVISION_DETAIL = 'audit-trail pages and attachment appended by a signature issued by this service';
 
-/** Anomaly codes that disqualify a revision (its xref does not say plainly what it defines). */
-const DISQUALIFYING_ANOMALIES = new Set([
+/** Reader anomalies that mean a revision's xref does not say plainly what it defines (modifications.ts reports them). */
+export const STRUCTURAL_ANOMALIES: ReadonlySet<string> = new Set([
   'NO_PREV',
   'PREV_MISMATCH',
   'XREF_REPAIRED',
@@ -35,8 +35,9 @@ const DISQUALIFYING_ANOMALIES = new Set([
   'XREF_OFFSET_OUT_OF_REVISION',
   'OBJSTM_NUMBER_MISMATCH',
   'XREF_OFFSET_WRONG',
-  'NESTED_OBJECT_STREAM',
 ]);
+/** An audit revision must be plainer still: no object stream inside another either. */
+const DISQUALIFYING_ANOMALIES = new Set([...STRUCTURAL_ANOMALIES, 'NESTED_OBJECT_STREAM']);
 
 /**
  * Why revision `rev` (0-based) is not shaped like a Folio audit revision, or undefined when it is.

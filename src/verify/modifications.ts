@@ -20,7 +20,7 @@ import {
   type ResolvedObject,
 } from '../pdf/index.js';
 import { hasVisibleAppearance, type SignatureFields } from './signatures.js';
-import { AUDIT_REVISION_DETAIL } from './audit-revision.js';
+import { AUDIT_REVISION_DETAIL, STRUCTURAL_ANOMALIES } from './audit-revision.js';
 import { judgeInfo, judgeXmp } from './rules/metadata.js';
 import { extensionsLevel } from './rules/catalog.js';
 import { trailerChanges } from './rules/trailer.js';
@@ -85,16 +85,6 @@ const ROLE_LABEL: Record<Role, string> = {
   dss: 'validation data',
   other: 'content',
 };
-const STRUCTURAL_ANOMALIES = new Set([
-  'NO_PREV',
-  'PREV_MISMATCH',
-  'XREF_REPAIRED',
-  'XREF_NUMBER_MISMATCH',
-  'TRAILING_BYTES',
-  'XREF_OFFSET_OUT_OF_REVISION',
-  'OBJSTM_NUMBER_MISMATCH',
-  'XREF_OFFSET_WRONG',
-]);
 /** Records one modification detail (the analyzer's callback to its classifiers). */
 type PushDetail = (
   it: { num: number; rev: number },
