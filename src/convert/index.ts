@@ -14,6 +14,7 @@ import { convertHtml, convertMarkdownDom, type ConvertOptions } from './html-to-
 export type { ConvertOptions, WordFragment, FragmentOptions } from './html-to-docx.js';
 export { htmlToWordFragment } from './html-to-docx.js';
 export { markdownToHtml, GFM_EXTENSIONS, type GfmExtension, type MarkdownOptions } from './markdown.js';
+export { docxToMarkdown, docxToHtml, type DocxExportOptions } from './docx-out.js';
 
 export type SourceFormat = 'docx' | 'md' | 'html';
 export type TargetFormat = 'pdf' | 'docx';
