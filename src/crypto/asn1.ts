@@ -150,3 +150,11 @@ export function parseOid(der: ArrayBuffer | Uint8Array): string | undefined {
   const r = asn1js.fromBER(der instanceof Uint8Array ? toArrayBuffer(der) : der);
   return r.offset !== -1 && r.result instanceof asn1js.ObjectIdentifier ? r.result.valueBlock.toString() : undefined;
 }
+
+/** The value of a DER INTEGER element that fits a safe integer (an algorithm parameter); undefined otherwise. */
+export function parseSmallInteger(der: ArrayBuffer | Uint8Array): number | undefined {
+  const r = asn1js.fromBER(der instanceof Uint8Array ? toArrayBuffer(der) : der);
+  if (r.offset === -1 || !(r.result instanceof asn1js.Integer)) return undefined;
+  const v = r.result.valueBlock.valueDec;
+  return Number.isSafeInteger(v) ? v : undefined;
+}

@@ -13,8 +13,17 @@ import { Attribute, ContentInfo, EncapsulatedContentInfo, SignedData, SignerInfo
 import { OctetString } from '@peculiar/asn1-schema';
 import { RsaSaPssParams } from '@peculiar/asn1-rsa';
 import { TSTInfo } from '@peculiar/asn1-tsp';
-import { Time } from '@peculiar/asn1-x509';
-import { OID as OIDS, SigningCertificate, SigningCertificateV2, encapsulatedContent, parseAs, parseOid, serialize } from '../crypto/asn1.js';
+import { AlgorithmIdentifier, Time } from '@peculiar/asn1-x509';
+import {
+  OID as OIDS,
+  SigningCertificate,
+  SigningCertificateV2,
+  encapsulatedContent,
+  parseAs,
+  parseOid,
+  parseSmallInteger,
+  serialize,
+} from '../crypto/asn1.js';
 import { certificateFields, octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
 
 export const DIGEST_BY_OID: Record<string, string> = {
@@ -23,8 +32,36 @@ export const DIGEST_BY_OID: Record<string, string> = {
   '2.16.840.1.101.3.4.2.1': 'SHA-256',
   '2.16.840.1.101.3.4.2.2': 'SHA-384',
   '2.16.840.1.101.3.4.2.3': 'SHA-512',
+  // id-shake256 (RFC 8702): SHAKE256 with a 512-bit output, the digest Ed448 signatures use (RFC 8419).
+  '2.16.840.1.101.3.4.2.12': 'SHAKE256',
 };
-const NODE_HASH: Record<string, string> = { 'SHA-1': 'sha1', 'SHA-224': 'sha224', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+/** id-shake256-len (RFC 8419): SHAKE256 whose output length in bits is the algorithm's INTEGER parameter. */
+const SHAKE256_LEN = '2.16.840.1.101.3.4.2.18';
+const NODE_HASH: Record<string, string> = {
+  'SHA-1': 'sha1',
+  'SHA-224': 'sha224',
+  'SHA-256': 'sha256',
+  'SHA-384': 'sha384',
+  'SHA-512': 'sha512',
+  SHAKE256: 'shake256',
+};
+
+/** A node:crypto hash for a digest label (SHAKE256 with the 512-bit output CMS uses); undefined if unknown. */
+export function createDigest(alg: string): crypto.Hash | undefined {
+  const name = NODE_HASH[alg];
+  if (!name) return undefined;
+  return name === 'shake256' ? crypto.createHash(name, { outputLength: 64 }) : crypto.createHash(name);
+}
+
+/**
+ * The digest label of an AlgorithmIdentifier: id-shake256-len counts only with the 512-bit output RFC 8419
+ * prescribes (a shorter SHAKE output would be a weaker digest under the same name).
+ */
+export function digestOfAlgorithm(oid: string, params: ArrayBuffer | null | undefined): string | undefined {
+  if (oid !== SHAKE256_LEN) return DIGEST_BY_OID[oid];
+  const bits = params ? parseSmallInteger(params) : undefined;
+  return bits === 512 ? 'SHAKE256' : undefined;
+}
 
 /** Signature algorithm OIDs → [scheme, digest implied by the OID or undefined to use the digest algorithm]. */
 const SIG_ALGS: Record<string, [scheme: 'RSA' | 'PSS' | 'ECDSA' | 'EDDSA', digest?: string]> = {
@@ -41,7 +78,8 @@ const SIG_ALGS: Record<string, [scheme: 'RSA' | 'PSS' | 'ECDSA' | 'EDDSA', diges
   '1.2.840.10045.4.3.2': ['ECDSA', 'SHA-256'],
   '1.2.840.10045.4.3.3': ['ECDSA', 'SHA-384'],
   '1.2.840.10045.4.3.4': ['ECDSA', 'SHA-512'],
-  '1.3.101.112': ['EDDSA'],
+  '1.3.101.112': ['EDDSA'], // Ed25519 (RFC 8419: signed attributes digested with SHA-512)
+  '1.3.101.113': ['EDDSA'], // Ed448 (signed attributes digested with SHAKE256, 512-bit output)
 };
 
 const OID = OIDS;
@@ -51,6 +89,8 @@ export interface CmsResult {
   errors: string[];
   warnings: string[];
   digestAlgorithm?: string;
+  /** The signature scheme as read from the SignerInfo (RSA, RSASSA-PSS with its parameters, ECDSA, Ed25519, Ed448). */
+  signatureAlgorithm?: string;
   digestMatches: boolean;
   signatureValid: boolean;
   signerCertificate?: X509Certificate;
@@ -208,7 +248,7 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   // SignerInfo ::= { version, sid, digestAlgorithm, [0] signedAttrs, signatureAlgorithm, signature, [1] unsignedAttrs }
   const si = signerInfos[0]!;
   const digestOid = si.digestAlgorithm.algorithm;
-  const digestAlg = DIGEST_BY_OID[digestOid];
+  const digestAlg = digestOfAlgorithm(digestOid, si.digestAlgorithm.parameters);
   if (!digestAlg) {
     result.errors.push(`unsupported digest algorithm ${digestOid}`);
     return result;
@@ -237,7 +277,7 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   result.signerCertificate = signer;
 
   // Encapsulated content (timestamp tokens, adbe.pkcs7.sha1) or the detached ByteRange content.
-  const hashOfContent = encapsulated ? crypto.createHash(NODE_HASH[digestAlg]!).update(encapsulated).digest() : contentDigest(digestAlg);
+  const hashOfContent = encapsulated ? createDigest(digestAlg)!.update(encapsulated).digest() : contentDigest(digestAlg);
   if (!hashOfContent) {
     result.errors.push('the signed content could not be hashed');
     return result;
@@ -247,7 +287,7 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
       const tst = parseAs(encapsulated, TSTInfo, cmsError);
       result.tstInfo = {
         genTime: tst.genTime,
-        imprintAlgorithm: DIGEST_BY_OID[tst.messageImprint.hashAlgorithm.algorithm],
+        imprintAlgorithm: digestOfAlgorithm(tst.messageImprint.hashAlgorithm.algorithm, tst.messageImprint.hashAlgorithm.parameters),
         imprint: new Uint8Array(tst.messageImprint.hashedMessage.buffer),
       };
     } catch {
@@ -297,19 +337,36 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
     return result;
   }
   const [scheme, impliedDigest] = sigAlg;
+  result.signatureAlgorithm = scheme === 'EDDSA' ? (sigOid === '1.3.101.112' ? 'Ed25519' : 'Ed448') : scheme === 'PSS' ? 'RSASSA-PSS' : scheme;
   const hashName = NODE_HASH[impliedDigest ?? digestAlg]!;
+  if (scheme !== 'EDDSA' && digestAlg === 'SHAKE256') {
+    result.errors.push('SHAKE256 is only supported with EdDSA (Ed448) signatures');
+    return result;
+  }
   if (impliedDigest === 'SHA-1' && digestAlg !== 'SHA-1') result.warnings.push('WEAK_SIGNATURE_ALGORITHM: SHA-1');
   try {
     const key = signer.publicKey;
     let ok: boolean;
     const sig = signatureValue;
     if (scheme === 'EDDSA') {
+      // Pure EdDSA over the signed attributes; the key type (Ed25519/Ed448) must be the one the OID names.
+      const want = sigOid === '1.3.101.112' ? 'ed25519' : 'ed448';
+      if (key.asymmetricKeyType !== want) throw new Error(`the signer key is ${key.asymmetricKeyType ?? '?'}, not ${want}`);
+      if (!signedAttrs) throw new Error('EdDSA signatures without signed attributes are not supported');
       ok = crypto.verify(null, signedBytes, key, sig);
     } else if (scheme === 'PSS') {
-      // RSASSA-PSS-params ::= { [0] hashAlgorithm DEFAULT sha1, [1] maskGen, [2] saltLength DEFAULT 20, [3] trailer }
-      const params = si.signatureAlgorithm.parameters ? parseAs(si.signatureAlgorithm.parameters, RsaSaPssParams, cmsError) : new RsaSaPssParams();
-      const pssHash = NODE_HASH[DIGEST_BY_OID[params.hashAlgorithm.algorithm] ?? ''] ?? 'sha1';
-      ok = crypto.verify(pssHash, signedBytes, { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: params.saltLength }, sig);
+      const pss = pssParameters(si.signatureAlgorithm.parameters);
+      if (typeof pss === 'string') {
+        result.errors.push(pss);
+        return result;
+      }
+      result.signatureAlgorithm = `RSASSA-PSS (${pss.hash}, MGF1 ${pss.hash}, salt ${pss.saltLength})`;
+      ok = crypto.verify(
+        NODE_HASH[pss.hash]!,
+        signedBytes,
+        { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: pss.saltLength },
+        sig,
+      );
     } else if (!signedAttrs && !encapsulated) {
       // Detached, no attributes: the signature is over the ByteRange digest itself.
       ok = verifyPrehashed(scheme, key, hashName, hashOfContent, sig);
@@ -327,6 +384,36 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   if (ts) result.timestampToken = new Uint8Array(ts);
   return result;
 }
+
+/**
+ * RSASSA-PSS-params (RFC 4055) ::= { [0] hashAlgorithm DEFAULT sha1, [1] maskGenAlgorithm DEFAULT mgf1SHA1,
+ * [2] saltLength DEFAULT 20, [3] trailerField DEFAULT 1 }, read from the AlgorithmIdentifier rather than assumed.
+ * node:crypto (OpenSSL) uses the message hash for MGF1, so a different MGF1 hash is refused, as is any
+ * trailer field other than 1 (the only one defined).
+ */
+function pssParameters(der: ArrayBuffer | null | undefined): { hash: string; saltLength: number } | string {
+  let params: RsaSaPssParams;
+  try {
+    params = der ? parseAs(der, RsaSaPssParams, cmsError) : new RsaSaPssParams();
+  } catch {
+    return 'RSA-PSS parameters are malformed';
+  }
+  const hash = DIGEST_BY_OID[params.hashAlgorithm.algorithm];
+  if (!hash || hash === 'SHAKE256') return `unsupported RSA-PSS hash algorithm ${params.hashAlgorithm.algorithm}`;
+  if (params.maskGenAlgorithm.algorithm !== MGF1) return `unsupported RSA-PSS mask generation ${params.maskGenAlgorithm.algorithm}`;
+  let mgfHash: string | undefined;
+  try {
+    const p = params.maskGenAlgorithm.parameters;
+    mgfHash = p ? DIGEST_BY_OID[parseAs(p, AlgorithmIdentifier, cmsError).algorithm] : 'SHA-1';
+  } catch {
+    mgfHash = undefined;
+  }
+  if (mgfHash !== hash) return `RSA-PSS with MGF1 over ${mgfHash ?? 'an unknown hash'} and message hash ${hash} is not supported`;
+  if (params.trailerField !== 1) return `RSA-PSS trailer field ${params.trailerField} is not defined`;
+  if (!Number.isInteger(params.saltLength) || params.saltLength < 0 || params.saltLength > 1024) return 'RSA-PSS salt length is out of range';
+  return { hash, saltLength: params.saltLength };
+}
+const MGF1 = '1.2.840.113549.1.1.8';
 
 function verifyPrehashed(scheme: string, key: crypto.KeyObject, hashName: string, digest: Uint8Array, sig: Uint8Array): boolean {
   if (scheme === 'RSA') {

@@ -42,6 +42,9 @@ export const SignatureReport = Type.Object({
   fieldName: O(Nullable(Type.String(), { description: 'null for a signature dictionary no field points at (orphaned)' })),
   subFilter: O(Nullable(Type.String())),
   digestAlgorithm: O(Nullable(Type.String())),
+  signatureAlgorithm: O(
+    Nullable(Type.String({ description: 'RSA, RSASSA-PSS (hash, MGF1 hash, salt length), ECDSA, Ed25519 or Ed448, as read from the CMS' })),
+  ),
   signedAt: O(Nullable(Type.String({ format: 'date-time' }))),
   timestamp: O(Type.Object({ time: O(Type.String()), valid: O(Type.Boolean()), trusted: O(Type.Boolean()), tsaSubject: O(Nullable(Type.String())) })),
   signer: O(SignerCertificate),

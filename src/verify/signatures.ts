@@ -5,9 +5,8 @@
  * planted for wrapping) is still seen.
  */
 import { FolioError } from '../errors.js';
-import crypto from 'node:crypto';
 import { isDict, isName, isRef, isStream, isString, type PdfDict, type PdfDocument, type PdfValue, type PdfString } from '../pdf/index.js';
-import { verifyCms, nodeHash, type CmsResult } from './cms.js';
+import { verifyCms, createDigest, type CmsResult } from './cms.js';
 
 export type Coverage = 'ENTIRE_FILE' | 'ENTIRE_REVISION' | 'PARTIAL' | 'UNCLEAR';
 
@@ -335,8 +334,7 @@ const hashedBytes = new WeakMap<PdfDocument, number>();
 
 /** Hashes the ByteRange ranges (when they lie inside the file) with a digest algorithm. */
 export function rangeDigest(doc: PdfDocument, br: number[], alg: string): Uint8Array | undefined {
-  const h = nodeHash(alg);
-  if (!h || br.length % 2 !== 0) return undefined;
+  if (!createDigest(alg) || br.length % 2 !== 0) return undefined;
   let total = 0;
   for (let i = 0; i < br.length; i += 2) {
     const s = br[i]!;
@@ -352,7 +350,7 @@ export function rangeDigest(doc: PdfDocument, br: number[], alg: string): Uint8A
     );
   }
   hashedBytes.set(doc, spent);
-  const hash = crypto.createHash(h);
+  const hash = createDigest(alg)!;
   for (let i = 0; i < br.length; i += 2) hash.update(doc.buf.subarray(br[i]!, br[i]! + br[i + 1]!));
   return hash.digest();
 }

@@ -18,7 +18,7 @@ import {
 } from './signatures.js';
 import { ModificationAnalyzer, levelRank, type ModificationDetail, type ModificationLevel } from './modifications.js';
 import { buildPath, subjectParts, keyUsageOf, EKU_TIME_STAMPING, type TrustStore } from './certificates.js';
-import { verifyCms, nodeHash } from './cms.js';
+import { verifyCms, createDigest } from './cms.js';
 import { readAuditTrail, type AuditTrailAnswer } from './audit-trail.js';
 import { auditRevisionShapeProblem } from './audit-revision.js';
 
@@ -53,6 +53,7 @@ export interface SignatureReport {
   fieldName: string | null;
   subFilter: string | null;
   digestAlgorithm: string | null;
+  signatureAlgorithm: string | null;
   signedAt: string | null;
   timestamp?: TimestampInfo;
   signer: SignerInfo | null;
@@ -225,8 +226,8 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustSto
     const sv = cms.signatureValue;
     const tsa = verifyCms(cms.timestampToken, () => undefined);
     const tst = tsa.tstInfo;
-    const h = tst?.imprintAlgorithm ? nodeHash(tst.imprintAlgorithm) : undefined;
-    const imprintOk = !!tst && !!h && crypto.createHash(h).update(sv).digest().equals(Buffer.from(tst.imprint));
+    const h = tst?.imprintAlgorithm ? createDigest(tst.imprintAlgorithm) : undefined;
+    const imprintOk = !!tst && !!h && h.update(sv).digest().equals(Buffer.from(tst.imprint));
     const tsaPath = tsa.signerCertificate && tst ? buildPath(tsa.signerCertificate, tsa.certificates, trust, tst.genTime) : undefined;
     // RFC 3161 §2.3: the TSA's certificate carries the timeStamping extended key usage.
     const tsaEku = !!tsa.signerCertificate?.keyUsage?.includes(EKU_TIME_STAMPING);
@@ -366,6 +367,7 @@ function judgeSignature(
     fieldName: sig.fieldName,
     subFilter,
     digestAlgorithm: cms?.digestAlgorithm ?? null,
+    signatureAlgorithm: cms?.signatureAlgorithm ?? null,
     signedAt: claimed ? claimed.toISOString() : null,
     ...(timestamp ? { timestamp } : {}),
     signer,

@@ -369,8 +369,13 @@ export interface SignOptions {
   subFilter?: 'ETSI.CAdES.detached' | 'adbe.pkcs7.detached' | 'ETSI.RFC3161';
   /** Certify with DocMDP permission P. */
   certify?: 1 | 2 | 3;
-  digest?: 'sha256' | 'sha384' | 'sha512' | 'sha1';
+  /** shake256: SHAKE256 with a 512-bit output (id-shake256), as Ed448 signatures use (RFC 8419). */
+  digest?: 'sha256' | 'sha384' | 'sha512' | 'sha1' | 'shake256';
+  /** Write the SHAKE256 digest as id-shake256-len with its 512-bit parameter instead of id-shake256. */
+  shakeLen?: boolean;
   pss?: boolean;
+  /** RSA-PSS salt length (default 32). */
+  pssSaltLength?: number;
   contentsBytes?: number;
   /** Draw a visible appearance for the signature widget on the first page. */
   visible?: boolean;
@@ -390,6 +395,7 @@ export interface SignOptions {
 }
 
 const DIGEST_OID: Record<string, string> = {
+  shake256: '2.16.840.1.101.3.4.2.12',
   sha1: '1.3.14.3.2.26',
   sha256: '2.16.840.1.101.3.4.2.1',
   sha384: '2.16.840.1.101.3.4.2.2',
@@ -487,7 +493,7 @@ export function fillSignature(prepared: Uint8Array, o: SignOptions): Uint8Array 
   const brText = `[${br.map((x, i) => (i === 0 ? '0' : String(x).padStart(10, '0'))).join(' ')}]`;
   buf.write(brText, brAt + '/ByteRange '.length, 'latin1');
   const digestName = o.digest ?? 'sha256';
-  const hash = crypto.createHash(digestName).update(buf.subarray(0, cAt)).update(buf.subarray(cEnd)).digest();
+  const hash = fixtureHash(digestName).update(buf.subarray(0, cAt)).update(buf.subarray(cEnd)).digest();
   let cms = o.subFilter === 'ETSI.RFC3161' ? timestampTokenForDigest(hash, o.signer, new Date()) : buildCms(hash, o);
   if (o.berOuter) {
     // 30 82 LL LL <content> → 30 80 <content> 00 00
@@ -498,6 +504,17 @@ export function fillSignature(prepared: Uint8Array, o: SignOptions): Uint8Array 
   if (hex.length > cEnd - cAt - 2) throw new Error('CMS larger than the placeholder');
   buf.write(hex, cAt + 1, 'latin1');
   return new Uint8Array(buf);
+}
+
+const fixtureHash = (name: string) => (name === 'shake256' ? crypto.createHash(name, { outputLength: 64 }) : crypto.createHash(name));
+
+/** The AlgorithmIdentifier of a digest (id-shake256 has no parameters; id-shake256-len carries 512). */
+function digestAlgorithmId(name: string, shakeLen?: boolean): pkijs.AlgorithmIdentifier {
+  if (name === 'shake256')
+    return shakeLen
+      ? new pkijs.AlgorithmIdentifier({ algorithmId: '2.16.840.1.101.3.4.2.18', algorithmParams: new asn1js.Integer({ value: 512 }) })
+      : new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID.shake256 });
+  return new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[name], algorithmParams: new asn1js.Null() });
 }
 
 /** CMS SignedData (detached) with content-type, message-digest and signing-certificate-v2 signed attributes. */
@@ -525,23 +542,28 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
   const isEc = key.asymmetricKeyType === 'ec';
   let sigAlg: pkijs.AlgorithmIdentifier;
   let signature: Buffer;
-  if (isEc) {
+  if (key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448') {
+    // Pure EdDSA over the DER of the signed attributes (RFC 8419); no parameters.
+    sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: key.asymmetricKeyType === 'ed25519' ? '1.3.101.112' : '1.3.101.113' });
+    signature = crypto.sign(null, Buffer.from(signedAttrsDer), key);
+  } else if (isEc) {
     const oid = { sha1: '1.2.840.10045.4.1', sha256: '1.2.840.10045.4.3.2', sha384: '1.2.840.10045.4.3.3', sha512: '1.2.840.10045.4.3.4' }[
       digestName
     ];
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: oid });
     signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, dsaEncoding: 'der' });
   } else if (o.pss) {
+    const saltLength = o.pssSaltLength ?? 32;
     const params = new pkijs.RSASSAPSSParams({
       hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() }),
       maskGenAlgorithm: new pkijs.AlgorithmIdentifier({
         algorithmId: '1.2.840.113549.1.1.8',
         algorithmParams: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() }).toSchema(),
       }),
-      saltLength: 32,
+      saltLength,
     });
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.113549.1.1.10', algorithmParams: params.toSchema() });
-    signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 });
+    signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength });
   } else {
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.113549.1.1.1', algorithmParams: new asn1js.Null() });
     signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), key);
@@ -558,7 +580,7 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
   const signerInfo = new pkijs.SignerInfo({
     version: 1,
     sid: new pkijs.IssuerAndSerialNumber({ issuer: cert.issuer, serialNumber: cert.serialNumber }),
-    digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() }),
+    digestAlgorithm: digestAlgorithmId(digestName, o.shakeLen),
     signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: attrs }),
     signatureAlgorithm: sigAlg,
     signature: new asn1js.OctetString({ valueHex: toAb(signature) }),
@@ -566,7 +588,7 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
   });
   const sd = new pkijs.SignedData({
     version: 1,
-    digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() })],
+    digestAlgorithms: [digestAlgorithmId(digestName, o.shakeLen)],
     encapContentInfo: new pkijs.EncapsulatedContentInfo(
       encapsulated
         ? { eContentType: encapsulated.type, eContent: new asn1js.OctetString({ valueHex: toAb(Buffer.from(encapsulated.bytes)) }) }

@@ -221,6 +221,7 @@ export type VerifyDocumentResponse = {
     fieldName?: string | null;
     subFilter?: string | null;
     digestAlgorithm?: string | null;
+    signatureAlgorithm?: string | null;
     signedAt?: string | null;
     timestamp?: {
       time?: string;
