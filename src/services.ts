@@ -21,6 +21,8 @@ export interface SigningIdentity {
   certificatePem: string;
   /** The service's own root CA (generated identity) or the top of the P12 chain; trusted by verify. */
   rootCertificatePem?: string;
+  /** The generated root CA's key and certificate (DER): signs its CRL and OCSP answers. Absent for SIGNING_P12. */
+  ca?: { privateKey: KeyObject; certificateDer: Uint8Array };
 }
 
 export interface EngineHealth {

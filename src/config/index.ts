@@ -22,6 +22,11 @@ export interface Config {
   tsaUrl?: string;
   /** Operator opt-in: sign without a timestamp when the TSA fails (default: the request fails). */
   tsaOptional: boolean;
+  /**
+   * The API's public base URL (PUBLIC_URL, no trailing slash): a newly generated signing certificate names
+   * its CA's CRL and OCSP responder under it (CRL Distribution Points, Authority Information Access).
+   */
+  publicUrl?: string;
   trustAnchors?: string;
   /** `host:port` pairs the URL fetcher may reach even when they resolve to internal addresses. */
   urlFetchAllowlist: string[];
@@ -154,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     signingP12Password,
     tsaUrl: url(env, 'TSA_URL', ['http:', 'https:']),
     tsaOptional: bool(env, 'TSA_OPTIONAL', false),
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     trustAnchors: str(env, 'TRUST_ANCHORS'),
     urlFetchAllowlist: allowlist,
     adminToken,

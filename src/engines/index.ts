@@ -29,6 +29,10 @@ export function createEnginePool(
         chainDer: signing.chainDer,
         certificatePem: signing.certificatePem,
         rootCertificatePem: signing.rootCertificatePem,
+        ca: signing.ca && {
+          privateKeyPem: signing.ca.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+          certificateDer: signing.ca.certificateDer,
+        },
       },
       trust: {
         rootCertificatePem: signing?.rootCertificatePem,

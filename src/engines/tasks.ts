@@ -46,6 +46,8 @@ export interface EngineTasks {
       eventId?: string;
       metadata?: Record<string, unknown>;
       auditPages: boolean;
+      /** PAdES level asked for; absent: B-T with a TSA_URL, else B-B (as before levels existed). */
+      level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
     };
     output: { pdf: Uint8Array; timestampSkipped?: string };
   };
@@ -93,6 +95,8 @@ export interface EngineWorkerData {
     chainDer: Uint8Array[];
     certificatePem: string;
     rootCertificatePem?: string;
+    /** The generated CA (B-LT revocation data made in-process). */
+    ca?: { privateKeyPem: string; certificateDer: Uint8Array };
   };
   trust: { rootCertificatePem?: string; certificatePem?: string; trustAnchorsPath?: string };
   urlFetchAllowlist: string[];

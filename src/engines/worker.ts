@@ -71,6 +71,7 @@ function getIdentity(): SigningIdentity | undefined {
       chainDer: s.chainDer,
       certificatePem: s.certificatePem,
       rootCertificatePem: s.rootCertificatePem,
+      ...(s.ca ? { ca: { privateKey: createPrivateKey(s.ca.privateKeyPem), certificateDer: s.ca.certificateDer } } : {}),
     };
   }
   return identity;
@@ -128,9 +129,12 @@ const handlers: Handlers = {
         eventId: input.eventId,
         metadata: input.metadata,
         auditPages: input.auditPages,
+        level: input.level,
       },
       {
         identity: signing,
+        fetcher: getFetcher(e),
+        urlFetchAllowlist: data.urlFetchAllowlist,
         office: converted,
         tsaUrl: data.tsaUrl,
         tsaOptional: data.tsaOptional,

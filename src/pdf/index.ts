@@ -5,7 +5,8 @@
  * - writing: PDF syntax for a parsed value, and the one incremental-update writer (new objects plus an
  *   xref section of the document's own kind, chained by /Prev), which takes what it chains to (last
  *   startxref, xref kind, trailer /Size /Root /Info /ID, entry offsets) from the reader's revisions;
- * - the audit-trail format that the signer embeds and the verifier reads back.
+ * - the audit-trail format that the signer embeds and the verifier reads back;
+ * - PAdES long-term validation: the DSS (`dss.ts`) and the document timestamp (`doc-timestamp.ts`) updates.
  * - DER, the encoding of the CMS in a signature's /Contents: header reading for the verifier, element
  *   writing for the signer (values and OIDs through asn1js).
  * Everything else in this folder is internal to it.
@@ -55,6 +56,8 @@ export {
   type TrailerEntries,
   type UpdateObject,
 } from './incremental.js';
+export { appendDss, contentsInGap, vriKey, type DssContent, type ValidationData } from './dss.js';
+export { appendDocTimestampPlaceholder, byteRangeParts, fillDocTimestamp, type DocTimestampPlaceholder } from './doc-timestamp.js';
 export {
   AUDIT_TRAIL_FILE_NAME,
   AUDIT_TRAIL_FORMAT,

@@ -9,7 +9,10 @@ import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
 import { AUDIT_TRAIL_FORMAT, type AuditEvent, type AuditRecord, type Signer } from '../pdf/index.js';
 import { describeIdentity } from './identity.js';
+import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { preparePdf, sealPdf } from './sign-pdf.js';
+import { addLongTermValidation, type SignatureLevel } from './ltv.js';
+import { assertRevocationObtainable } from './revocation.js';
 
 export interface SignRequest {
   document: Uint8Array;
@@ -19,6 +22,8 @@ export interface SignRequest {
   metadata?: Record<string, unknown>;
   /** Render the audit pages (default true). */
   auditPages?: boolean;
+  /** PAdES level; absent: B-T when a TSA is configured, else B-B (the behaviour before levels existed). */
+  level?: SignatureLevel;
 }
 
 export interface SignDependencies {
@@ -26,6 +31,9 @@ export interface SignDependencies {
   office?: OfficeEngine;
   tsaUrl?: string;
   tsaOptional?: boolean;
+  /** B-LT/B-LTA with a SIGNING_P12 identity: revocation data is fetched from allow-listed hosts only. */
+  fetcher?: SafeFetcher;
+  urlFetchAllowlist?: string[];
   onTimestampSkipped?: (reason: string) => void;
   /** The signing time; the current time when absent. */
   now?: Date;
@@ -38,6 +46,30 @@ export interface SignResult {
   timestamped: boolean;
   repaired: boolean;
   auditPageCount: number;
+  /** The level the output has (B-B when TSA_OPTIONAL let an implicit B-T go out without a timestamp). */
+  level: SignatureLevel;
+}
+
+/**
+ * The level a request gets, checked before any work: every level above B-B needs the TSA, and B-LT/B-LTA
+ * need the signer's revocation data (made by Folio's own CA, or fetchable from an allow-listed host).
+ */
+export function resolveLevel(
+  asked: SignatureLevel | undefined,
+  deps: Pick<SignDependencies, 'tsaUrl' | 'identity' | 'urlFetchAllowlist'>,
+): SignatureLevel {
+  const level = asked ?? (deps.tsaUrl ? 'B-T' : 'B-B');
+  if (level !== 'B-B' && !deps.tsaUrl) {
+    throw new FolioError(
+      'VALIDATION_ERROR',
+      `PAdES ${level} needs a timestamp authority and this server has none (TSA_URL is not set); sign at level B-B`,
+      {
+        details: [{ field: 'level', issue: `${level} needs TSA_URL on the server` }],
+      },
+    );
+  }
+  if (level === 'B-LT' || level === 'B-LTA') assertRevocationObtainable(deps.identity, deps.urlFetchAllowlist ?? [], level);
+  return level;
 }
 
 const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
@@ -58,6 +90,7 @@ export async function signDocument(req: SignRequest, deps: SignDependencies): Pr
     });
   }
 
+  const level = resolveLevel(req.level, deps);
   const prepared = await preparePdf(pdf);
   const key = describeIdentity(deps.identity);
   const metadata = req.metadata;
@@ -89,16 +122,28 @@ export async function signDocument(req: SignRequest, deps: SignDependencies): Pr
   const sealed = await sealPdf(prepared, record, reason, {
     identity: deps.identity,
     auditPages: req.auditPages ?? true,
-    tsaUrl: deps.tsaUrl,
-    tsaOptional: deps.tsaOptional ?? false,
+    tsaUrl: level === 'B-B' ? undefined : deps.tsaUrl,
+    // TSA_OPTIONAL covers the implicit B-T only: a level the caller asked for is never quietly lowered.
+    tsaOptional: req.level === undefined && (deps.tsaOptional ?? false),
     onTimestampSkipped: deps.onTimestampSkipped,
   });
+  let out = sealed.pdf;
+  if (level === 'B-LT' || level === 'B-LTA') {
+    out = await addLongTermValidation(out, sealed, {
+      identity: deps.identity,
+      level,
+      tsaUrl: deps.tsaUrl!,
+      fetcher: deps.fetcher,
+      allowlist: deps.urlFetchAllowlist ?? [],
+    });
+  }
   return {
-    pdf: sealed.pdf,
+    pdf: out,
     record,
     fieldName: sealed.fieldName,
     timestamped: sealed.timestamped,
     repaired: prepared.repaired,
     auditPageCount: sealed.auditPageCount,
+    level: level === 'B-T' && !sealed.timestamped ? 'B-B' : level,
   };
 }

@@ -14,14 +14,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import {
+  AccessDescription,
   AlgorithmIdentifier,
   AttributeTypeAndValue,
+  AuthorityInfoAccessSyntax,
   AttributeValue,
   AuthorityKeyIdentifier,
   BasicConstraints,
   Certificate,
+  CRLDistributionPoints,
+  DistributionPoint,
+  DistributionPointName,
   Extension,
   Extensions,
+  GeneralName,
   KeyIdentifier,
   KeyUsage,
   KeyUsageFlags,
@@ -32,10 +38,14 @@ import {
   TBSCertificate,
   Validity,
   Version,
+  id_ad_caIssuers,
+  id_ad_ocsp,
   id_ce_authorityKeyIdentifier,
   id_ce_basicConstraints,
+  id_ce_cRLDistributionPoints,
   id_ce_keyUsage,
   id_ce_subjectKeyIdentifier,
+  id_pe_authorityInfoAccess,
 } from '@peculiar/asn1-x509';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/index.js';
@@ -56,6 +66,9 @@ export function toPem(der: Uint8Array, label: string): string {
     .join('\n');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }
+
+/** Where Folio's generated CA publishes its certificate, CRL and OCSP responder (no API key needed). */
+export const CA_PATHS = { certificate: '/v1/sign/ca/certificate', crl: '/v1/sign/ca/crl', ocsp: '/v1/sign/ca/ocsp' } as const;
 
 /** Builds the identity from its parts; shared by the generated and the P12 paths. */
 export function identityFromParts(privateKey: KeyObject, chainDer: Uint8Array[], rootDer?: Uint8Array): SigningIdentity {
@@ -112,6 +125,28 @@ interface IssueParams {
   notBefore: Date;
   notAfter: Date;
   ca: boolean;
+  /** The API's public base URL: the certificate then names the CA's CRL and OCSP responder under it. */
+  publicUrl?: string;
+}
+
+/** CRL Distribution Points and Authority Information Access (OCSP, CA issuers) under the public URL. */
+function revocationPointers(publicUrl: string): Extension[] {
+  const uri = (path: string) => new GeneralName({ uniformResourceIdentifier: `${publicUrl}${path}` });
+  return [
+    extension(
+      id_ce_cRLDistributionPoints,
+      false,
+      new CRLDistributionPoints([new DistributionPoint({ distributionPoint: new DistributionPointName({ fullName: [uri(CA_PATHS.crl)] }) })]),
+    ),
+    extension(
+      id_pe_authorityInfoAccess,
+      false,
+      new AuthorityInfoAccessSyntax([
+        new AccessDescription({ accessMethod: id_ad_ocsp, accessLocation: uri(CA_PATHS.ocsp) }),
+        new AccessDescription({ accessMethod: id_ad_caIssuers, accessLocation: uri(CA_PATHS.certificate) }),
+      ]),
+    ),
+  ];
 }
 
 /** Issues an X.509 v3 certificate signed with ECDSA P-256 / SHA-256. */
@@ -134,6 +169,7 @@ function issueCertificate(p: IssueParams): Uint8Array {
       extension(id_ce_keyUsage, true, new KeyUsage(keyUsage)),
       extension(id_ce_subjectKeyIdentifier, false, new SubjectKeyIdentifier(keyIdentifier(spki))),
       extension(id_ce_authorityKeyIdentifier, false, new AuthorityKeyIdentifier({ keyIdentifier: new KeyIdentifier(keyIdentifier(p.issuerSpki)) })),
+      ...(p.publicUrl && !p.ca ? revocationPointers(p.publicUrl) : []),
     ]),
   });
   const tbsDer = new Uint8Array(AsnConvert.serialize(tbs));
@@ -146,7 +182,7 @@ function issueCertificate(p: IssueParams): Uint8Array {
   return new Uint8Array(AsnConvert.serialize(cert));
 }
 
-async function generateIdentityFiles(dir: string): Promise<void> {
+async function generateIdentityFiles(dir: string, publicUrl?: string): Promise<void> {
   const now = Date.now();
   const notBefore = new Date(now - 5 * 60_000); // tolerate small clock skew of verifiers
   const rootKey = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
@@ -174,6 +210,7 @@ async function generateIdentityFiles(dir: string): Promise<void> {
     notBefore,
     notAfter: new Date(now + 10 * 365 * 86_400_000),
     ca: false,
+    publicUrl,
   });
   const pkcs8 = (k: KeyObject) => k.export({ format: 'pem', type: 'pkcs8' }).toString();
 
@@ -201,7 +238,9 @@ function loadIdentityFiles(dir: string): SigningIdentity {
   const privateKey = crypto.createPrivateKey(read(SIGNER_KEY));
   const signerDer = new Uint8Array(new X509Certificate(read(SIGNER_CERT)).raw);
   const rootDer = new Uint8Array(new X509Certificate(read(ROOT_CERT)).raw);
-  return identityFromParts(privateKey, [signerDer, rootDer], rootDer);
+  // The root key signs the CA's CRL and OCSP answers (src/sign/ca.ts).
+  const ca = { privateKey: crypto.createPrivateKey(read(ROOT_KEY)), certificateDer: rootDer };
+  return { ...identityFromParts(privateKey, [signerDer, rootDer], rootDer), ca };
 }
 
 /** Reads SIGNING_P12 as a file path, or else as the base64 of the PKCS#12 bytes. */
@@ -227,7 +266,7 @@ export async function loadSigningIdentity(config: Config, logger: Logger): Promi
   const dir = path.join(config.dataDir, 'signing');
   if (!fs.existsSync(path.join(dir, SIGNER_KEY))) {
     fs.mkdirSync(config.dataDir, { recursive: true });
-    await generateIdentityFiles(dir);
+    await generateIdentityFiles(dir, config.publicUrl);
     logger.info({ dir }, 'generated a local root CA and signing certificate');
   }
   try {

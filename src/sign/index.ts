@@ -4,6 +4,9 @@
  */
 export { loadSigningIdentity, describeIdentity, certificateFingerprint, distinguishedName, type PublicKeyInfo } from './identity.js';
 export { loadPkcs12, Pkcs12Error } from './p12.js';
-export { signDocument, type SignRequest, type SignResult, type SignDependencies } from './engine.js';
+export { signDocument, resolveLevel, type SignRequest, type SignResult, type SignDependencies } from './engine.js';
+export { type SignatureLevel } from './ltv.js';
+export { CA_PATHS } from './identity.js';
+export { answerOcspRequest, buildCrl, type CertificateAuthority } from './ca.js';
 export { AUDIT_TRAIL_FILE_NAME, type AuditRecord, type AuditEvent, type Signer } from './audit-trail.js';
 export { warmUpAuditFonts } from './audit-page.js';

@@ -12,7 +12,8 @@ import type { Capability } from '../http/capability.js';
 import type { Services } from '../services.js';
 import { resolveDocumentSource } from '../fetch/document-source.js';
 import { isZip } from '../docx/package.js';
-import { describeIdentity, type AuditEvent } from './index.js';
+import { describeIdentity, resolveLevel, type AuditEvent } from './index.js';
+import { caRoutes } from './ca-routes.js';
 import { PublicKeyResponse, SignRequest, SignResponse, type SignRequestBody } from './schema.js';
 
 const MAX_EVENT_DATA_BYTES = 16 * 1024;
@@ -70,7 +71,9 @@ function signRoutes(services: Services) {
         summary: 'Sign a PDF or DOCX: audit-trail pages, embedded audit-trail.json and a PAdES signature',
         description:
           'The PDF is kept byte for byte and extended by one incremental update (earlier signatures stay valid); a DOCX is converted to PDF first. ' +
-          'The signature is PAdES B-B (ETSI.CAdES.detached, SHA-256, ESS signing-certificate-v2), B-T when the server has a TSA_URL.',
+          'The signature is PAdES (ETSI.CAdES.detached, SHA-256, ESS signing-certificate-v2) at the requested `level`: B-B, B-T (RFC 3161 signature timestamp), ' +
+          'B-LT (plus a /DSS with chain, OCSP and CRL data, in a further incremental update) or B-LTA (plus a document timestamp); ' +
+          'by default B-T when the server has a TSA_URL, else B-B.',
         tags: ['sign'],
         body: SignRequest,
         response: { 200: SignResponse, ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503, 504) },
@@ -82,6 +85,12 @@ function signRoutes(services: Services) {
           throw new FolioError('VALIDATION_ERROR', `Invalid request: ${details.map((d) => `${d.field} ${d.issue}`).join('; ')}`, { details });
         }
         if (!services.signing) throw new FolioError('INTERNAL_ERROR', 'No signing identity is configured');
+        // A level this server cannot give is refused before the document is fetched or converted.
+        const level = resolveLevel(body.level, {
+          tsaUrl: services.config.tsaUrl,
+          identity: services.signing,
+          urlFetchAllowlist: services.config.urlFetchAllowlist,
+        });
         const bytes = await resolveDocumentSource(body.document, services.fetcher);
         const auditTrail: AuditEvent[] = body.auditTrail.map((e) => ({
           type: e.type,
@@ -100,6 +109,8 @@ function signRoutes(services: Services) {
             eventId: body.eventId,
             metadata: body.metadata,
             auditPages: body.certificate?.enabled ?? true,
+            // Absent stays absent: the engine applies TSA_OPTIONAL to the implicit level only.
+            ...(body.level !== undefined ? { level } : {}),
           },
           { signal: abandonSignal(reply) },
         );
@@ -127,6 +138,9 @@ function signRoutes(services: Services) {
       },
       handler: async () => describeIdentity(services.signing!),
     });
+
+    const signing = services.signing;
+    if (signing?.ca) caRoutes(root, { ...signing, ca: signing.ca });
   };
 }
 

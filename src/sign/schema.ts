@@ -35,6 +35,16 @@ export const SignRequest = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    level: Type.Optional(
+      StringEnum(['B-B', 'B-T', 'B-LT', 'B-LTA'] as const, {
+        description:
+          'PAdES baseline level. B-B: signature only. B-T: plus an RFC 3161 signature timestamp. B-LT: plus a Document Security Store ' +
+          "(/DSS) with the signer's chain, OCSP/CRL data and a /VRI entry. B-LTA: plus a document timestamp over everything. " +
+          'Default: B-T when the server has TSA_URL, else B-B. Levels above B-B need TSA_URL (else 400 VALIDATION_ERROR naming `level`); ' +
+          'B-LT/B-LTA with a SIGNING_P12 identity need its OCSP/CRL hosts on URL_FETCH_ALLOWLIST.',
+        examples: ['B-LTA'],
+      }),
+    ),
   },
   {
     additionalProperties: false,

@@ -47,6 +47,9 @@ export interface SealResult {
   pdf: Uint8Array;
   fieldName: string;
   timestamped: boolean;
+  /** The signature's /ByteRange, and the timestamp token when there is one (B-LT adds its TSA's chain). */
+  byteRange: number[];
+  token?: Uint8Array;
   auditPageCount: number;
 }
 
@@ -479,7 +482,7 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
       continue;
     }
     out.set(Buffer.from(Buffer.from(cms).toString('hex').toUpperCase(), 'latin1'), contentsStart + 1);
-    return { pdf: out, fieldName, timestamped: token !== undefined, auditPageCount };
+    return { pdf: out, fieldName, timestamped: token !== undefined, auditPageCount, byteRange: range, ...(token ? { token } : {}) };
   }
   throw new Error('the signature did not fit its placeholder');
 }

@@ -79,8 +79,12 @@ export function parseTimeStampResponse(body: Uint8Array, imprint: Uint8Array, no
 }
 
 /** Requests a signature timestamp (RFC 3161 over HTTP) for the given signature value. */
-export async function requestSignatureTimestamp(tsaUrl: string, signatureValue: Uint8Array, timeoutMs = 15_000): Promise<TimestampTokenInfo> {
-  const imprint = crypto.createHash('sha256').update(signatureValue).digest();
+export function requestSignatureTimestamp(tsaUrl: string, signatureValue: Uint8Array, timeoutMs = 15_000): Promise<TimestampTokenInfo> {
+  return requestTimestamp(tsaUrl, crypto.createHash('sha256').update(signatureValue).digest(), timeoutMs);
+}
+
+/** Requests an RFC 3161 token over a SHA-256 `imprint` (a document timestamp stamps the ByteRange's digest). */
+export async function requestTimestamp(tsaUrl: string, imprint: Uint8Array, timeoutMs = 15_000): Promise<TimestampTokenInfo> {
   const nonce = crypto.randomBytes(8);
   nonce[0] = nonce[0]! & 0x7f || 0x01; // positive, no leading zero byte
   let res: Response;

@@ -15,7 +15,17 @@ import { openApiToTypeScript } from '../../src/http/openapi-types.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLIENT_TYPES = path.join(root, 'packages/client/src/api-types.ts');
-const PUBLIC = new Set(['GET /v1/health', 'HEAD /v1/health', 'GET /v1/auth/register', 'GET /v1/auth/verify']);
+const PUBLIC = new Set([
+  'GET /v1/health',
+  'HEAD /v1/health',
+  'GET /v1/auth/register',
+  'GET /v1/auth/verify',
+  // Folio's own signing CA: relying parties fetch these from the URLs in the signing certificate.
+  'GET /v1/sign/ca/certificate',
+  'GET /v1/sign/ca/crl',
+  'POST /v1/sign/ca/ocsp',
+  'GET /v1/sign/ca/ocsp/{request}',
+]);
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 interface Op {

@@ -79,6 +79,7 @@ export interface ConvertDocumentQuery {
   trackedChanges?: 'markup' | 'accept' | 'reject';
   pdfa?: '1b' | '2b' | '3b';
   tagged?: 'true' | 'false';
+  comments?: 'none' | 'margin' | 'annotations';
   pageSize?: 'A4' | 'Letter';
 }
 
@@ -194,6 +195,7 @@ export type SignDocumentRequest = {
   certificate?: {
     enabled?: boolean;
   };
+  level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 };
 
 export type SignDocumentResponse = {
