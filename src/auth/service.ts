@@ -20,7 +20,7 @@ import { createMailer, type Mailer } from './mailer.js';
 import { PostgresAuthStore, SqliteAuthStore, type AuthStore } from './store.js';
 import { generateApiKey, generateCode, generateKeyId, hashApiKey, hashesEqual, isWellFormedApiKey } from './keys.js';
 import type { AuthService, AuthenticatedKey, IssuedKey, KeySummary } from './types.js';
-import { KeyCache } from './key-cache.js';
+import { KeyCache, type CachedKey } from './key-cache.js';
 import type { Coordination } from '../coordination/redis.js';
 import { LocalWindowCounter, SharedWindowCounter, type WindowLimiter } from '../coordination/window.js';
 
@@ -114,7 +114,11 @@ export class DefaultAuthService implements AuthService {
       this.detach.push(
         c.onSubscriptionChange(() => this.keyCache.flush()),
         c.onStateChange((up) => {
-          if (up) void this.announcePending();
+          // Revocations published while this instance could not receive them: start again from the store.
+          if (up) {
+            this.keyCache.flush();
+            void this.announcePending();
+          }
         }),
       );
     } else {
@@ -154,7 +158,10 @@ export class DefaultAuthService implements AuthService {
     const c = this.coordination;
     if (!c) return;
     let resolveEcho = () => {};
-    const echoed = c.isSubscribed ? new Promise<void>((r) => (resolveEcho = r)) : undefined;
+    // Resolved on the next turn of the event loop, not in the callback that read our copy: another
+    // subscriber connection on this event loop (two replicas in one test process) may have its copy in the
+    // same batch of reads, and microtasks would otherwise run before it is read.
+    const echoed = c.isSubscribed ? new Promise<void>((r) => (resolveEcho = () => setImmediate(r))) : undefined;
     if (echoed) this.echoes.set(keyId, resolveEcho);
     const published = await c.publish(c.prefix + REVOCATION_CHANNEL, JSON.stringify({ keyId }));
     if (echoed && published) {
@@ -255,32 +262,59 @@ export class DefaultAuthService implements AuthService {
   }
 
   /**
+   * The cache alone, synchronously: the owner of a cached, unrevoked key; null for a cached revoked key;
+   * undefined when the cache cannot tell (a miss: use `authenticate`). A hit needs neither the database nor
+   * Redis and allocates nothing but the hash; last use is recorded in the background at most once a minute.
+   */
+  authenticateCached(rawKey: string): AuthenticatedKey | null | undefined {
+    return this.fromCache(hashApiKey(rawKey));
+  }
+
+  private fromCache(hash: string): AuthenticatedKey | null | undefined {
+    const key = this.keyCache.get(hash, this.cacheTtl());
+    if (key === undefined) return undefined;
+    if (key.revoked) return null;
+    this.touch(key);
+    return key.owner;
+  }
+
+  /**
    * Cache first (see key-cache.ts); a miss reads the store, and only known keys are cached (revoked ones
-   * too: a revocation is final). A cache hit needs neither the database nor Redis.
+   * too: a revocation is final).
    */
   async authenticate(rawKey: string): Promise<AuthenticatedKey | null> {
-    if (!isWellFormedApiKey(rawKey)) return null;
     const hash = hashApiKey(rawKey);
-    let key = this.keyCache.get(hash);
-    if (!key) {
-      const generation = this.keyCache.generation;
-      const record = await this.store.findKeyByHash(hash);
-      if (!record || !hashesEqual(record.keyHash, hash)) return null;
-      key = { keyId: record.keyId, email: record.email, keyHash: record.keyHash, revoked: record.revokedAt !== null, lastUsedAt: record.lastUsedAt };
-      this.keyCache.set(key, this.cacheTtl(), generation);
-    }
+    const cached = this.fromCache(hash);
+    if (cached !== undefined) return cached;
+    // Format and checksum only on a miss: a cached key was well-formed when it was stored.
+    if (!isWellFormedApiKey(rawKey)) return null;
+    const generation = this.keyCache.generation;
+    const record = await this.store.findKeyByHash(hash);
+    if (!record || !hashesEqual(record.keyHash, hash)) return null;
+    const key: CachedKey = {
+      keyId: record.keyId,
+      email: record.email,
+      keyHash: record.keyHash,
+      revoked: record.revokedAt !== null,
+      lastUsedAt: record.lastUsedAt,
+      owner: { keyId: record.keyId, email: record.email },
+    };
+    this.keyCache.set(key, generation);
     if (key.revoked) return null;
+    this.touch(key);
+    return key.owner;
+  }
+
+  /** Records last use at most once a minute per key; bookkeeping only, so a failing database fails nothing. */
+  private touch(key: CachedKey): void {
     const now = this.now();
     const last = this.touched.get(key.keyId) ?? key.lastUsedAt ?? 0;
-    if (now - last >= TOUCH_INTERVAL_MS) {
-      if (this.touched.size > 100_000) this.touched.clear();
-      this.touched.set(key.keyId, now);
-      // Bookkeeping only: a database that fails here must not fail the request.
-      await this.store
-        .touchKey(key.keyId, now)
-        .catch((err: unknown) => this.logger.warn({ err, keyId: key.keyId }, 'could not record last use of a key'));
-    }
-    return { keyId: key.keyId, email: key.email };
+    if (now - last < TOUCH_INTERVAL_MS) return;
+    if (this.touched.size > 100_000) this.touched.clear();
+    this.touched.set(key.keyId, now);
+    void this.store
+      .touchKey(key.keyId, now)
+      .catch((err: unknown) => this.logger.warn({ err, keyId: key.keyId }, 'could not record last use of a key'));
   }
 
   async listKeys(caller: AuthenticatedKey): Promise<KeySummary[]> {

@@ -7,6 +7,11 @@ export interface AuthenticatedKey {
 export interface KeyAuthenticator {
   /** Resolves a raw `folio_sk_…` key to its owner, or null when malformed, unknown or revoked. */
   authenticate(rawKey: string): Promise<AuthenticatedKey | null>;
+  /**
+   * Optional synchronous answer from an in-process cache: the owner, null (known revoked), or undefined
+   * when only `authenticate` can tell. Lets the HTTP hook admit a cached key without a promise.
+   */
+  authenticateCached?(rawKey: string): AuthenticatedKey | null | undefined;
 }
 
 export interface IssuedKey {

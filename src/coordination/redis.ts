@@ -15,7 +15,12 @@
  * - `connectTimeout: 1000` ms and a reconnect back-off of 100 ms doubling to 2 s: a restarted Redis is
  *   used again within about 2 s.
  * The subscriber resubscribes itself on every `ready` (autoResubscribe off), so "subscribed" means Redis
- * acknowledged the SUBSCRIBE, which is what the key cache's long TTL relies on.
+ * acknowledged the SUBSCRIBE, which is what the key cache's long TTL relies on. A SUBSCRIBE that fails
+ * (timed out under load, refused) is retried with back-off (100 ms doubling to 2 s) for as long as the
+ * connection is open, and the subscriber is probed (`PING`, allowed while subscribed) every second: a
+ * subscriber that does not answer is reported unsubscribed and reconnected, since messages sent meanwhile
+ * may be lost. Invalidations also count as unsubscribed while the command connection is down (a revoking
+ * instance cannot publish then). While unsubscribed the key cache uses its short TTL.
  *
  * State changes are logged once each: one warning when Redis becomes unreachable, one line when it is back.
  */
@@ -26,6 +31,9 @@ export const REDIS_COMMAND_TIMEOUT_MS = 250;
 export const DEFAULT_KEY_PREFIX = 'folio:';
 export const REDIS_CONNECT_TIMEOUT_MS = 1000;
 const PROBE_INTERVAL_MS = 1000;
+/** Back-off between SUBSCRIBE attempts on an open subscriber connection. */
+const SUBSCRIBE_RETRY_MIN_MS = 100;
+const SUBSCRIBE_RETRY_MAX_MS = 2000;
 
 export function redisOptions(extra: Partial<RedisOptions> = {}): RedisOptions {
   return {
@@ -62,6 +70,11 @@ export class Coordination {
   private warned = false;
   private closed = false;
   private probe?: NodeJS.Timeout;
+  private subscriberProbe?: NodeJS.Timeout;
+  /** Bumped on every subscriber (re)connection and close: a SUBSCRIBE retry loop of an older one stops. */
+  private subscriberEpoch = 0;
+  private subscribing = false;
+  private subscribeAgain = false;
   private readonly stateListeners = new Set<Listener>();
   private readonly subscriptionListeners = new Set<Listener>();
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
@@ -83,8 +96,14 @@ export class Coordination {
     this.redis.on('error', (err: Error) => {
       if (!this.up && !this.warned) this.markDown(err.message);
     });
-    this.subscriber.on('ready', () => void this.resubscribe());
-    this.subscriber.on('close', () => this.setSubscribed(false));
+    this.subscriber.on('ready', () => {
+      this.subscriberEpoch++;
+      void this.resubscribe();
+    });
+    this.subscriber.on('close', () => {
+      this.subscriberEpoch++;
+      this.setSubscribed(false);
+    });
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (channel: string, message: string) => {
       for (const h of this.handlers.get(channel) ?? []) {
@@ -102,9 +121,12 @@ export class Coordination {
     return this.up;
   }
 
-  /** True while the subscriber has acknowledged its channels (invalidations arrive). */
+  /**
+   * True while the subscriber has acknowledged its channels and Redis answers commands (invalidations
+   * arrive: a revoking instance can publish, this one receives).
+   */
   get isSubscribed(): boolean {
-    return this.subscribed;
+    return this.subscribed && this.up;
   }
 
   status(): CoordinationStatus {
@@ -112,7 +134,7 @@ export class Coordination {
       status: this.up ? 'healthy' : 'degraded',
       redis: this.up ? 'connected' : 'unreachable',
       since: new Date(this.since).toISOString(),
-      invalidations: this.subscribed ? 'subscribed' : 'unsubscribed',
+      invalidations: this.isSubscribed ? 'subscribed' : 'unsubscribed',
     };
   }
 
@@ -126,8 +148,8 @@ export class Coordination {
   /** Resolves once the subscriber acknowledged its channels; false after `timeoutMs`. */
   async subscriptionReady(timeoutMs = 5000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (!this.subscribed && !this.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    return this.subscribed;
+    while (!this.isSubscribed && !this.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    return this.isSubscribed;
   }
 
   /** Called with the new state whenever Redis becomes usable or unusable. */
@@ -175,6 +197,8 @@ export class Coordination {
   async close(): Promise<void> {
     this.closed = true;
     if (this.probe) clearInterval(this.probe);
+    if (this.subscriberProbe) clearInterval(this.subscriberProbe);
+    this.subscriberEpoch++;
     this.stateListeners.clear();
     this.subscriptionListeners.clear();
     await Promise.all(
@@ -235,15 +259,79 @@ export class Coordination {
     }
   }
 
+  /**
+   * Subscribes the open subscriber connection to every channel, retrying with back-off until Redis
+   * acknowledges or the connection changes (a new `ready` starts its own attempt). One loop at a time; a
+   * channel added meanwhile is picked up by another pass.
+   */
   private async resubscribe(): Promise<void> {
-    const channels = [...this.handlers.keys()];
-    if (channels.length === 0) return;
-    try {
-      await this.subscriber.subscribe(...channels);
-      this.setSubscribed(true);
-    } catch {
-      this.setSubscribed(false);
+    if (this.subscribing) {
+      this.subscribeAgain = true;
+      return;
     }
+    this.subscribing = true;
+    try {
+      do {
+        this.subscribeAgain = false;
+        await this.subscribeCurrentConnection();
+      } while (this.subscribeAgain && !this.closed);
+    } finally {
+      this.subscribing = false;
+    }
+  }
+
+  private async subscribeCurrentConnection(): Promise<void> {
+    const epoch = this.subscriberEpoch;
+    let delay = SUBSCRIBE_RETRY_MIN_MS;
+    for (let attempt = 1; ; attempt++) {
+      const channels = [...this.handlers.keys()];
+      if (channels.length === 0 || this.closed || epoch !== this.subscriberEpoch || this.subscriber.status !== 'ready') return;
+      try {
+        await this.subscriber.subscribe(...channels);
+        if (epoch === this.subscriberEpoch) {
+          this.setSubscribed(true);
+          this.startSubscriberProbe();
+        }
+        return;
+      } catch (err) {
+        this.setSubscribed(false);
+        if (attempt === 1) {
+          this.logger.warn(
+            { reason: (err as Error)?.message },
+            'Redis SUBSCRIBE failed: retrying with back-off; revoked keys rely on the short key-cache TTL meanwhile',
+          );
+        }
+        await new Promise((r) => setTimeout(r, delay).unref());
+        delay = Math.min(delay * 2, SUBSCRIBE_RETRY_MAX_MS);
+      }
+    }
+  }
+
+  /**
+   * PINGs the subscriber every second while subscribed. A connection that stops answering (a frozen Redis,
+   * a black-holed network) gets no 'close': it is reported unsubscribed and reconnected, which subscribes
+   * again once Redis answers.
+   */
+  private startSubscriberProbe(): void {
+    if (this.subscriberProbe) return;
+    let inFlight = false;
+    this.subscriberProbe = setInterval(() => {
+      if (inFlight || this.closed || !this.subscribed || this.subscriber.status !== 'ready') return;
+      inFlight = true;
+      this.subscriber.ping().then(
+        () => {
+          inFlight = false;
+        },
+        () => {
+          inFlight = false;
+          if (this.closed || !this.subscribed) return;
+          this.subscriberEpoch++;
+          this.setSubscribed(false);
+          this.subscriber.disconnect(true);
+        },
+      );
+    }, PROBE_INTERVAL_MS);
+    this.subscriberProbe.unref();
   }
 
   private setSubscribed(value: boolean): void {

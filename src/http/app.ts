@@ -156,9 +156,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     });
   };
 
-  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
-    const config = request.routeOptions.config;
-    request.apiKey = await authenticate(opts.authenticator, request);
+  const admit = async (request: FastifyRequest, reply: FastifyReply, rawKey: string, config: FastifyRequest['routeOptions']['config']) => {
+    request.apiKey ??= await authenticate(opts.authenticator, rawKey);
     if (config.documentEndpoint) {
       if (!(await opts.limiter.tryAcquire(request.apiKey.keyId))) {
         throw new FolioError('RATE_LIMIT_ERROR', `At most ${MAX_IN_FLIGHT_PER_KEY} requests may be in flight per API key; retry when one finishes`, {
@@ -187,8 +186,19 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       reply.header('Connection', 'close');
       return done(new FolioError('SERVICE_UNAVAILABLE', 'The server is shutting down', { retryAfter: 5 }));
     }
-    if (!request.routeOptions.config?.auth) return done();
-    admit(request, reply).then(() => done(), done);
+    const config = request.routeOptions.config;
+    if (!config?.auth) return done();
+    const rawKey = bearerKey(request.headers.authorization);
+    if (typeof rawKey !== 'string') return done(rawKey);
+    // A key the in-process cache knows is answered synchronously (no promise, no store, no Redis); only
+    // document endpoints then still wait, for their in-flight slot.
+    const cached = opts.authenticator.authenticateCached?.(rawKey);
+    if (cached === null) return done(invalidKey());
+    if (cached !== undefined) {
+      request.apiKey = cached;
+      if (!config.documentEndpoint) return done();
+    }
+    admit(request, reply, rawKey, config).then(() => done(), done);
   });
 
   // A response finished while draining closes its connection: otherwise a kept-alive socket would hold
@@ -262,15 +272,21 @@ function openApiOperation({ schema, url, route }: { schema: FastifySchema; url: 
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-async function authenticate(authenticator: KeyAuthenticator, request: FastifyRequest) {
-  const header = request.headers.authorization;
+/** The key of an `Authorization: Bearer <key>` header, or the error to answer. */
+function bearerKey(header: string | undefined): string | FolioError {
   if (typeof header !== 'string' || header.length === 0) {
-    throw new FolioError('AUTHENTICATION_ERROR', 'Missing Authorization: Bearer <API key> header');
+    return new FolioError('AUTHENTICATION_ERROR', 'Missing Authorization: Bearer <API key> header');
   }
   const m = BEARER.exec(header);
-  if (!m) throw new FolioError('AUTHENTICATION_ERROR', 'The Authorization header must be "Bearer <API key>"');
-  const key = await authenticator.authenticate(m[1]!);
-  if (!key) throw new FolioError('AUTHENTICATION_ERROR', 'The API key is invalid or has been revoked');
+  if (!m) return new FolioError('AUTHENTICATION_ERROR', 'The Authorization header must be "Bearer <API key>"');
+  return m[1]!;
+}
+
+const invalidKey = () => new FolioError('AUTHENTICATION_ERROR', 'The API key is invalid or has been revoked');
+
+async function authenticate(authenticator: KeyAuthenticator, rawKey: string) {
+  const key = await authenticator.authenticate(rawKey);
+  if (!key) throw invalidKey();
   return key;
 }
 

@@ -4,79 +4,14 @@
  * back to its in-process twin within a bounded wait, logs one warning for the outage (not one per call),
  * and returns to Redis, with one line, when it is back. Skipped with a reason when redis-server is absent.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { Coordination } from '../../src/coordination/redis.js';
 import { SharedWindowCounter } from '../../src/coordination/window.js';
 import { RedisInFlightLimiter } from '../../src/http/in-flight.js';
+import { OwnRedis, capturingLogger, freePort, hasRedisServer, until } from './own-redis.js';
 
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 if (!hasRedisServer) console.warn('redis-server is not installed: the Redis degradation suite is SKIPPED');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-class OwnRedis {
-  child?: ChildProcess;
-  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-redis-'));
-  constructor(readonly port: number) {}
-  get url() {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], {
-      stdio: 'ignore',
-    });
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const up = await new Promise<boolean>((r) => {
-        const s = net.connect(this.port, '127.0.0.1');
-        s.once('connect', () => (s.end(), r(true)));
-        s.once('error', () => r(false));
-      });
-      if (up) return;
-      if (Date.now() > deadline) throw new Error('redis-server did not start');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  async stop(): Promise<void> {
-    const c = this.child;
-    if (!c || c.exitCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGKILL');
-    await exited;
-  }
-}
-
-/** Log lines (JSON) captured from a pino logger. */
-function capturingLogger() {
-  const lines: Array<{ level: number; msg: string; redis?: string }> = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      cb();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
-
-const until = async (cond: () => boolean, ms: number) => {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  return cond();
-};
 
 describe.skipIf(!hasRedisServer)('Redis loss: degrade to in-process limits and come back', () => {
   let redis: OwnRedis;
