@@ -1,46 +1,31 @@
 /**
  * DOCX → Markdown and DOCX → HTML: the public entry points. The package is read once into a small document
- * model (src/docx/read), which the two writers walk.
+ * model (src/docx/read: openDocx's bounds, the lossless XML tree), which the two writers walk
+ * (docx-markdown.ts, docx-html.ts). Warnings say what the target format could not keep.
  */
-import { FolioError } from '../errors.js';
-import { openDocx } from '../docx/package.js';
-import { child, childElements, parseXml, textContent, attr } from '../docx/xml.js';
+import { readDocxModel, type ReadLimits } from '../docx/read/reader.js';
+import { modelToHtml } from './docx-html.js';
+import { modelToMarkdown } from './docx-markdown.js';
 
 export interface DocxExportOptions {
-  /** `inline` (default): images as data URIs; `drop`: images left out, with a warning. */
+  /** `inline` (default): images as data URIs; `drop`: images left out (their alt text kept), with a warning. */
   images?: 'inline' | 'drop';
+  /** Bounds of the read (defaults: src/docx/read/reader.ts DEFAULT_READ_LIMITS). */
+  limits?: Partial<ReadLimits>;
 }
 
-// Early version (paragraphs and headings only); replaced by the full reader.
-function paragraphs(bytes: Uint8Array): Array<{ level: number; text: string }> {
-  const pkg = openDocx(bytes);
-  const xml = pkg.text(pkg.mainDocumentPart()!);
-  if (xml === undefined) throw new FolioError('INVALID_FILE_FORMAT', 'The package has no Word main document part');
-  const body = child(parseXml(xml, 'word/document.xml').root, 'w:body');
-  const out: Array<{ level: number; text: string }> = [];
-  for (const p of body ? childElements(body, 'w:p') : []) {
-    const style = child(child(p, 'w:pPr') ?? p, 'w:pStyle');
-    const m = /^Heading([1-6])$/.exec((style && attr(style, 'w:val')) ?? '');
-    const text = childElements(p, 'w:r')
-      .flatMap((r) => childElements(r, 'w:t'))
-      .map(textContent)
-      .join('');
-    if (text) out.push({ level: m ? Number(m[1]) : 0, text });
-  }
-  return out;
+/** DOCX bytes → CommonMark + GFM (tables, strikethrough, task lists, footnotes). */
+export function docxToMarkdown(bytes: Uint8Array, options: DocxExportOptions = {}): { markdown: string; warnings: string[] } {
+  const doc = readDocxModel(bytes, options);
+  const warnings = new Set(doc.warnings);
+  const markdown = modelToMarkdown(doc, warnings);
+  return { markdown, warnings: [...warnings] };
 }
 
-export function docxToMarkdown(bytes: Uint8Array, _options: DocxExportOptions = {}): { markdown: string; warnings: string[] } {
-  const md = paragraphs(bytes).map((p) => (p.level ? '#'.repeat(p.level) + ' ' : '') + p.text.replace(/[\\`*_[\]<>#|~]/g, '\\$&'));
-  return { markdown: md.join('\n\n') + '\n', warnings: ['early version: only paragraphs and headings are converted'] };
-}
-
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-export function docxToHtml(bytes: Uint8Array, _options: DocxExportOptions = {}): { html: string; warnings: string[] } {
-  const body = paragraphs(bytes).map((p) => (p.level ? `<h${p.level}>${esc(p.text)}</h${p.level}>` : `<p>${esc(p.text)}</p>`));
-  return {
-    html: `<!doctype html>\n<html><head><meta charset="utf-8"><title>document</title></head><body>\n${body.join('\n')}\n</body></html>\n`,
-    warnings: ['early version: only paragraphs and headings are converted'],
-  };
+/** DOCX bytes → one self-contained HTML5 document (inline CSS, data-URI images, no scripts). */
+export function docxToHtml(bytes: Uint8Array, options: DocxExportOptions = {}): { html: string; warnings: string[] } {
+  const doc = readDocxModel(bytes, options);
+  const warnings = new Set(doc.warnings);
+  const html = modelToHtml(doc, warnings);
+  return { html, warnings: [...warnings] };
 }

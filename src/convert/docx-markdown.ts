@@ -1,0 +1,429 @@
+/**
+ * Document model (src/docx/read) → CommonMark + GFM. Round trips depend on two things done here:
+ * - escaping: every character that could start Markdown syntax is escaped where it could (always for
+ *   `\ * [ ] < ` ~ |`, at a line start for `# > + - =` and `1.`, `_` at word boundaries, `&` before an
+ *   entity-like name), so text written is text read;
+ * - emphasis placement: marks open and close around runs with white space moved outside, and a delimiter that
+ *   would not be left-/right-flanking where it lands is written as its HTML tag instead (<strong>, <em>, <s>),
+ *   which CommonMark renders the same.
+ * Tables with merged cells or block content become HTML tables (with a warning); images are data URIs
+ * (png, jpeg, gif, webp as Markdown images; other kinds as <img>) or, without data, their alt text.
+ */
+import type { Block, DocModel, Inline, Marks, TableRow } from '../docx/read/model.js';
+import { htmlBlocks, htmlEscape, type HtmlContext } from './docx-html.js';
+
+interface Ctx {
+  warnings: Set<string>;
+  notes: Map<string, number>;
+  html: HtmlContext;
+}
+
+type MarkKind = 's' | 'b' | 'i' | 'u' | 'sup' | 'sub';
+const ORDER: MarkKind[] = ['s', 'b', 'i', 'u', 'sup', 'sub'];
+const MD_DELIM: Partial<Record<MarkKind, string>> = { s: '~~', b: '**', i: '*' };
+const HTML_TAG: Record<MarkKind, string> = { s: 's', b: 'strong', i: 'em', u: 'u', sup: 'sup', sub: 'sub' };
+
+interface Delim {
+  open: boolean;
+  kind: MarkKind;
+  pair: number;
+}
+type Piece = string | Delim;
+
+const markSet = (m: Marks): MarkKind[] => ORDER.filter((k) => m[k]);
+
+/** Escapes text for a Markdown paragraph; `lineStart` also escapes what only matters at a line's start. */
+export function escapeMarkdown(text: string, lineStart: boolean): string {
+  let s = text.replace(/[\\`*[\]<~|]/g, '\\$&');
+  s = s.replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
+  // `_` delimits emphasis only at a word boundary.
+  s = s.replace(/_/g, (m, i: number) => (/[\p{L}\p{N}]/u.test(text[i - 1] ?? ' ') && /[\p{L}\p{N}]/u.test(text[i + 1] ?? ' ') ? m : '\\_'));
+  if (lineStart) {
+    s = s.replace(/^[ \t]+/, '');
+    s = s.replace(/^([#>+=-])/, '\\$1').replace(/^(\d{1,9})([.)])/, '$1\\$2');
+  }
+  return s;
+}
+
+function codeSpan(text: string): string {
+  const runs = text.match(/`+/g) ?? [];
+  const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
+  const pad = /^`|`$/.test(text) || (/^ .*[^ ].* $/.test(text) && text.length > 2) ? ' ' : '';
+  return fence + pad + text + pad + fence;
+}
+
+function linkDestination(href: string): string {
+  if (/[\s()<>]/.test(href) || href === '') return '<' + href.replace(/[\\<>]/g, '\\$&').replace(/\n/g, '%0A') + '>';
+  return href.replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\').replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
+}
+
+const linkTitle = (t: string | undefined) => (t ? ` "${t.replace(/[\\"]/g, '\\$&').replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')}"` : '');
+
+const MD_IMAGE = /^image\/(png|jpeg|gif|webp)$/;
+
+class InlineWriter {
+  private pieces: Piece[] = [];
+  private open: MarkKind[] = [];
+  private pending = '';
+  private pairs = 0;
+  private lineStart = true;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly mode: 'para' | 'heading' | 'cell',
+  ) {}
+
+  private emit(s: string): void {
+    if (!s) return;
+    this.pieces.push(s);
+    this.lineStart = false;
+  }
+
+  private flushPending(): void {
+    if (this.pending) {
+      this.pieces.push(this.pending);
+      this.pending = '';
+    }
+  }
+
+  /** Closes marks not wanted (and those above them), then opens the wanted ones not open. */
+  private setMarks(want: MarkKind[]): void {
+    const keep = this.open.findIndex((k) => !want.includes(k));
+    if (keep >= 0) {
+      for (let i = this.open.length - 1; i >= keep; i--) this.pieces.push({ open: false, kind: this.open[i]!, pair: -1 });
+      this.open.length = keep;
+    }
+    this.flushPending();
+    for (const k of want) {
+      if (!this.open.includes(k)) {
+        this.pieces.push({ open: true, kind: k, pair: -1 });
+        this.open.push(k);
+      }
+    }
+  }
+
+  write(inlines: Inline[], inherited: MarkKind[] = []): void {
+    for (const i of inlines) this.inline(i, inherited);
+  }
+
+  private inline(i: Inline, inherited: MarkKind[]): void {
+    switch (i.t) {
+      case 'text': {
+        const marks = [...new Set([...inherited, ...markSet(i.m)])];
+        const text = i.text.replace(/[\r\n]+/g, ' ');
+        if (i.m.code) {
+          this.setMarks(marks);
+          let code = codeSpan(text);
+          if (this.mode === 'cell') code = code.replace(/\|/g, '\\|');
+          return this.emit(code);
+        }
+        const lead = /^\s*/.exec(text)![0];
+        const core = text.slice(lead.length).replace(/\s+$/, '');
+        const trail = text.slice(lead.length + core.length);
+        if (!core) {
+          this.pending += this.lineStart ? '' : text;
+          return;
+        }
+        // Closing first, then the white space, then opening: delimiters hug the text.
+        const keep = this.open.findIndex((k) => !marks.includes(k));
+        if (keep >= 0) this.setMarks(this.open.slice(0, keep));
+        this.pending += this.lineStart ? '' : lead;
+        this.setMarks(marks);
+        this.emit(escapeMarkdown(core, this.lineStart));
+        this.pending = trail;
+        return;
+      }
+      case 'br':
+        this.setMarks([]);
+        this.pending = '';
+        if (this.mode === 'para') {
+          this.pieces.push('\\\n');
+          this.lineStart = true;
+        } else if (this.mode === 'cell') this.emit('<br>');
+        else this.pending = ' ';
+        return;
+      case 'link': {
+        const common = commonMarks(i.children);
+        const marks = [...new Set([...inherited, ...common])];
+        this.setMarks(marks);
+        const only = i.children.length === 1 ? i.children[0] : undefined;
+        if (
+          only?.t === 'text' &&
+          !only.m.code &&
+          (only.text === i.href || 'mailto:' + only.text === i.href) &&
+          /^[a-z][a-z0-9+.-]{1,31}:[^\s<>]*$/i.test(i.href) &&
+          !i.title
+        ) {
+          return this.emit(`<${only.text}>`);
+        }
+        const inner = new InlineWriter(this.ctx, this.mode);
+        inner.lineStart = false;
+        inner.write(i.children, []);
+        const text = inner.finish(common);
+        return this.emit(`[${text}](${linkDestination(i.href)}${linkTitle(i.title)})`);
+      }
+      case 'image': {
+        this.setMarks([...inherited]);
+        if (!i.data) return i.alt ? this.emit(escapeMarkdown(i.alt, this.lineStart)) : undefined;
+        const uri = `data:${i.data.mime};base64,${Buffer.from(i.data.bytes).toString('base64')}`;
+        if (MD_IMAGE.test(i.data.mime)) return this.emit(`![${escapeMarkdown(i.alt, false)}](${uri}${linkTitle(i.title)})`);
+        const size = (i.widthPx ? ` width="${i.widthPx}"` : '') + (i.heightPx ? ` height="${i.heightPx}"` : '');
+        return this.emit(`<img src="${uri}" alt="${htmlEscape(i.alt)}"${size}>`);
+      }
+      case 'note': {
+        const n = this.ctx.notes.get(`${i.kind}:${i.id}`);
+        if (n !== undefined) {
+          this.setMarks([...inherited]);
+          this.emit(`[^${n}]`);
+        }
+        return;
+      }
+      case 'check':
+        this.setMarks([...inherited]);
+        return this.emit(i.checked ? '☒' : '☐');
+    }
+  }
+
+  /** The Markdown of what was written; `outer` marks are left open by the caller (a link inside them). */
+  finish(outer: MarkKind[] = []): string {
+    this.setMarks(outer.filter((k) => this.open.includes(k)));
+    this.pending = '';
+    // Marks shared by every child of a link were opened outside it: drop them inside.
+    const pieces = this.pieces.filter((p) => typeof p === 'string' || !outer.includes(p.kind));
+    return resolveDelims(pieces, () => this.pairs++).replace(/(\\\n)+$/, '');
+  }
+}
+
+/** Marks every text child of a link shares (they stay open across the link). */
+function commonMarks(children: Inline[]): MarkKind[] {
+  let common: MarkKind[] | undefined;
+  for (const c of children) {
+    if (c.t !== 'text') continue;
+    const m = markSet(c.m);
+    common = common ? common.filter((k) => m.includes(k)) : m;
+  }
+  return common ?? [];
+}
+
+const WS = /\s/u;
+const PUNCT = /[\p{P}\p{S}]/u;
+
+/** Pairs delimiters and writes each pair as Markdown where it is flanking as CommonMark needs, else as HTML. */
+function resolveDelims(pieces: Piece[], _next: () => number): string {
+  // Pair opens and closes (they nest properly by construction).
+  const stack: Delim[] = [];
+  let id = 0;
+  for (const p of pieces) {
+    if (typeof p === 'string') continue;
+    if (p.open) {
+      p.pair = id++;
+      stack.push(p);
+    } else {
+      for (let i = stack.length - 1; i >= 0; i--) {
+        if (stack[i]!.kind === p.kind) {
+          p.pair = stack[i]!.pair;
+          stack.splice(i, 1);
+          break;
+        }
+      }
+    }
+  }
+  const html = new Set<number>();
+  // Groups of adjacent delimiters and the characters around each group.
+  for (let i = 0; i < pieces.length;) {
+    if (typeof pieces[i] === 'string') {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < pieces.length && typeof pieces[j] !== 'string') j++;
+    const group = pieces.slice(i, j) as Delim[];
+    const before = lastChar(pieces, i - 1);
+    const after = firstChar(pieces, j);
+    const leftFlanking = after !== '' && !WS.test(after) && (!PUNCT.test(after) || before === '' || WS.test(before) || PUNCT.test(before));
+    const rightFlanking = before !== '' && !WS.test(before) && (!PUNCT.test(before) || after === '' || WS.test(after) || PUNCT.test(after));
+    const chars = new Map<string, { open: boolean; close: boolean }>();
+    for (const d of group) {
+      const md = MD_DELIM[d.kind];
+      if (!md) {
+        html.add(d.pair);
+        continue;
+      }
+      const c = chars.get(md[0]!) ?? { open: false, close: false };
+      if (d.open) c.open = true;
+      else c.close = true;
+      chars.set(md[0]!, c);
+      if ((d.open && !leftFlanking) || (!d.open && !rightFlanking) || before === md[0] || after === md[0]) html.add(d.pair);
+    }
+    // Opening and closing the same character in one run is ambiguous: those pairs go to HTML.
+    for (const d of group) {
+      const md = MD_DELIM[d.kind];
+      const c = md && chars.get(md[0]!);
+      if (c && c.open && c.close) html.add(d.pair);
+    }
+    i = j;
+  }
+  let out = '';
+  for (const p of pieces) {
+    if (typeof p === 'string') out += p;
+    else if (html.has(p.pair) || p.pair < 0) out += `<${p.open ? '' : '/'}${HTML_TAG[p.kind]}>`;
+    else out += MD_DELIM[p.kind]!;
+  }
+  return out;
+}
+
+function lastChar(pieces: Piece[], i: number): string {
+  for (; i >= 0; i--) {
+    const p = pieces[i]!;
+    if (typeof p === 'string') {
+      if (p) return p[p.length - 1]!;
+    } else return MD_DELIM[p.kind]?.[0] ?? '>';
+  }
+  return '';
+}
+
+function firstChar(pieces: Piece[], i: number): string {
+  for (; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    if (typeof p === 'string') {
+      if (p) return p[0]!;
+    } else return MD_DELIM[p.kind]?.[0] ?? '<';
+  }
+  return '';
+}
+
+function inlines(ctx: Ctx, list: Inline[], mode: 'para' | 'heading' | 'cell'): string {
+  const w = new InlineWriter(ctx, mode);
+  w.write(list);
+  return w.finish().trim();
+}
+
+function indent(text: string, first: string, rest: string): string {
+  return text
+    .split('\n')
+    .map((line, i) => (i === 0 ? first + line : line === '' ? '' : rest + line))
+    .join('\n');
+}
+
+function isSimpleTable(rows: TableRow[]): boolean {
+  return rows.every((r) =>
+    r.cells.every((c) => c.colspan === 1 && c.rowspan === 1 && c.blocks.length <= 1 && (c.blocks.length === 0 || c.blocks[0]!.t === 'para')),
+  );
+}
+
+function table(ctx: Ctx, b: Extract<Block, { t: 'table' }>): string {
+  if (b.rows.length === 0) return '';
+  if (!isSimpleTable(b.rows)) {
+    ctx.warnings.add('tables with merged cells or block content (lists, several paragraphs) were written as HTML tables');
+    return htmlBlocks(ctx.html, [b]).replace(/\n\s*\n/g, '\n');
+  }
+  const width = Math.max(...b.rows.map((r) => r.cells.length));
+  const cell = (r: TableRow, i: number) => {
+    const c = r.cells[i];
+    const p = c?.blocks[0];
+    return p && p.t === 'para' ? inlines(ctx, p.inlines, 'cell') : '';
+  };
+  const align = (i: number) => {
+    for (const r of b.rows) {
+      const p = r.cells[i]?.blocks[0];
+      if (p && p.t === 'para') return p.f.align;
+    }
+    return undefined;
+  };
+  const line = (cells: string[]) => '| ' + cells.join(' | ') + ' |';
+  const cols = [...Array(width).keys()];
+  const out = [line(cols.map((i) => cell(b.rows[0]!, i)))];
+  out.push(
+    '|' +
+      cols
+        .map((i) => {
+          const a = align(i);
+          return a === 'center' ? ':---:' : a === 'right' ? '---:' : '---';
+        })
+        .join('|') +
+      '|',
+  );
+  for (const r of b.rows.slice(1)) out.push(line(cols.map((i) => cell(r, i))));
+  return out.join('\n');
+}
+
+function blocks(ctx: Ctx, all: Block[]): string {
+  const out: string[] = [];
+  let prevList: { ordered: boolean; alt: boolean } | undefined;
+  for (const b of all) {
+    let s: string;
+    let thisList: { ordered: boolean; alt: boolean } | undefined;
+    switch (b.t) {
+      case 'para':
+        s = inlines(ctx, b.inlines, 'para');
+        break;
+      case 'heading': {
+        const text = inlines(ctx, b.inlines, 'heading');
+        s = '#'.repeat(b.level) + (text ? ' ' + text.replace(/#+$/, (m) => m.replace(/#/g, '\\#')) : '');
+        break;
+      }
+      case 'code': {
+        const runs = b.text.match(/^[ \t]*`{3,}/gm) ?? [];
+        const fence = '`'.repeat(Math.max(3, ...runs.map((r) => r.trim().length + 1)));
+        s = `${fence}\n${b.text}\n${fence}`;
+        break;
+      }
+      case 'hr':
+        s = '___';
+        break;
+      case 'quote': {
+        const inner = blocks(ctx, b.blocks);
+        s = inner
+          .split('\n')
+          .map((l) => (l ? '> ' + l : '>'))
+          .join('\n');
+        break;
+      }
+      case 'list': {
+        // Two lists in a row would read as one: the second takes the other marker.
+        const alt = prevList !== undefined && prevList.ordered === b.ordered && !prevList.alt;
+        thisList = { ordered: b.ordered, alt };
+        s = listMarkdown(ctx, b, alt);
+        break;
+      }
+      case 'table':
+        s = table(ctx, b);
+        break;
+    }
+    prevList = thisList;
+    if (s) out.push(s);
+  }
+  return out.join('\n\n');
+}
+
+function listMarkdown(ctx: Ctx, b: Extract<Block, { t: 'list' }>, alt: boolean): string {
+  // Tight unless an item holds more than one block besides nested lists.
+  const loose = b.items.some((it) => it.blocks.filter((x) => x.t !== 'list').length > 1);
+  const items = b.items.map((it, n) => {
+    const marker = b.ordered ? `${b.start + n}${alt ? ')' : '.'} ` : alt ? '* ' : '- ';
+    const task = it.checked === undefined ? '' : it.checked ? '[x] ' : '[ ] ';
+    let body = loose ? blocks(ctx, it.blocks) : tightJoin(ctx, it.blocks);
+    if (task && !body) body = ' ';
+    return indent(task + body, marker, ' '.repeat(marker.length));
+  });
+  return items.join(loose ? '\n\n' : '\n');
+}
+
+/** A tight item's blocks: a paragraph and a nested list on consecutive lines. */
+function tightJoin(ctx: Ctx, list: Block[]): string {
+  return list
+    .map((b) => blocks(ctx, [b]))
+    .filter((s) => s)
+    .join('\n');
+}
+
+/** Writes the model as Markdown. */
+export function modelToMarkdown(doc: DocModel, warnings: Set<string>): string {
+  const notes = new Map<string, number>();
+  doc.notes.forEach((n, i) => notes.set(`${n.kind}:${n.id}`, i + 1));
+  const ctx: Ctx = { warnings, notes, html: { warnings, notes, idPrefix: '' } };
+  let md = blocks(ctx, doc.blocks);
+  const defs = doc.notes.map((n, i) => indent(blocks(ctx, n.blocks) || ' ', `[^${i + 1}]: `, '    '));
+  if (defs.length) md += '\n\n' + defs.join('\n\n');
+  return md.replace(/\s+$/, '') + '\n';
+}

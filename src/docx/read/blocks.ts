@@ -1,0 +1,408 @@
+/**
+ * A sequence of body-level elements (the body, a table cell, a note, a text box) → blocks. Word has flat
+ * paragraphs; the structure is rebuilt from their properties:
+ * - heading level: a direct outline level, else the style chain (heading N, Title, outlineLvl);
+ * - lists: w:numPr (direct, or from the style) through numbering.xml; items nest by level, a new list starts
+ *   when the numbering instance changes at a level; paragraphs without numbering but indented to an open
+ *   item's level (or styled List Paragraph) continue that item;
+ * - block quotes: Quote-like styles, and left indentation beyond the enclosing item's (720 twips a level, the
+ *   convention of Folio's writer and pandoc's);
+ * - code blocks: code styles (Source Code, HTML Preformatted...) or paragraphs whose every run is set in a
+ *   monospace font; consecutive code paragraphs are one block;
+ * - horizontal rules: empty paragraphs with a border (or the Horizontal Rule style).
+ */
+import { FolioError } from '../../errors.js';
+import { attr, child, childElements, walk, type XElement, type XNode } from '../xml.js';
+import { QUOTE_STEP, type ReadContext } from './context.js';
+import { InlineReader } from './inlines.js';
+import type { Block, Inline, ListItem, ParaFormat, TableCell, TableRow } from './model.js';
+import type { LevelInfo } from './numbering.js';
+import { isOn, MONOSPACE } from './styles.js';
+
+interface ParaInfo {
+  kind: 'heading' | 'para' | 'code' | 'hr';
+  level: number;
+  quoteStyle: boolean;
+  list?: { numId: string; ilvl: number; lvl: LevelInfo };
+  ind?: number;
+  listParagraph: boolean;
+  inlines: Inline[];
+  f: ParaFormat;
+}
+
+interface OpenList {
+  block: Extract<Block, { t: 'list' }>;
+  numId: string;
+  ilvl: number;
+  indent: number;
+}
+
+const val = (e: XElement | undefined, name: string): string | undefined => {
+  const c = e && child(e, name);
+  return c ? attr(c, 'w:val') : undefined;
+};
+
+const num = (s: string | undefined): number | undefined => {
+  const n = Number(s);
+  return s !== undefined && Number.isFinite(n) ? n : undefined;
+};
+
+export function readBlocks(ctx: ReadContext, nodes: XNode[], depth: number): Block[] {
+  const b = new BlockBuilder(ctx, depth);
+  b.nodes(nodes, depth);
+  return b.root;
+}
+
+class BlockBuilder {
+  readonly root: Block[] = [];
+  private lists: OpenList[] = [];
+  private lastCode?: Extract<Block, { t: 'code' }>;
+  /** Inlines of a paragraph whose mark was deleted (tracked): they join the next paragraph. */
+  private carried: Inline[] = [];
+  /** Running counts of (numId, level), so a list interrupted and resumed keeps its numbers. */
+  private readonly counters = new Map<string, number>();
+
+  constructor(
+    private readonly ctx: ReadContext,
+    private readonly depth: number,
+  ) {}
+
+  nodes(nodes: XNode[], depth: number): void {
+    if (depth > this.ctx.limits.maxDepth) {
+      this.ctx.warn('content nested too deeply was left out');
+      return;
+    }
+    for (const n of nodes) {
+      if (n.type !== 'el') continue;
+      switch (n.name) {
+        case 'w:p':
+          this.paragraph(n);
+          break;
+        case 'w:tbl':
+          this.closeLists();
+          this.lastCode = undefined;
+          this.place(this.root, 0, this.table(n));
+          break;
+        case 'w:sdt': {
+          const content = child(n, 'w:sdtContent');
+          if (content) this.nodes(content.children, depth + 1);
+          break;
+        }
+        case 'w:customXml':
+        case 'w:ins':
+        case 'w:moveTo':
+          this.nodes(n.children, depth + 1);
+          break;
+        case 'mc:AlternateContent': {
+          const c = child(n, 'mc:Choice') ?? child(n, 'mc:Fallback');
+          if (c) this.nodes(c.children, depth + 1);
+          break;
+        }
+        case 'w:altChunk':
+          this.ctx.warn('an embedded alternative-format chunk (w:altChunk) was left out');
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  private info(p: XElement): ParaInfo | undefined {
+    const pPr = child(p, 'w:pPr');
+    const styleId = val(pPr, 'w:pStyle');
+    const style = this.ctx.styles.paragraph(styleId);
+    const { inlines, floating } = InlineReader.read(this.ctx, p);
+    const markDeleted = !!child(child(pPr ?? p, 'w:rPr') ?? p, 'w:del');
+    let all = inlines;
+    if (this.carried.length) {
+      all = [...this.carried, ...inlines];
+      this.carried = [];
+    }
+    for (const box of floating) this.floating(box);
+    if (markDeleted && all.length) {
+      this.carried = all;
+      return undefined;
+    }
+    const f: ParaFormat = {};
+    const jc = val(pPr, 'w:jc');
+    if (jc === 'center') f.align = 'center';
+    else if (jc === 'right' || jc === 'end') f.align = 'right';
+    else if (jc === 'both' || jc === 'distribute') f.align = 'justify';
+    const indEl = pPr && child(pPr, 'w:ind');
+    const ind = indEl ? num(attr(indEl, 'w:left') ?? attr(indEl, 'w:start')) : undefined;
+    if (indEl) {
+      f.indRight = num(attr(indEl, 'w:right') ?? attr(indEl, 'w:end'));
+      const hanging = num(attr(indEl, 'w:hanging'));
+      f.firstLine = hanging !== undefined ? -hanging : num(attr(indEl, 'w:firstLine'));
+    }
+    const shd = pPr && child(pPr, 'w:shd');
+    const fill = shd && attr(shd, 'w:fill');
+    if (fill && /^[0-9a-f]{6}$/i.test(fill) && fill.toUpperCase() !== 'FFFFFF') f.shading = fill.toUpperCase();
+
+    // Numbering: direct (numId 0 switches a style's list off), else the style's.
+    const numPr = pPr && child(pPr, 'w:numPr');
+    let numId = numPr ? val(numPr, 'w:numId') : undefined;
+    let ilvl = numPr ? (num(val(numPr, 'w:ilvl')) ?? 0) : 0;
+    const fromStyle = numId === undefined;
+    if (fromStyle) {
+      numId = style.numId;
+      ilvl = style.ilvl ?? num(val(numPr, 'w:ilvl')) ?? 0;
+    }
+    const lvl = numId !== undefined && numId !== '0' ? this.ctx.numbering.level(numId, Math.min(Math.max(ilvl, 0), 8)) : undefined;
+
+    const outline = num(val(pPr, 'w:outlineLvl'));
+    let level = outline !== undefined && outline >= 0 && outline <= 8 ? outline + 1 : (style.heading ?? 0);
+    level = Math.min(level, 6);
+    const hasContent = all.some((i) => i.t !== 'text' || /\S/.test(i.text));
+    const pBdr = pPr && child(pPr, 'w:pBdr');
+    const ruled = !!pBdr && (isBorder(child(pBdr, 'w:bottom')) || isBorder(child(pBdr, 'w:top')));
+    let kind: ParaInfo['kind'] = level ? 'heading' : 'para';
+    if (!hasContent && (ruled || style.names.includes('horizontal rule'))) kind = 'hr';
+    else if (level === 0 && (style.code || (hasContent && allMonospace(p)))) kind = 'code';
+    // A heading numbered by its style (1. Introduction) stays a heading; a direct list number makes an item.
+    const list = lvl && !lvl.hidden && !(kind === 'heading' && fromStyle) && kind !== 'hr' ? { numId: numId!, ilvl, lvl } : undefined;
+    if (!hasContent && kind !== 'hr' && !(kind === 'code' && this.lastCode) && !list) return undefined;
+    return {
+      kind,
+      level,
+      quoteStyle: !!style.quote,
+      list,
+      ind,
+      listParagraph: style.names.some((n) => n === 'list paragraph' || n.startsWith('list continue')),
+      inlines: all,
+      f,
+    };
+  }
+
+  private paragraph(p: XElement): void {
+    this.ctx.count();
+    const info = this.info(p);
+    if (!info) return;
+    const block = this.block(info);
+    if (info.list) return this.listItem(info, block);
+    const open = this.continuation(info);
+    if (open) {
+      this.lists.splice(this.lists.indexOf(open) + 1);
+      const item = open.block.items[open.block.items.length - 1]!;
+      const extra = (info.ind ?? open.indent) - open.indent;
+      return this.place(item.blocks, this.quoteDepth(info, extra), block);
+    }
+    this.closeLists();
+    this.place(this.root, this.quoteDepth(info, info.ind ?? 0), block);
+  }
+
+  /** Quote levels a paragraph takes from its style and its indentation beyond its container's. */
+  private quoteDepth(info: ParaInfo, extra: number): number {
+    const steps = Math.round(extra / QUOTE_STEP);
+    if (info.quoteStyle) return Math.max(1, steps);
+    if (info.kind === 'hr') return 0;
+    return extra >= QUOTE_STEP / 2 ? Math.max(1, steps) : 0;
+  }
+
+  /** The open list item a paragraph without numbering continues, if any. */
+  private continuation(info: ParaInfo): OpenList | undefined {
+    if (this.lists.length === 0) return undefined;
+    if (info.ind === undefined) return info.listParagraph ? this.lists[this.lists.length - 1] : undefined;
+    for (let i = this.lists.length - 1; i >= 0; i--) if (this.lists[i]!.indent <= info.ind) return this.lists[i];
+    return undefined;
+  }
+
+  private block(info: ParaInfo): Block {
+    if (info.kind === 'hr') return { t: 'hr' };
+    if (info.kind === 'code') return { t: 'code', text: plainText(info.inlines) };
+    if (info.kind === 'heading') return { t: 'heading', level: info.level, inlines: info.inlines, f: info.f };
+    return { t: 'para', inlines: info.inlines, f: info.f };
+  }
+
+  private listItem(info: ParaInfo, block: Block): void {
+    const { numId, ilvl, lvl } = info.list!;
+    while (this.lists.length && this.lists[this.lists.length - 1]!.ilvl > ilvl) this.lists.pop();
+    let top = this.lists[this.lists.length - 1];
+    if (top && top.ilvl === ilvl && top.numId !== numId) {
+      this.lists.pop();
+      top = this.lists[this.lists.length - 1];
+    }
+    const key = `${numId}:${ilvl}`;
+    if (!top || top.ilvl < ilvl) {
+      const container = top ? top.block.items[top.block.items.length - 1]!.blocks : this.root;
+      const list: Extract<Block, { t: 'list' }> = { t: 'list', ordered: lvl.ordered, start: lvl.start + (this.counters.get(key) ?? 0), items: [] };
+      this.ctx.count();
+      this.lastCode = undefined;
+      if (container === this.root) this.place(this.root, 0, list);
+      else container.push(list);
+      top = { block: list, numId, ilvl, indent: lvl.indent };
+      this.lists.push(top);
+    }
+    this.counters.set(key, (this.counters.get(key) ?? 0) + 1);
+    for (const k of this.counters.keys()) {
+      const [n, l] = k.split(':');
+      if (n === numId && Number(l) > ilvl) this.counters.delete(k);
+    }
+    const item: ListItem = { blocks: [] };
+    if (block.t === 'para' || block.t === 'heading') {
+      const checked = leadingCheck(block.inlines);
+      if (checked !== undefined) item.checked = checked;
+    }
+    top.block.items.push(item);
+    this.lastCode = undefined;
+    const extra = (info.ind ?? lvl.indent) - lvl.indent;
+    this.place(item.blocks, this.quoteDepth(info, extra), block);
+  }
+
+  private closeLists(): void {
+    this.lists = [];
+  }
+
+  /** Appends a block to a container at a quote depth, joining the quotes (and code block) already there. */
+  private place(container: Block[], depth: number, block: Block): void {
+    let cur = container;
+    for (let d = 0; d < depth; d++) {
+      const last = cur[cur.length - 1];
+      if (last?.t === 'quote') cur = last.blocks;
+      else {
+        const q: Block = { t: 'quote', blocks: [] };
+        this.ctx.count();
+        cur.push(q);
+        cur = q.blocks;
+      }
+    }
+    const last = cur[cur.length - 1];
+    if (block.t === 'code' && last && last === this.lastCode) {
+      last.text += '\n' + block.text;
+      return;
+    }
+    cur.push(block);
+    this.lastCode = block.t === 'code' ? block : undefined;
+  }
+
+  private floating(box: XElement): void {
+    const blocks = readBlocks(this.ctx, box.children, this.depth + 1);
+    for (const b of blocks) this.root.push(b);
+  }
+
+  private table(tbl: XElement): Block {
+    if (this.depth + 1 > this.ctx.limits.maxDepth) {
+      this.ctx.warn('tables nested too deeply were left out');
+      return { t: 'para', inlines: [], f: {} };
+    }
+    const tblPr = child(tbl, 'w:tblPr');
+    const borders = tblPr && child(tblPr, 'w:tblBorders');
+    const bordered = borders ? childElements(borders).some(isBorder) : this.ctx.styles.tableBordered(val(tblPr, 'w:tblStyle'));
+    const rows: TableRow[] = [];
+    /** Grid column → the cell a vertical merge started in. */
+    const merging = new Map<number, TableCell>();
+    let cells = 0;
+    let headerRun = true;
+    for (const tr of flatten(tbl, 'w:tr')) {
+      const trPr = child(tr, 'w:trPr');
+      const header: boolean = headerRun && !!trPr && isOn(child(trPr, 'w:tblHeader'));
+      headerRun = header;
+      let col = num(val(trPr, 'w:gridBefore')) ?? 0;
+      const row: TableRow = { header, cells: [] };
+      for (const tc of flatten(tr, 'w:tc')) {
+        if (++cells > this.ctx.limits.maxTableCells) {
+          throw this.tooLarge();
+        }
+        this.ctx.count();
+        const tcPr = child(tc, 'w:tcPr');
+        const span = Math.min(Math.max(num(val(tcPr, 'w:gridSpan')) ?? 1, 1), 1000);
+        const vm = tcPr && child(tcPr, 'w:vMerge');
+        const vmVal = vm ? (attr(vm, 'w:val') ?? 'continue') : undefined;
+        const origin = merging.get(col);
+        if (vmVal === 'continue' && origin) {
+          origin.rowspan++;
+          col += span;
+          continue;
+        }
+        const shd = tcPr && child(tcPr, 'w:shd');
+        const fill = shd && attr(shd, 'w:fill');
+        const cell: TableCell = {
+          blocks: readBlocks(this.ctx, tc.children, this.depth + 1),
+          colspan: span,
+          rowspan: 1,
+          shading: fill && /^[0-9a-f]{6}$/i.test(fill) && fill.toUpperCase() !== 'FFFFFF' ? fill.toUpperCase() : undefined,
+        };
+        if (vmVal === 'restart') merging.set(col, cell);
+        else merging.delete(col);
+        row.cells.push(cell);
+        col += span;
+      }
+      rows.push(row);
+    }
+    return { t: 'table', rows, bordered };
+  }
+
+  private tooLarge(): FolioError {
+    return new FolioError('UNPROCESSABLE_DOCUMENT', `A table has more than ${this.ctx.limits.maxTableCells} cells; it is too large to convert`);
+  }
+}
+
+/** Rows of a table / cells of a row, also when wrapped in content controls or custom XML. */
+function flatten(parent: XElement, name: string): XElement[] {
+  const out: XElement[] = [];
+  const go = (e: XElement, d: number) => {
+    for (const c of e.children) {
+      if (c.type !== 'el') continue;
+      if (c.name === name) out.push(c);
+      else if (d < 8 && (c.name === 'w:sdt' || c.name === 'w:sdtContent' || c.name === 'w:customXml' || c.name === 'w:ins')) go(c, d + 1);
+    }
+  };
+  go(parent, 0);
+  return out;
+}
+
+function isBorder(e: XElement | undefined): boolean {
+  const v = e && attr(e, 'w:val');
+  return v !== undefined && v !== 'nil' && v !== 'none';
+}
+
+/** Every run with text in the paragraph has a monospace font set directly (a code block typed in Word). */
+function allMonospace(p: XElement): boolean {
+  let runs = 0;
+  let mono = true;
+  walk(p, (e) => {
+    if (!mono) return 'skip';
+    if (e.name === 'w:del' || e.name === 'w:moveFrom') return 'skip';
+    if (e.name !== 'w:r') return undefined;
+    if (!childElements(e, 'w:t').length) return 'skip';
+    runs++;
+    const fonts = child(child(e, 'w:rPr') ?? e, 'w:rFonts');
+    const font = fonts && (attr(fonts, 'w:ascii') ?? attr(fonts, 'w:hAnsi'));
+    if (!font || !MONOSPACE.test(font.trim())) mono = false;
+    return 'skip';
+  });
+  return runs > 0 && mono;
+}
+
+/** The text of inlines as a code block holds it: breaks are new lines, pictures and notes are dropped. */
+export function plainText(inlines: Inline[]): string {
+  let s = '';
+  for (const i of inlines) {
+    if (i.t === 'text') s += i.text;
+    else if (i.t === 'br') s += '\n';
+    else if (i.t === 'link') s += plainText(i.children);
+    else if (i.t === 'check') s += i.checked ? '☒' : '☐';
+  }
+  return s;
+}
+
+/** A task item's checkbox at the start of its first paragraph: removed from the text, returned. */
+function leadingCheck(inlines: Inline[]): boolean | undefined {
+  const first = inlines[0];
+  if (first?.t === 'check') {
+    inlines.shift();
+    const next = inlines[0];
+    if (next?.t === 'text') next.text = next.text.replace(/^[ \t\u00a0]/, '');
+    if (next?.t === 'text' && next.text === '') inlines.shift();
+    return first.checked;
+  }
+  if (first?.t === 'text') {
+    const m = /^([☐☑☒])[ \t\u00a0]?/.exec(first.text);
+    if (m) {
+      first.text = first.text.slice(m[0].length);
+      if (first.text === '') inlines.shift();
+      return m[1] !== '☐';
+    }
+  }
+  return undefined;
+}

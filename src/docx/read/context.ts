@@ -1,0 +1,54 @@
+/**
+ * What the block and inline readers share while reading one part: the style sheet, the numbering, the
+ * part's relationships, the image loader (with its budget), the note references met so far, and the
+ * bounds that keep a hostile document from multiplying work.
+ */
+import { FolioError } from '../../errors.js';
+import type { ImageData } from './model.js';
+import type { Numbering } from './numbering.js';
+import type { StyleSheet } from './styles.js';
+
+export interface Relationship {
+  target: string;
+  external: boolean;
+}
+
+/** Limits of one read (defaults in reader.ts). */
+export interface ReadLimits {
+  /** Blocks and inlines together, for the whole document. */
+  maxNodes: number;
+  /** Nesting of tables, quotes and lists inside each other. */
+  maxDepth: number;
+  /** Cells of one table. */
+  maxTableCells: number;
+  /** Image bytes embedded in total; pictures beyond are dropped with a warning. */
+  maxImageBytes: number;
+}
+
+export interface ReadContext {
+  styles: StyleSheet;
+  numbering: Numbering;
+  rels: Map<string, Relationship>;
+  limits: ReadLimits;
+  images: 'inline' | 'drop';
+  /** The picture of a relationship id, or undefined (and a warning) when it cannot be embedded. */
+  image(rId: string): ImageData | undefined;
+  /** Note references in text order (notes are read after the body, in this order). */
+  noteRefs: Array<{ kind: 'footnote' | 'endnote'; id: string }>;
+  warn(message: string): void;
+  /** Counts model nodes; throws past the limit. */
+  count(n?: number): void;
+}
+
+export function nodeCounter(limit: number): (n?: number) => void {
+  let used = 0;
+  return (n = 1) => {
+    used += n;
+    if (used > limit) {
+      throw new FolioError('UNPROCESSABLE_DOCUMENT', `The document has more than ${limit} paragraphs, runs and cells; it is too large to convert`);
+    }
+  };
+}
+
+/** Twips of indentation that make one level of block quote (Folio's writer and pandoc's use 720). */
+export const QUOTE_STEP = 720;

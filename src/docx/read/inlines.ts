@@ -1,0 +1,357 @@
+/**
+ * A paragraph's content → inlines: runs with their marks (character style, then direct properties), text,
+ * tabs and breaks, hyperlinks (relationship targets and anchors), complex and simple fields (HYPERLINK
+ * becomes a link, any other field keeps its result text, instructions are never text), tracked changes as
+ * accepted (insertions and moves-to kept, deletions and moves-from dropped), pictures (DrawingML and VML),
+ * note references, checkbox content controls, math as its plain text. Comments are dropped.
+ *
+ * Text boxes cannot sit inside a paragraph in the model: their content is handed back in `floating`, for
+ * the block reader to place after the paragraph.
+ */
+import { attr, child, decodeXml, type XElement, type XNode } from '../xml.js';
+import type { ReadContext } from './context.js';
+import type { Inline, Marks } from './model.js';
+import { rPrMarks } from './styles.js';
+
+interface Frame {
+  kind: 'root' | 'link' | 'field';
+  items: Inline[];
+  /** Fields: instruction text until `separate`, then the result. */
+  phase?: 'instr' | 'result';
+  instr?: string;
+  href?: string;
+  title?: string;
+}
+
+/** Link targets the writers may emit; anything else (javascript:, data:, file:, vbscript:...) is dropped. */
+const SAFE_SCHEME = /^(https?|mailto|ftp|tel):/i;
+
+export function safeHref(target: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  const t = target.trim().replace(/[\u0000-\u001f\u007f]/g, '');
+  if (t.startsWith('#')) return t.length > 1 ? t : undefined;
+  return SAFE_SCHEME.test(t) ? t : undefined;
+}
+
+const EMU_PER_PX = 9525;
+
+export class InlineReader {
+  private readonly stack: Frame[] = [{ kind: 'root', items: [] }];
+  /** w:txbxContent elements met in this paragraph. */
+  readonly floating: XElement[] = [];
+  private unsafeLinks = 0;
+
+  constructor(private readonly ctx: ReadContext) {}
+
+  /** Reads the content of one w:p (or any element holding runs) and returns its inlines. */
+  static read(ctx: ReadContext, p: XElement): { inlines: Inline[]; floating: XElement[] } {
+    const r = new InlineReader(ctx);
+    r.children(p.children, 0);
+    return { inlines: r.finish(), floating: r.floating };
+  }
+
+  private finish(): Inline[] {
+    while (this.stack.length > 1) this.pop();
+    if (this.unsafeLinks)
+      this.ctx.warn(`${this.unsafeLinks} link(s) with a target other than http(s), mailto, ftp, tel or an anchor were dropped (their text kept)`);
+    return this.stack[0]!.items;
+  }
+
+  /** Where content goes now; undefined while a field's instruction is being read. */
+  private target(): Inline[] | undefined {
+    const top = this.stack[this.stack.length - 1]!;
+    return top.kind === 'field' && top.phase === 'instr' ? undefined : top.items;
+  }
+
+  private push(i: Inline): void {
+    this.ctx.count();
+    const t = this.target();
+    if (!t) return;
+    const last = t[t.length - 1];
+    if (i.t === 'text' && last?.t === 'text' && sameMarks(last.m, i.m)) last.text += i.text;
+    else t.push(i);
+  }
+
+  private pop(): void {
+    const f = this.stack.pop()!;
+    let href = f.href;
+    let title = f.title;
+    if (f.kind === 'field') {
+      const h = parseHyperlinkField(f.instr ?? '');
+      href = h?.href;
+      title = h?.title;
+    }
+    if (href !== undefined) {
+      const safe = safeHref(href);
+      if (safe && f.items.length > 0) return this.push({ t: 'link', href: safe, title, children: f.items });
+      if (!safe) this.unsafeLinks++;
+    }
+    for (const i of f.items) this.push(i);
+  }
+
+  private children(nodes: XNode[], depth: number): void {
+    if (depth > this.ctx.limits.maxDepth) return;
+    for (const n of nodes) if (n.type === 'el') this.element(n, depth + 1);
+  }
+
+  private element(e: XElement, depth: number): void {
+    switch (e.name) {
+      case 'w:r':
+        return this.run(e, depth);
+      case 'w:hyperlink': {
+        const rid = attr(e, 'r:id');
+        const anchor = attr(e, 'w:anchor');
+        const rel = rid ? this.ctx.rels.get(rid) : undefined;
+        let href: string | undefined = rel?.target;
+        if (anchor) href = (href ?? '') + '#' + anchor;
+        const tip = attr(e, 'w:tooltip');
+        this.stack.push({ kind: 'link', items: [], href, title: tip });
+        const mark = this.stack.length;
+        this.children(e.children, depth);
+        while (this.stack.length > mark) this.pop(); // fields left open inside the link
+        return this.pop();
+      }
+      case 'w:fldSimple': {
+        this.stack.push({ kind: 'field', items: [], phase: 'result', instr: attr(e, 'w:instr') ?? '' });
+        const mark = this.stack.length;
+        this.children(e.children, depth);
+        while (this.stack.length > mark) this.pop();
+        return this.pop();
+      }
+      case 'w:sdt': {
+        const pr = child(e, 'w:sdtPr');
+        const box = pr && child(pr, 'w14:checkbox');
+        if (box) {
+          const checked = child(box, 'w14:checked');
+          return this.push({ t: 'check', checked: !!checked && /^(1|true)$/.test(attr(checked, 'w14:val') ?? '1') });
+        }
+        const content = child(e, 'w:sdtContent');
+        return content ? this.children(content.children, depth) : undefined;
+      }
+      case 'w:ins':
+      case 'w:moveTo':
+      case 'w:smartTag':
+      case 'w:customXml':
+      case 'w:dir':
+      case 'w:bdo':
+      case 'w:sdtContent':
+        return this.children(e.children, depth);
+      case 'mc:AlternateContent':
+        return this.alternate(e, depth, (c) => this.children(c, depth));
+      case 'm:oMath':
+      case 'm:oMathPara':
+        return this.math(e);
+      default:
+        return; // w:del, w:moveFrom, comments, bookmarks, proofing marks, w:pPr
+    }
+  }
+
+  /** The first mc:Choice (DrawingML pictures and text boxes), else the fallback. */
+  private alternate(e: XElement, _depth: number, go: (nodes: XNode[]) => void): void {
+    const choice = child(e, 'mc:Choice') ?? child(e, 'mc:Fallback');
+    if (choice) go(choice.children);
+  }
+
+  private math(e: XElement): void {
+    let text = '';
+    const walk = (x: XElement, d: number) => {
+      if (d > 64) return;
+      for (const c of x.children) {
+        if (c.type !== 'el') continue;
+        if (c.name === 'm:t') text += c.children.map((t) => (t.type === 'text' ? decodeXml(t.raw) : '')).join('');
+        else walk(c, d + 1);
+      }
+    };
+    walk(e, 0);
+    if (text) this.push({ t: 'text', text, m: { i: true } });
+  }
+
+  private marks(rPr: XElement | undefined): Marks {
+    const out: Marks = {};
+    const rStyle = rPr && child(rPr, 'w:rStyle');
+    const styleId = rStyle && attr(rStyle, 'w:val');
+    if (styleId) Object.assign(out, this.ctx.styles.character(styleId));
+    const direct = rPrMarks(rPr);
+    for (const k of ['b', 'i', 's', 'u', 'code', 'sup', 'sub'] as const) {
+      if (direct[k]) out[k] = true;
+      if (direct.off?.has(k)) delete out[k];
+    }
+    if (direct.color) out.color = direct.color as string;
+    if (direct.size) out.size = direct.size as number;
+    if (direct.highlight) out.highlight = direct.highlight as string;
+    return out;
+  }
+
+  private run(r: XElement, depth: number): void {
+    this.runContent(r.children, this.marks(child(r, 'w:rPr')), depth);
+  }
+
+  private runContent(nodes: XNode[], m: Marks, depth: number): void {
+    const text = (s: string) => s && this.push({ t: 'text', text: s, m });
+    for (const c of nodes) {
+      if (c.type !== 'el') continue;
+      switch (c.name) {
+        case 'w:t':
+          text(c.children.map((t) => (t.type === 'text' ? decodeXml(t.raw) : '')).join(''));
+          break;
+        case 'w:tab':
+        case 'w:ptab':
+          text('\t');
+          break;
+        case 'w:br': {
+          const type = attr(c, 'w:type');
+          if (type !== 'page' && type !== 'column') this.push({ t: 'br' });
+          break;
+        }
+        case 'w:cr':
+          this.push({ t: 'br' });
+          break;
+        case 'w:noBreakHyphen':
+          text('-');
+          break;
+        case 'w:sym': {
+          const code = parseInt(attr(c, 'w:char') ?? '', 16);
+          // Symbol-font private-use code points: the two checkbox glyphs of Wingdings are worth keeping.
+          if (code === 0xf0a8 || code === 0xf06f) this.push({ t: 'check', checked: false });
+          else if (code === 0xf0fe || code === 0xf078) this.push({ t: 'check', checked: true });
+          else if (code > 0 && code < 0xe000) text(String.fromCharCode(code));
+          break;
+        }
+        case 'w:instrText': {
+          const top = this.stack[this.stack.length - 1]!;
+          if (top.kind === 'field' && top.phase === 'instr') top.instr += c.children.map((t) => (t.type === 'text' ? decodeXml(t.raw) : '')).join('');
+          break;
+        }
+        case 'w:fldChar':
+          this.fieldChar(attr(c, 'w:fldCharType'));
+          break;
+        case 'w:footnoteReference':
+        case 'w:endnoteReference': {
+          const id = attr(c, 'w:id');
+          const kind = c.name === 'w:footnoteReference' ? 'footnote' : 'endnote';
+          if (id !== undefined) {
+            this.push({ t: 'note', kind, id });
+            this.ctx.noteRefs.push({ kind, id });
+          }
+          break;
+        }
+        case 'w:drawing':
+          this.drawing(c);
+          break;
+        case 'w:pict':
+        case 'w:object':
+          this.vml(c);
+          break;
+        case 'mc:AlternateContent':
+          if (depth < this.ctx.limits.maxDepth) this.alternate(c, depth, (inner) => this.runContent(inner, m, depth + 1));
+          break;
+        case 'w:ruby': {
+          const base = child(c, 'w:rubyBase');
+          if (base) this.children(base.children, depth);
+          break;
+        }
+        default:
+          break; // w:delText, w:rPr, w:footnoteRef, comment references, w:lastRenderedPageBreak...
+      }
+    }
+  }
+
+  private fieldChar(type: string | undefined): void {
+    if (type === 'begin') {
+      this.stack.push({ kind: 'field', items: [], phase: 'instr', instr: '' });
+      return;
+    }
+    let idx = this.stack.length - 1;
+    while (idx >= 0 && this.stack[idx]!.kind !== 'field') idx--;
+    if (idx < 0) return; // a field begun in an earlier paragraph (TOC): its result is plain content here
+    if (type === 'separate') {
+      this.stack[idx]!.phase = 'result';
+      return;
+    }
+    if (type === 'end') while (this.stack.length > idx) this.pop();
+  }
+
+  private drawing(d: XElement): void {
+    const frame = child(d, 'wp:inline') ?? child(d, 'wp:anchor');
+    if (!frame) return;
+    const docPr = child(frame, 'wp:docPr');
+    const alt = (docPr && (attr(docPr, 'descr') || attr(docPr, 'title'))) || '';
+    const extent = child(frame, 'wp:extent');
+    const cx = Number(extent && attr(extent, 'cx'));
+    const cy = Number(extent && attr(extent, 'cy'));
+    let blip: XElement | undefined;
+    const find = (e: XElement, depth: number) => {
+      if (blip || depth > 24) return;
+      for (const c of e.children) {
+        if (c.type !== 'el') continue;
+        if (c.name === 'a:blip') blip = c;
+        else if (c.name === 'w:txbxContent') this.floating.push(c);
+        else find(c, depth + 1);
+      }
+    };
+    find(frame, 0);
+    if (!blip) return;
+    const rid = attr(blip, 'r:embed');
+    this.ctx.count();
+    this.push({
+      t: 'image',
+      alt,
+      data: rid ? this.ctx.image(rid) : undefined,
+      widthPx: cx > 0 ? Math.round(cx / EMU_PER_PX) : undefined,
+      heightPx: cy > 0 ? Math.round(cy / EMU_PER_PX) : undefined,
+    });
+  }
+
+  private vml(pict: XElement): void {
+    let found = false;
+    const find = (e: XElement, depth: number, alt: string) => {
+      if (depth > 24) return;
+      for (const c of e.children) {
+        if (c.type !== 'el') continue;
+        if (c.name === 'v:imagedata' && !found) {
+          found = true;
+          const rid = attr(c, 'r:id');
+          this.push({ t: 'image', alt: attr(c, 'o:title') || alt, data: rid ? this.ctx.image(rid) : undefined });
+        } else if (c.name === 'w:txbxContent') this.floating.push(c);
+        else find(c, depth + 1, attr(c, 'alt') ?? alt);
+      }
+    };
+    find(pict, 0, '');
+  }
+}
+
+function sameMarks(a: Marks, b: Marks): boolean {
+  return (
+    a.b === b.b &&
+    a.i === b.i &&
+    a.s === b.s &&
+    a.u === b.u &&
+    a.code === b.code &&
+    a.sup === b.sup &&
+    a.sub === b.sub &&
+    a.color === b.color &&
+    a.size === b.size &&
+    a.highlight === b.highlight
+  );
+}
+
+/** `HYPERLINK "url" \l "anchor" \o "tip"` → href and title; undefined for any other field. */
+export function parseHyperlinkField(instr: string): { href?: string; title?: string } | undefined {
+  const tokens: string[] = [];
+  // A field instruction is a short, flat token list (quoted strings and switches); not XML.
+  for (const m of instr.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)) tokens.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!);
+  if (tokens[0]?.toUpperCase() !== 'HYPERLINK') return undefined;
+  let href: string | undefined;
+  let anchor: string | undefined;
+  let title: string | undefined;
+  for (let i = 1; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t === '\\l') anchor = tokens[++i];
+    else if (t === '\\o') title = tokens[++i];
+    else if (/^\\[a-z]$/i.test(t)) {
+      if (t === '\\t' || t === '\\m') i++;
+    } else href ??= t;
+  }
+  if (anchor) href = (href ?? '') + '#' + anchor;
+  return href === undefined ? {} : { href, title };
+}

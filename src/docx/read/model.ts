@@ -1,0 +1,88 @@
+/**
+ * The small document model a DOCX is read into (reader.ts) and that the Markdown and HTML writers walk
+ * (src/convert/docx-markdown.ts, docx-html.ts). It keeps what those formats can say: block structure
+ * (headings, lists, tables, quotes, code, rules), inline marks, links, images, notes, checkboxes; plus the
+ * direct formatting HTML can carry as inline CSS (alignment, indentation, colour, size, highlight, shading).
+ */
+
+/** Character formatting of a run, after its character style and direct properties are resolved. */
+export interface Marks {
+  b?: true;
+  i?: true;
+  s?: true;
+  u?: true;
+  code?: true;
+  sup?: true;
+  sub?: true;
+  /** RRGGBB, without '#'. */
+  color?: string;
+  /** Points. */
+  size?: number;
+  /** A CSS colour name or RRGGBB. */
+  highlight?: string;
+}
+
+export interface ImageData {
+  mime: string;
+  bytes: Uint8Array;
+}
+
+export type Inline =
+  | { t: 'text'; text: string; m: Marks }
+  | { t: 'br' }
+  /** href is absolute (a scheme the writers accept) or '#anchor'; unsafe targets never reach the model. */
+  | { t: 'link'; href: string; title?: string; children: Inline[] }
+  /** data undefined: the picture was dropped (images: 'drop', external, over budget) and only alt remains. */
+  | { t: 'image'; alt: string; title?: string; data?: ImageData; widthPx?: number; heightPx?: number }
+  | { t: 'note'; kind: 'footnote' | 'endnote'; id: string }
+  | { t: 'check'; checked: boolean };
+
+/** Direct paragraph formatting kept for HTML (twips for lengths). */
+export interface ParaFormat {
+  align?: 'left' | 'center' | 'right' | 'justify';
+  indLeft?: number;
+  indRight?: number;
+  firstLine?: number;
+  shading?: string;
+}
+
+export type Block =
+  | { t: 'para'; inlines: Inline[]; f: ParaFormat }
+  | { t: 'heading'; level: number; inlines: Inline[]; f: ParaFormat }
+  | { t: 'code'; text: string }
+  | { t: 'hr' }
+  | { t: 'quote'; blocks: Block[] }
+  | { t: 'list'; ordered: boolean; start: number; items: ListItem[] }
+  | { t: 'table'; rows: TableRow[]; bordered: boolean };
+
+export interface ListItem {
+  blocks: Block[];
+  /** A task item (☐/☒ or a checkbox content control at its start). */
+  checked?: boolean;
+}
+
+export interface TableRow {
+  header: boolean;
+  cells: TableCell[];
+}
+
+export interface TableCell {
+  blocks: Block[];
+  colspan: number;
+  rowspan: number;
+  shading?: string;
+}
+
+export interface Note {
+  kind: 'footnote' | 'endnote';
+  id: string;
+  blocks: Block[];
+}
+
+export interface DocModel {
+  title?: string;
+  blocks: Block[];
+  /** Notes in the order their references appear in the text. */
+  notes: Note[];
+  warnings: string[];
+}

@@ -1,0 +1,205 @@
+/**
+ * DOCX → document model (model.ts): the package is opened once with openDocx (its bounds), each part is
+ * parsed with the lossless XML tree (xml.ts: no DOCTYPE, bounded depth, one element budget for all the
+ * parts of the document), and the body, then the notes its references name, are read into blocks. Pictures
+ * are embedded within a byte budget; beyond it, or with `images: 'drop'`, they keep only their alt text.
+ */
+import { FolioError } from '../../errors.js';
+import { DEFAULT_PACKAGE_LIMITS, openDocx, type DocxPackage } from '../package.js';
+import { attr, child, childElements, MAX_DOCUMENT_ELEMENTS, parseXml, textContent, type ParseBudget, type XElement } from '../xml.js';
+import { nodeCounter, type ReadContext, type ReadLimits, type Relationship } from './context.js';
+import { readBlocks } from './blocks.js';
+import type { DocModel, ImageData, Note } from './model.js';
+import { Numbering } from './numbering.js';
+import { StyleSheet } from './styles.js';
+
+export type { ReadLimits } from './context.js';
+
+export const DEFAULT_READ_LIMITS: ReadLimits = {
+  maxNodes: 2_000_000,
+  maxDepth: 32,
+  maxTableCells: 100_000,
+  maxImageBytes: 20 * 1024 * 1024,
+};
+
+export interface ReadOptions {
+  images?: 'inline' | 'drop';
+  limits?: Partial<ReadLimits>;
+}
+
+const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
+const MIME: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  jpe: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  webp: 'image/webp',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  svg: 'image/svg+xml',
+  emf: 'image/x-emf',
+  wmf: 'image/x-wmf',
+};
+
+/** A relationship target resolved against the folder of the part that names it. */
+export function resolvePart(fromPart: string, target: string): string {
+  const parts = target.startsWith('/') ? [] : fromPart.split('/').slice(0, -1);
+  for (const seg of target.replace(/^\//, '').split('/')) {
+    if (seg === '..') parts.pop();
+    else if (seg !== '.' && seg !== '') parts.push(seg);
+  }
+  return parts.join('/');
+}
+
+class Reader {
+  private readonly budget: ParseBudget = { elements: MAX_DOCUMENT_ELEMENTS };
+  private readonly warnings = new Set<string>();
+  private imageBytes = 0;
+  private readonly imageCache = new Map<string, ImageData | undefined>();
+  private readonly count: (n?: number) => void;
+  private readonly limits: ReadLimits;
+
+  constructor(
+    private readonly pkg: DocxPackage,
+    private readonly options: ReadOptions,
+  ) {
+    this.limits = { ...DEFAULT_READ_LIMITS, ...options.limits };
+    this.count = nodeCounter(this.limits.maxNodes);
+  }
+
+  private parse(part: string): XElement | undefined {
+    const text = this.pkg.text(part);
+    return text === undefined ? undefined : parseXml(text, part, this.budget).root;
+  }
+
+  private rels(part: string): { byId: Map<string, Relationship>; byType: Map<string, string> } {
+    const slash = part.lastIndexOf('/');
+    const relsPart = `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
+    const byId = new Map<string, Relationship>();
+    const byType = new Map<string, string>();
+    const root = this.pkg.has(relsPart) ? this.parse(relsPart) : undefined;
+    for (const r of root ? childElements(root, 'Relationship') : []) {
+      const id = attr(r, 'Id');
+      const target = attr(r, 'Target');
+      if (!id || target === undefined) continue;
+      const external = attr(r, 'TargetMode') === 'External';
+      byId.set(id, { target: external ? target : resolvePart(part, target), external });
+      const type = attr(r, 'Type') ?? '';
+      if (!external && !byType.has(type)) byType.set(type.startsWith(REL_NS) ? type.slice(REL_NS.length) : type, resolvePart(part, target));
+    }
+    return { byId, byType };
+  }
+
+  private warn = (m: string) => {
+    if (this.warnings.size < 50) this.warnings.add(m);
+  };
+
+  private image(rels: Map<string, Relationship>, rId: string): ImageData | undefined {
+    const rel = rels.get(rId);
+    if (!rel) return undefined;
+    if (this.options.images === 'drop') {
+      this.warn('images were dropped (images=drop); their alt text is kept');
+      return undefined;
+    }
+    if (rel.external) {
+      this.warn('linked (external) images are never fetched; their alt text is kept');
+      return undefined;
+    }
+    if (this.imageCache.has(rel.target)) return this.imageCache.get(rel.target);
+    const ext = rel.target.split('.').pop()?.toLowerCase() ?? '';
+    const mime = MIME[ext];
+    const size = this.pkg.declaredSize(rel.target);
+    let data: ImageData | undefined;
+    if (!mime) this.warn(`an image of an unsupported kind (.${ext.slice(0, 8)}) was dropped`);
+    else if (size === undefined) this.warn('an image whose part is missing was dropped');
+    else if (this.imageBytes + size > this.limits.maxImageBytes) {
+      this.warn(`images beyond ${Math.round(this.limits.maxImageBytes / 1048576)} MB in total were dropped; their alt text is kept`);
+    } else {
+      const bytes = this.pkg.get(rel.target)!;
+      this.imageBytes += bytes.length;
+      data = { mime, bytes };
+    }
+    this.imageCache.set(rel.target, data);
+    return data;
+  }
+
+  read(): DocModel {
+    const main = this.pkg.mainDocumentPart()!;
+    const docRoot = this.parse(main);
+    const body = docRoot && child(docRoot, 'w:body');
+    if (!body) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The main document part has no body');
+    const mainRels = this.rels(main);
+    const part = (type: string) => {
+      const name = mainRels.byType.get(type);
+      return name && this.pkg.has(name) ? name : undefined;
+    };
+    const stylesPart = part('styles');
+    const styles = new StyleSheet(stylesPart ? this.parse(stylesPart) : undefined);
+    const numberingPart = part('numbering');
+    const numbering = new Numbering(numberingPart ? this.parse(numberingPart) : undefined, (id) => styles.numberingStyleNumId(id));
+    const noteRefs: ReadContext['noteRefs'] = [];
+    const context = (rels: Map<string, Relationship>): ReadContext => ({
+      styles,
+      numbering,
+      rels,
+      limits: this.limits,
+      images: this.options.images ?? 'inline',
+      image: (rId) => this.image(rels, rId),
+      noteRefs,
+      warn: this.warn,
+      count: this.count,
+    });
+    const blocks = readBlocks(context(mainRels.byId), body.children, 0);
+
+    const notes: Note[] = [];
+    const seen = new Set<string>();
+    const noteParts = new Map<string, { byId: Map<string, XElement>; ctx: ReadContext } | undefined>();
+    const notesOf = (kind: 'footnote' | 'endnote') => {
+      if (noteParts.has(kind)) return noteParts.get(kind);
+      const name = part(kind === 'footnote' ? 'footnotes' : 'endnotes');
+      const root = name ? this.parse(name) : undefined;
+      let v: { byId: Map<string, XElement>; ctx: ReadContext } | undefined;
+      if (name && root) {
+        const byId = new Map<string, XElement>();
+        for (const n of childElements(root, `w:${kind}`)) {
+          const id = attr(n, 'w:id');
+          if (id !== undefined && !attr(n, 'w:type')) byId.set(id, n);
+        }
+        v = { byId, ctx: context(this.rels(name).byId) };
+      }
+      noteParts.set(kind, v);
+      return v;
+    };
+    // Notes inside notes are not a thing in Word; references met while reading notes are not followed.
+    const refs = [...noteRefs];
+    for (const ref of refs) {
+      const key = `${ref.kind}:${ref.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const src = notesOf(ref.kind);
+      const el = src?.byId.get(ref.id);
+      notes.push({ kind: ref.kind, id: ref.id, blocks: el ? readBlocks(src!.ctx, el.children, 1) : [] });
+    }
+    return { title: this.title(), blocks, notes, warnings: [...this.warnings] };
+  }
+
+  /** dc:title of the core properties, if any. */
+  private title(): string | undefined {
+    const pkgRels = this.rels('');
+    const core =
+      [...pkgRels.byType.entries()].find(([t]) => t.endsWith('/core-properties') || t === 'metadata/core-properties')?.[1] ?? 'docProps/core.xml';
+    if (!this.pkg.has(core)) return undefined;
+    const root = this.parse(core);
+    const t = root && child(root, 'dc:title');
+    const s = t ? textContent(t).trim() : '';
+    return s ? s.slice(0, 500) : undefined;
+  }
+}
+
+/** Reads a DOCX into the document model. Throws FolioError (INVALID_FILE_FORMAT, UNPROCESSABLE_DOCUMENT). */
+export function readDocxModel(bytes: Uint8Array, options: ReadOptions = {}): DocModel {
+  const pkg = openDocx(bytes, { ...DEFAULT_PACKAGE_LIMITS, partLabel: 'a part the converter reads' });
+  return new Reader(pkg, options).read();
+}
