@@ -110,6 +110,12 @@ function convertRoutes(services: Services) {
             details: [{ field: q.width !== undefined ? 'width' : 'pages', issue: 'only with to=png or to=jpeg' }],
           });
         }
+        if (q.comments === 'annotations' && q.pdfa) {
+          // PDF/A forbids annotations without appearance streams, which LibreOffice's comment annotations are.
+          throw new FolioError('VALIDATION_ERROR', '`comments=annotations` cannot be combined with `pdfa`; use `comments=margin`', {
+            details: [{ field: 'comments', issue: 'annotations are not allowed in PDF/A output' }],
+          });
+        }
         const to: TargetFormat = q.to ?? 'pdf';
         const from = q.from === 'pdf' ? pdfSourceRefused(to) : (q.from ?? inferSourceFormat(upload.filename, upload.bytes));
         if (!from) {
@@ -121,6 +127,7 @@ function convertRoutes(services: Services) {
           trackedChanges: q.trackedChanges ?? 'markup',
           pdfa: q.pdfa,
           tagged: q.tagged === undefined ? undefined : q.tagged === 'true',
+          comments: q.comments ?? 'none',
         } as const;
         let out: Uint8Array;
         if (from === 'docx') {

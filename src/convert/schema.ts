@@ -40,6 +40,13 @@ export const ConvertOptions = Type.Object(
     ),
     pdfa: Type.Optional(StringEnum(['1b', '2b', '3b'] as const, { description: 'PDF/A conformance level of a PDF answer' })),
     tagged: Type.Optional(BooleanString('Tagged (accessible) PDF')),
+    comments: Type.Optional(
+      StringEnum(['none', 'margin', 'annotations'] as const, {
+        default: 'none',
+        description:
+          'DOCX→PDF: Word comments left out (`none`), printed beside the text in a column added to the right of each page (`margin`, as Word prints markup), or kept as PDF comment annotations (`annotations`, not with `pdfa`; converted by a separate LibreOffice process, about 2 s slower)',
+      }),
+    ),
     pageSize: Type.Optional(StringEnum(['A4', 'Letter'] as const, { default: 'A4', description: 'Page size of a DOCX built from Markdown or HTML' })),
   },
   { additionalProperties: false },

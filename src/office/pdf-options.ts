@@ -14,6 +14,9 @@ export function pdfFilterOptions(options: DocxToPdfOptions): string {
     data.EmbedStandardFonts = { type: 'boolean', value: 'true' };
   }
   if (options.tagged !== undefined) data.UseTaggedPDF = { type: 'boolean', value: String(options.tagged) };
+  // Comments as PDF text annotations: only meaningful when the comments reached LibreOffice (the soffice
+  // fallback); PDF/A-1 forbids annotations without appearance streams, which these are, so never with pdfa.
+  if (options.comments === 'annotations' && !options.pdfa) data.ExportNotes = { type: 'boolean', value: 'true' };
   return Object.keys(data).length === 0 ? '' : JSON.stringify(data);
 }
 

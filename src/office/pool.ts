@@ -18,9 +18,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
-import { declarePdfa1b } from './pdf-options.js';
+import { declarePdfa1b, pdfFilterOptions } from './pdf-options.js';
+import { convertWithSoffice, type SofficeJob } from './soffice.js';
+import { readRss } from './rss.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
 import type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
+
+export { readRss } from './rss.js';
 
 export interface OfficePoolOptions {
   /** Worker processes (OFFICE_WORKERS). */
@@ -76,7 +80,16 @@ interface Worker {
   state: WorkerState;
   conversions: number;
   rss: number;
-  job?: Job & { id: number; timer: NodeJS.Timeout; memoryTimer?: NodeJS.Timeout; settled: boolean; startedAt: number; peakRss: number };
+  job?: Job & {
+    id: number;
+    timer: NodeJS.Timeout;
+    memoryTimer?: NodeJS.Timeout;
+    settled: boolean;
+    startedAt: number;
+    peakRss: number;
+    /** The soffice process converting this job after LOK refused it (soffice.ts); the worker waits for it. */
+    fallback?: SofficeJob;
+  };
   /** Why the pool is stopping this worker, when it is. */
   stopReason?: 'timeout' | 'memory' | 'recycle' | 'close' | 'start-timeout';
   startTimer?: NodeJS.Timeout;
@@ -143,22 +156,6 @@ export interface MemoryExceededEvent {
   rss: number;
   limit: number;
   millis: number;
-}
-
-/**
- * Resident memory of a process in bytes, from /proc/<pid>/status (VmRSS, in kB: no page-size guess), or
- * undefined when it cannot be read (not Linux, process gone). LibreOffice allocates natively, so only the
- * kernel's view of the child counts; the child's own reports arrive only between conversions.
- */
-export function readRss(pid: number): number | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(text);
-  return m ? Number(m[1]) * 1024 : undefined;
 }
 
 export class OfficePool extends EventEmitter implements OfficeEngine {
@@ -355,6 +352,8 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
           this.dispatch();
         } else if (m.type === 'init-failed') {
           this.opts.logger?.error({ worker: worker.seq, reason: m.message }, 'office worker failed to start');
+        } else if (m.type === 'fallback') {
+          this.runFallback(worker, m);
         } else if (m.type === 'result' || m.type === 'failed' || m.type === 'rejected') {
           this.onJobMessage(worker, m);
         }
@@ -439,6 +438,42 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     worker.job!.memoryTimer = setTimeout(sample, this.memoryPollMs);
   }
 
+  /**
+   * LOK refused a document whose comments were asked for: convert the prepared bytes in one soffice process
+   * within what is left of the job's time budget and under the same memory ceiling. The worker stays
+   * assigned to the job meanwhile, so fallbacks never outnumber the workers.
+   */
+  private runFallback(worker: Worker, m: Extract<WorkerMessage, { type: 'fallback' }>): void {
+    const job = worker.job;
+    if (!job || job.id !== m.id || job.settled) return;
+    worker.rss = m.rss;
+    // A little less than the job's own budget, so soffice's timeout answers and the LOK worker is kept.
+    const left = this.opts.timeoutMs - (performance.now() - job.startedAt) - 250;
+    const run = convertWithSoffice(m.docx, {
+      filterOptions: pdfFilterOptions(job.options),
+      timeoutMs: Math.max(1, left),
+      maxRssBytes: this.maxJobRss,
+      tempRoot: this.tempRoot,
+      installPath: this.opts.installPath,
+    });
+    job.fallback = run;
+    run.result.then(
+      (pdf) => this.onJobMessage(worker, { type: 'result', id: m.id, pdf, rss: worker.rss, millis: performance.now() - job.startedAt }),
+      (e: unknown) => {
+        const f = e instanceof FolioError ? e : new FolioError('INTERNAL_ERROR', 'The conversion failed; retry the request');
+        this.onJobMessage(worker, {
+          type: 'rejected',
+          id: m.id,
+          code: f.code,
+          message: f.message,
+          status: f.status,
+          details: f.details,
+          rss: worker.rss,
+        });
+      },
+    );
+  }
+
   /** Settles the worker's current job once (a late message after a timeout is ignored). */
   private settle(worker: Worker, fn: (job: Job) => void): void {
     const job = worker.job;
@@ -490,6 +525,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
   /** Kills a worker (SIGKILL: LOK's own shutdown can hang) and resolves when it has exited. */
   private stop(worker: Worker, reason: NonNullable<Worker['stopReason']>): Promise<void> {
     worker.stopReason ??= reason;
+    worker.job?.fallback?.kill();
     worker.state = 'stopping';
     if (worker.child.exitCode !== null || worker.child.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {

@@ -1,12 +1,15 @@
 /**
  * What the pool does to a validated DOCX before a worker sees it: accept or reject tracked changes
- * (revisions.ts) and drop comments (comments.ts), both on the lossless XML tree. A markup-mode document
+ * (revisions.ts) and drop comments (comments.ts), both on the lossless XML tree; with `comments=margin` the
+ * comments are first turned into a column of frames beside the text (comments-margin.ts), with
+ * `comments=annotations` they are kept for the soffice fallback (soffice.ts). A markup-mode document
  * without comments passes untouched. Only the WordprocessingML parts are inflated; every other entry is
  * copied as it was.
  */
 import type { DocxPackage } from '../docx/package.js';
 import { resolveRevisions } from './revisions.js';
 import { isCommentPart, stripCommentContentTypes, stripCommentMarks, stripCommentRelationships } from './comments.js';
+import { placeCommentsInMargin } from './comments-margin.js';
 import type { DocxToPdfOptions } from './types.js';
 
 const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
@@ -15,8 +18,11 @@ const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|num
 export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions): Uint8Array {
   const mode = options.trackedChanges ?? 'markup';
   const names = pkg.names();
-  const hasComments = names.some(isCommentPart);
+  const commentsMode = options.comments ?? 'none';
+  // Comments kept for the fallback are left exactly as they are; only the revisions are resolved.
+  const hasComments = commentsMode !== 'annotations' && names.some(isCommentPart);
   if (mode === 'markup' && !hasComments) return pkg.bytes;
+  if (hasComments && commentsMode === 'margin') placeCommentsInMargin(pkg);
   for (const name of names) {
     if (hasComments && isCommentPart(name)) {
       pkg.delete(name);

@@ -26,6 +26,16 @@ export type WorkerMessage =
       rss: number;
     }
   | {
+      /**
+       * LibreOfficeKit refused to load a document whose comments were asked for (types.ts `comments`): the
+       * pool converts `docx` (already validated and prepared) in a separate soffice process (soffice.ts).
+       */
+      type: 'fallback';
+      id: number;
+      docx: Uint8Array;
+      rss: number;
+    }
+  | {
       /** The document was refused before LibreOffice saw it (validation or preparation): a FolioError's fields. */
       type: 'rejected';
       id: number;

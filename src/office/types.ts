@@ -8,6 +8,12 @@ export interface DocxToPdfOptions {
   pdfa?: '1b' | '2b' | '3b';
   tagged?: boolean;
   /**
+   * Word comments: left out ('none', the default), printed in a comment column added to the right of each
+   * page ('margin', comments-margin.ts), or kept as PDF text annotations ('annotations', through the
+   * soffice fallback: the in-process engine refuses documents with comments).
+   */
+  comments?: CommentsMode;
+  /**
    * Where the DOCX comes from. 'upload' (the default) is anything from outside: the worker opens it with every
    * office check (validate.ts) before LibreOffice sees it. 'folio' says Folio's own writer produced these
    * bytes (annotate's filled template, convert's Markdown/HTML composition), so the checks that only a
@@ -20,6 +26,8 @@ export interface DocxToPdfOptions {
 }
 
 export type DocxOrigin = 'upload' | 'folio';
+
+export type CommentsMode = 'none' | 'margin' | 'annotations';
 
 export interface OfficeEngineStatus {
   status: 'healthy' | 'degraded' | 'unhealthy';

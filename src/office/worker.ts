@@ -116,7 +116,10 @@ function main(): void {
       // Our own file I/O (e.g. the temp directory full): not the document's fault, and not a crash.
       out = 'internal';
     }
-    if (typeof out === 'string') send({ type: 'failed', id: m.id, stage: out, rss: rss() });
+    // LOK 7.4 refuses any DOCX with comments; soffice converts them (protocol.ts 'fallback').
+    if (out === 'load' && options.comments !== undefined && options.comments !== 'none')
+      send({ type: 'fallback', id: m.id, docx: input, rss: rss() });
+    else if (typeof out === 'string') send({ type: 'failed', id: m.id, stage: out, rss: rss() });
     else send({ type: 'result', id: m.id, pdf: out, rss: rss(), millis: performance.now() - started });
   });
   send({ type: 'ready', rss: rss(), version });
