@@ -3,6 +3,7 @@
  * In-process by default. With REDIS_URL, see RedisInFlightLimiter (shared across instances, in-process while
  * Redis is unreachable).
  */
+import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { Coordination } from '../coordination/redis.js';
 
@@ -39,51 +40,66 @@ export class LocalInFlightLimiter implements InFlightLimiter {
 }
 
 /**
- * The same limit shared by every instance through Redis (REDIS_URL). A slot is a counter per key, taken and
- * given back atomically by Lua scripts. The counter expires when no request touched it for `ttlMs`, so
- * slots held by an instance that crashed come back on their own.
+ * The same limit shared by every instance through Redis (REDIS_URL). Each slot is a lease: a member of a
+ * sorted set per key (`<prefix>slots:<key>`), named by the instance and a sequence number and scored by its
+ * expiry in Redis's own clock (`TIME`, so instances' clocks do not matter). The admission script drops
+ * expired members and admits only below the limit, atomically. Every instance renews the leases it holds
+ * every `leaseMs / 3` in one pipelined round trip; a slot is given back by removing its member. So the
+ * slots of an instance that died (SIGKILL, a lost node) are free again within `leaseMs` (10 s), and a
+ * release or an admission lost to a Redis error costs a slot for at most that long, never longer.
  *
  * While Redis is unreachable (see src/coordination/redis.ts) slots are taken from an in-process limiter
- * instead, and each slot is given back where it was taken. A Redis slot whose release failed is released
- * again when Redis is back (the script never lets a counter go below zero), so an outage leaks no slot.
+ * instead, and each slot is given back where it was taken.
  */
 const ACQUIRE = `
-local n = redis.call('INCR', KEYS[1])
-if n > tonumber(ARGV[1]) then
-  redis.call('DECR', KEYS[1])
-  return 0
-end
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
-const RELEASE = `
-local n = redis.call('DECR', KEYS[1])
-if n <= 0 then redis.call('DEL', KEYS[1]) end
-return n`;
+/** ARGV[1] = lease ms, ARGV[2..] = this instance's members of the key: pushed to now + lease if still there. */
+const RENEW = `
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', expiry, ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`;
+
+const COUNT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`;
 
 type SlotCommands = {
-  folioAcquire(k: string, l: number, t: number): Promise<number>;
-  folioRelease(k: string): Promise<number>;
+  folioSlotAcquire(k: string, limit: number, leaseMs: number, member: string): Promise<number>;
+  folioSlotRenew(k: string, leaseMs: number, ...members: string[]): Promise<number>;
+  folioSlotCount(k: string): Promise<number>;
 };
 
-/** Releases kept for a Redis that comes back; beyond this many the counters' expiry takes care of them. */
-const MAX_PENDING_RELEASES = 10_000;
+/** How long a slot outlives its instance's last renewal. */
+export const SLOT_LEASE_MS = 10_000;
 
 export class RedisInFlightLimiter implements InFlightLimiter {
   readonly coordination: Coordination;
   private readonly ownsCoordination: boolean;
   private readonly prefix: string;
   private readonly local: LocalInFlightLimiter;
-  /** Slots of each key taken in Redis by this instance (the rest were taken locally). */
-  private readonly redisHeld = new Map<string, number>();
-  private readonly pendingReleases: string[] = [];
-  private readonly unsubscribe: () => void;
+  /** This instance's lease members in Redis, per key (the rest of its slots were taken locally). */
+  private readonly held = new Map<string, string[]>();
+  private readonly instance = randomBytes(8).toString('hex');
+  private sequence = 0;
+  private readonly heartbeat: NodeJS.Timeout;
 
   /** `source`: the instance's shared Coordination, or a Redis URL (the limiter then owns its connection). */
   constructor(
     source: Coordination | string,
     readonly limit: number,
-    private readonly ttlMs = 10 * 60_000,
+    readonly leaseMs = SLOT_LEASE_MS,
   ) {
     if (typeof source === 'string') {
       this.coordination = new Coordination(source, pino({ level: 'warn' }));
@@ -92,16 +108,16 @@ export class RedisInFlightLimiter implements InFlightLimiter {
       this.coordination = source;
       this.ownsCoordination = false;
     }
-    this.prefix = `${this.coordination.prefix}inflight:`;
+    this.prefix = `${this.coordination.prefix}slots:`;
     this.local = new LocalInFlightLimiter(limit);
     const redis = this.coordination.redis as unknown as Partial<SlotCommands>;
-    if (!redis.folioAcquire) {
-      this.coordination.redis.defineCommand('folioAcquire', { numberOfKeys: 1, lua: ACQUIRE });
-      this.coordination.redis.defineCommand('folioRelease', { numberOfKeys: 1, lua: RELEASE });
+    if (!redis.folioSlotAcquire) {
+      this.coordination.redis.defineCommand('folioSlotAcquire', { numberOfKeys: 1, lua: ACQUIRE });
+      this.coordination.redis.defineCommand('folioSlotRenew', { numberOfKeys: 1, lua: RENEW });
+      this.coordination.redis.defineCommand('folioSlotCount', { numberOfKeys: 1, lua: COUNT });
     }
-    this.unsubscribe = this.coordination.onStateChange((up) => {
-      if (up) void this.flushPendingReleases();
-    });
+    this.heartbeat = setInterval(() => void this.renew(), Math.max(50, Math.floor(leaseMs / 3)));
+    this.heartbeat.unref();
   }
 
   private get commands(): SlotCommands {
@@ -115,12 +131,17 @@ export class RedisInFlightLimiter implements InFlightLimiter {
 
   async tryAcquire(key: string): Promise<boolean> {
     if (this.coordination.available) {
+      const member = `${this.instance}:${++this.sequence}`;
       try {
-        const ok = (await this.commands.folioAcquire(this.prefix + key, this.limit, this.ttlMs)) === 1;
-        if (ok) this.redisHeld.set(key, (this.redisHeld.get(key) ?? 0) + 1);
+        const ok = (await this.commands.folioSlotAcquire(this.prefix + key, this.limit, this.leaseMs, member)) === 1;
+        if (ok) {
+          const members = this.held.get(key);
+          if (members) members.push(member);
+          else this.held.set(key, [member]);
+        }
         return ok;
       } catch (err) {
-        // A timed-out INCR may still have counted in Redis: its counter expires after ttlMs at worst.
+        // A timed-out admission may still have added the member: nobody renews it, so it lapses in leaseMs.
         this.coordination.commandFailed(err);
       }
     }
@@ -128,26 +149,23 @@ export class RedisInFlightLimiter implements InFlightLimiter {
   }
 
   async release(key: string): Promise<void> {
-    const held = this.redisHeld.get(key) ?? 0;
-    if (held === 0) return this.local.release(key);
-    if (held === 1) this.redisHeld.delete(key);
-    else this.redisHeld.set(key, held - 1);
-    if (!this.coordination.available) {
-      this.keepRelease(key);
-      return;
-    }
+    const members = this.held.get(key);
+    const member = members?.pop();
+    if (member === undefined) return this.local.release(key);
+    if (members!.length === 0) this.held.delete(key);
+    // No longer renewed from here on: if the removal fails (Redis down), the lease lapses on its own.
+    if (!this.coordination.available) return;
     try {
-      await this.commands.folioRelease(this.prefix + key);
+      await this.coordination.redis.zrem(this.prefix + key, member);
     } catch (err) {
       this.coordination.commandFailed(err);
-      this.keepRelease(key);
     }
   }
 
   async inFlight(key: string): Promise<number> {
     if (this.coordination.available) {
       try {
-        return Number((await this.coordination.redis.get(this.prefix + key)) ?? 0);
+        return Number(await this.commands.folioSlotCount(this.prefix + key));
       } catch (err) {
         this.coordination.commandFailed(err);
       }
@@ -156,24 +174,21 @@ export class RedisInFlightLimiter implements InFlightLimiter {
   }
 
   async close(): Promise<void> {
-    this.unsubscribe();
+    clearInterval(this.heartbeat);
     if (this.ownsCoordination) await this.coordination.close();
   }
 
-  private keepRelease(key: string): void {
-    if (this.pendingReleases.length < MAX_PENDING_RELEASES) this.pendingReleases.push(key);
-  }
-
-  private async flushPendingReleases(): Promise<void> {
-    while (this.pendingReleases.length > 0 && this.coordination.available) {
-      const key = this.pendingReleases[0]!;
-      try {
-        await this.commands.folioRelease(this.prefix + key);
-        this.pendingReleases.shift();
-      } catch (err) {
-        this.coordination.commandFailed(err);
-        return;
-      }
+  /** Pushes every lease this instance holds to now + leaseMs, in one pipelined round trip. */
+  private async renew(): Promise<void> {
+    if (this.held.size === 0 || !this.coordination.available) return;
+    const pipeline = this.coordination.redis.pipeline() as unknown as SlotCommands & { exec(): Promise<Array<[Error | null, unknown]> | null> };
+    for (const [key, members] of this.held) pipeline.folioSlotRenew(this.prefix + key, this.leaseMs, ...members);
+    try {
+      const results = await pipeline.exec();
+      const failed = results?.find(([err]) => err);
+      if (failed) this.coordination.commandFailed(failed[0]);
+    } catch (err) {
+      this.coordination.commandFailed(err);
     }
   }
 }
