@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -236,14 +237,29 @@ describe('inferSourceFormat', () => {
 });
 
 describe('Markdown → DOCX fixes found by the conformance suite', () => {
-  it('indents continuation paragraphs of a list item with the item text, un-numbered', () => {
+  it('indents continuation paragraphs of a list item with the item text, un-numbered (numId 0) at the item level', () => {
     const ps = paragraphs(unpack(markdownToDocx('- one\n\n  two\n\nafter\n')).document);
-    expect(ps[0]).toContain('<w:numPr>');
-    expect(ps[1]).not.toContain('<w:numPr>');
+    expect(ps[0]).toMatch(/<w:numPr><w:ilvl w:val="0"\/><w:numId w:val="[1-9]\d*"\/><\/w:numPr>/);
+    expect(ps[1]).toContain('<w:numPr><w:ilvl w:val="0"/><w:numId w:val="0"/></w:numPr>');
     expect(ps[1]).toContain('<w:pStyle w:val="ListParagraph"/>');
     expect(ps[1]).toContain('<w:ind w:left="720"/>');
     expect(ps[2]).not.toContain('<w:ind ');
   });
+
+  // pandoc's DOCX reader (an independent reader) rebuilds lists from numbering: the continuation paragraph,
+  // code block and quote of an item must come back inside that item, not after the list.
+  it.skipIf(spawnSync('pandoc', ['--version']).status !== 0)(
+    'keeps continuation blocks inside their item for a list-rebuilding reader (pandoc)',
+    () => {
+      const docx = markdownToDocx('1. one\n\n   two\n\n   ```\n   code\n   ```\n\n   > quote\n\n2. three\n\nafter\n');
+      const r = spawnSync('pandoc', ['-f', 'docx', '-t', 'html'], { input: docx, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const html = r.stdout.replace(/\s+/g, ' ');
+      expect(html).toMatch(
+        /<ol[^>]*> <li><p>one<\/p> <p>two<\/p> <pre><code>code<\/code><\/pre> <blockquote> <p>quote<\/p> <\/blockquote><\/li> <li><p>three<\/p><\/li> <\/ol> <p>after<\/p>/,
+      );
+    },
+  );
 
   it('keeps empty headings and code blocks, and blank lines at the end of a code block', () => {
     const ps = paragraphs(unpack(markdownToDocx('#\n\n```\n```\n\n```\nb\n\n\n```\n')).document);

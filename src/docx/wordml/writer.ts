@@ -172,9 +172,13 @@ export class WordWriter {
     if (ctx.item?.numPr) {
       props.numPr = ctx.item.numPr;
       ctx.item.numPr = undefined;
-    } else if (ctx.list && !props.style) {
-      // A continuation paragraph of an item: aligned with the item's text, un-numbered.
-      props.style = 'ListParagraph';
+    } else if (ctx.list) {
+      // A continuation paragraph of an item (text, code, quote): aligned with the item's text, un-numbered,
+      // and kept in the item's list level: numId 0 is "no numbering" (ECMA-376 §17.9.18) and ilvl the level,
+      // as LibreOffice's own DOCX export writes the un-numbered paragraphs of a list item. A reader that
+      // rebuilds lists (pandoc's) then sees the paragraph inside the item instead of after the list.
+      props.style ??= 'ListParagraph';
+      props.numPr = { numId: 0, ilvl: ctx.list.depth };
       props.indLeft ??= ctx.indent;
     }
     if (ctx.indent && props.indLeft === undefined && !props.numPr) props.indLeft = ctx.indent;
