@@ -121,7 +121,7 @@ try {
   const { api, apiKey } = server.info;
   const post = async (bytes: Uint8Array, name: string, to: 'md' | 'html') => {
     const form = new FormData();
-    form.append('file', new Blob([bytes]), name);
+    form.append('file', new Blob([new Uint8Array(bytes)]), name);
     const r = await fetch(`http://127.0.0.1:${api}/v1/convert?to=${to}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}` },
