@@ -86,8 +86,12 @@ class InlineWriter {
     }
   }
 
+  /** How many of the following inlines keep each mark: the longest-lived opens outermost. */
+  private persistence = new Map<MarkKind, number>();
+
   /** Closes marks not wanted (and those above them), then opens the wanted ones not open. */
   private setMarks(want: MarkKind[]): void {
+    want = [...want].sort((a, b) => (this.persistence.get(b) ?? 0) - (this.persistence.get(a) ?? 0));
     const keep = this.open.findIndex((k) => !want.includes(k));
     if (keep >= 0) {
       for (let i = this.open.length - 1; i >= keep; i--) this.pieces.push({ open: false, kind: this.open[i]!, pair: -1 });
@@ -103,7 +107,20 @@ class InlineWriter {
   }
 
   write(inlines: Inline[], inherited: MarkKind[] = []): void {
-    for (const i of inlines) this.inline(i, inherited);
+    const marksOf = inlines.map((i) => (i.t === 'text' ? markSet(i.m) : i.t === 'link' ? commonMarks(i.children) : undefined));
+    inlines.forEach((i, n) => {
+      this.persistence.clear();
+      for (const k of ORDER) {
+        let run = 0;
+        for (let j = n; j < inlines.length; j++) {
+          const m = marksOf[j];
+          if (m === undefined || !m.includes(k)) break;
+          run++;
+        }
+        this.persistence.set(k, run);
+      }
+      this.inline(i, inherited);
+    });
   }
 
   private inline(i: Inline, inherited: MarkKind[]): void {
@@ -117,8 +134,9 @@ class InlineWriter {
           if (this.mode === 'cell') code = code.replace(/\|/g, '\\|');
           return this.emit(code);
         }
-        const lead = /^\s*/.exec(text)![0];
-        const core = text.slice(lead.length).replace(/\s+$/, '');
+        // Spaces and tabs move outside delimiters; other white space (no-break space) is text.
+        const lead = /^[ \t]*/.exec(text)![0];
+        const core = text.slice(lead.length).replace(/[ \t]+$/, '');
         const trail = text.slice(lead.length + core.length);
         if (!core) {
           this.pending += this.lineStart ? '' : text;
@@ -134,7 +152,7 @@ class InlineWriter {
         return;
       }
       case 'br':
-        this.setMarks([]);
+        // Emphasis may span a hard break: marks stay open.
         this.pending = '';
         if (this.mode === 'para') {
           this.pieces.push('\\\n');
@@ -143,9 +161,9 @@ class InlineWriter {
         else this.pending = ' ';
         return;
       case 'link': {
-        const common = commonMarks(i.children);
-        const marks = [...new Set([...inherited, ...common])];
-        this.setMarks(marks);
+        // Marks open before the link and shared by all its text stay open across it; others go inside.
+        const common = this.open.filter((k) => commonMarks(i.children).includes(k));
+        this.setMarks([...new Set([...inherited, ...common])]);
         const only = i.children.length === 1 ? i.children[0] : undefined;
         if (
           only?.t === 'text' &&
@@ -295,7 +313,7 @@ function firstChar(pieces: Piece[], i: number): string {
 function inlines(ctx: Ctx, list: Inline[], mode: 'para' | 'heading' | 'cell'): string {
   const w = new InlineWriter(ctx, mode);
   w.write(list);
-  return w.finish().trim();
+  return w.finish().replace(/^[ \t\n]+|[ \t\n]+$/g, '');
 }
 
 function indent(text: string, first: string, rest: string): string {
@@ -365,7 +383,7 @@ function blocks(ctx: Ctx, all: Block[]): string {
       case 'code': {
         const runs = b.text.match(/^[ \t]*`{3,}/gm) ?? [];
         const fence = '`'.repeat(Math.max(3, ...runs.map((r) => r.trim().length + 1)));
-        s = `${fence}\n${b.text}\n${fence}`;
+        s = b.text === '' ? `${fence}\n${fence}` : `${fence}\n${b.text}\n${fence}`;
         break;
       }
       case 'hr':
@@ -397,7 +415,8 @@ function blocks(ctx: Ctx, all: Block[]): string {
 }
 
 function listMarkdown(ctx: Ctx, b: Extract<Block, { t: 'list' }>, alt: boolean): string {
-  // Tight unless an item holds more than one block besides nested lists.
+  // Loose when an item holds more than one block besides nested lists (a DOCX does not say; in Markdown such
+  // items are mostly written with blank lines between their blocks).
   const loose = b.items.some((it) => it.blocks.filter((x) => x.t !== 'list').length > 1);
   const items = b.items.map((it, n) => {
     const marker = b.ordered ? `${b.start + n}${alt ? ')' : '.'} ` : alt ? '* ' : '- ';

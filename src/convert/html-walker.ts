@@ -228,7 +228,7 @@ export class HtmlConverter {
       case 'a': {
         if (footnoteRef(this, el, ctx)) return;
         const href = (el.attribs.href ?? '').trim();
-        const target = this.w.relationships.hyperlink(href);
+        const target = this.w.relationships.hyperlink(href, el.attribs.title);
         if (target) {
           link = target;
           run = runWith(run, 'rStyle', 'Hyperlink');

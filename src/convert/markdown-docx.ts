@@ -355,7 +355,7 @@ class MarkdownWriter {
         }
         case 'link_open': {
           const inner = copyCtx(ctx);
-          const target = w.relationships.hyperlink(String(t.attrGet('href') ?? '').trim());
+          const target = w.relationships.hyperlink(String(t.attrGet('href') ?? '').trim(), String(t.attrGet('title') ?? '') || undefined);
           if (target) {
             inner.link = target;
             inner.run = runWith(ctx.run, 'rStyle', 'Hyperlink');

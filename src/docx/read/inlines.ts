@@ -23,14 +23,20 @@ interface Frame {
   title?: string;
 }
 
-/** Link targets the writers may emit; anything else (javascript:, data:, file:, vbscript:...) is dropped. */
-const SAFE_SCHEME = /^(https?|mailto|ftp|tel):/i;
+/**
+ * Link targets the writers may emit: relative references, anchors and any scheme except those that run code
+ * or reach local data in a browser (javascript:, vbscript:, data:, file:, blob:). Those are dropped, their
+ * text kept.
+ */
+const UNSAFE_SCHEME = /^(javascript|vbscript|data|file|blob|livescript|mocha):/i;
 
 export function safeHref(target: string): string | undefined {
+  // Browsers ignore tabs, new lines and other controls inside a scheme ("java\tscript:"): removed first.
   // eslint-disable-next-line no-control-regex
   const t = target.trim().replace(/[\u0000-\u001f\u007f]/g, '');
   if (t.startsWith('#')) return t.length > 1 ? t : undefined;
-  return SAFE_SCHEME.test(t) ? t : undefined;
+  if (t === '' || UNSAFE_SCHEME.test(t.replace(/\s/g, ''))) return undefined;
+  return t;
 }
 
 const EMU_PER_PX = 9525;
@@ -53,7 +59,7 @@ export class InlineReader {
   private finish(): Inline[] {
     while (this.stack.length > 1) this.pop();
     if (this.unsafeLinks)
-      this.ctx.warn(`${this.unsafeLinks} link(s) with a target other than http(s), mailto, ftp, tel or an anchor were dropped (their text kept)`);
+      this.ctx.warn(`${this.unsafeLinks} link(s) to javascript:, vbscript:, data:, file: or blob: targets were dropped (their text kept)`);
     return this.stack[0]!.items;
   }
 

@@ -28,12 +28,16 @@ export class Relationships {
     return `${this.prefix}${this.next++}`;
   }
 
-  /** The w:hyperlink attributes for an href (r:id="" or w:anchor=""), or undefined when it is no link. */
-  hyperlink(href: string): string | undefined {
+  /**
+   * The w:hyperlink attributes for an href (r:id="" or w:anchor=""), or undefined when it is no link. A title
+   * becomes the link's w:tooltip (what Word shows on hover; DOCX readers take it back as the title).
+   */
+  hyperlink(href: string, title?: string): string | undefined {
+    const tip = title ? ` w:tooltip="${xmlAttr(title.slice(0, 255))}"` : '';
     if (!href) return undefined;
     if (href.startsWith('#')) {
       if (href.length < 2) return undefined;
-      return `w:anchor="${xmlAttr(bookmarkName(decodeURIComponentSafe(href.slice(1))))}" w:history="1"`;
+      return `w:anchor="${xmlAttr(bookmarkName(decodeURIComponentSafe(href.slice(1))))}" w:history="1"${tip}`;
     }
     // Any other scheme is a link target (irc:, custom app schemes …).
     if (UNSAFE_SCHEME.test(href) || href.length > MAX_HREF_CHARS) return undefined;
@@ -43,7 +47,7 @@ export class Relationships {
       this.links.set(href, id);
       this.list.push({ id, type: 'hyperlink', target: href, external: true });
     }
-    return `r:id="${id}" w:history="1"`;
+    return `r:id="${id}" w:history="1"${tip}`;
   }
 
   /** A relationship to a media part (target relative to word/, e.g. media/image1.png). */
