@@ -2,6 +2,7 @@
  * The ingest's own Fastify app (CONTRACT §7): `POST /v1/collect` (CORS for any origin, no credentials),
  * `OPTIONS /v1/collect` (preflight), `GET /v1/usage` (admin token; JSON or `?format=csv`). Errors use the
  * API's envelope. The handler knows nothing of storage beyond `submit`, which resolves after the commit.
+ * `GET|HEAD /v1/health` (no key) reports whether the store takes writes, for probes and load balancers.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -11,9 +12,35 @@ import { clientErrorHandler, errorEnvelopeSchema, errorResponses, sendError, toF
 import { parseJsonBody } from '../http/json-body.js';
 import type { IngestMetrics, RejectReason } from './metrics.js';
 import { MAX_BODY_BYTES, isLegacyBatch, licenseKeyFrom, monthOf, parseCollectBody, type CollectRecord } from './payload.js';
-import type { TelemetryStore } from './store.js';
+import type { StoreHealth, TelemetryStore } from './store.js';
 import { usageCsv } from './usage.js';
 import { requestIdFor } from '../http/request-id.js';
+
+/** The ingest's version in /v1/health (the API's, CONTRACT §1). */
+const INGEST_VERSION = '0.9.0';
+const startTime = new Date();
+/** A store probe serves every health request for this long (load balancers poll every few seconds). */
+const STORE_HEALTH_CACHE_MS = 1000;
+const INGEST_HEALTH_SCHEMA = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['healthy', 'unhealthy'] },
+    timestamp: { type: 'string' },
+    version: { type: 'string' },
+    service: { type: 'string' },
+    instance: { type: 'object', properties: { startTime: { type: 'string' }, uptimeSeconds: { type: 'integer' } } },
+    store: {
+      type: 'object',
+      properties: {
+        status: { type: 'string' },
+        dialect: { type: 'string' },
+        writer: { type: 'string' },
+        database: { type: 'string' },
+        latencyMs: { type: 'integer' },
+      },
+    },
+  },
+} as const;
 
 /** Chromium caps preflight caching at 2 h, Firefox at 24 h; ask for a day and let each clamp. */
 const PREFLIGHT_MAX_AGE = '86400';
@@ -109,7 +136,7 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
     return sendError(request, reply, err);
   });
 
-  const routes: Record<string, string[]> = { '/v1/collect': ['OPTIONS', 'POST'], '/v1/usage': ['GET', 'HEAD'] };
+  const routes: Record<string, string[]> = { '/v1/collect': ['OPTIONS', 'POST'], '/v1/usage': ['GET', 'HEAD'], '/v1/health': ['GET', 'HEAD'] };
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = routes[path.replace(/\/$/, '')];
@@ -235,6 +262,37 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
       return reply.send(await opts.store.usage(q.licenseKey, month));
     },
   );
+
+  // Health for load balancers and probes (no license key): the store's write path, probed at most once per
+  // STORE_HEALTH_CACHE_MS however many probes arrive (concurrent ones share the probe in flight).
+  let probe: { at: number; result: Promise<StoreHealth> } | undefined;
+  const storeHealth = (): Promise<StoreHealth> => {
+    const now = Date.now();
+    if (!probe || now - probe.at >= STORE_HEALTH_CACHE_MS) probe = { at: now, result: opts.store.health() };
+    return probe.result;
+  };
+  const health = async (_request: FastifyRequest, reply: FastifyReply) => {
+    const store = await storeHealth();
+    reply.code(store.status === 'healthy' ? 200 : 503).header('Cache-Control', 'no-store');
+    return {
+      status: store.status,
+      timestamp: new Date().toISOString(),
+      version: INGEST_VERSION,
+      service: 'folio-ingest',
+      instance: { startTime: startTime.toISOString(), uptimeSeconds: Math.round(process.uptime()) },
+      store,
+    };
+  };
+  const healthSchema = {
+    summary: 'Ingest health: the telemetry store can take writes (no key)',
+    response: {
+      200: INGEST_HEALTH_SCHEMA,
+      503: { ...INGEST_HEALTH_SCHEMA, description: 'The store cannot take writes ("unhealthy")' },
+    },
+  };
+  // HEAD first: Fastify's automatic HEAD sibling of a GET route is only skipped when HEAD exists already.
+  app.head('/v1/health', { schema: healthSchema }, health);
+  app.get('/v1/health', { schema: healthSchema }, health);
 
   app.addHook('preClose', async () => {
     closing = true;

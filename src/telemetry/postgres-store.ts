@@ -8,7 +8,7 @@
 import pg from 'pg';
 import type { CollectRecord } from './payload.js';
 import { monthOf } from './payload.js';
-import { SCHEMA_SQL, type TelemetryStore, type UsageReport } from './store.js';
+import { SCHEMA_SQL, STORE_HEALTH_TIMEOUT_MS, type StoreHealth, type TelemetryStore, type UsageReport } from './store.js';
 import { DependencyError, describeConnectionFailure, isDatabaseUnavailable, mapDatabaseError, poolOptions } from '../coordination/database.js';
 
 /** Hostname rows known to be committed: skipping them spares concurrent batches a wait on one hot row. */
@@ -194,6 +194,26 @@ export class PostgresTelemetryStore implements TelemetryStore {
       [licenseKey, month],
     );
     return r.rows.map((x) => x.document_id);
+  }
+
+  /** `SELECT 1` through the pool, bounded by STORE_HEALTH_TIMEOUT_MS. */
+  async health(): Promise<StoreHealth> {
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const reachable = await Promise.race([
+      this.pool.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), STORE_HEALTH_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    return {
+      status: reachable ? 'healthy' : 'unhealthy',
+      dialect: 'postgres',
+      database: reachable ? 'reachable' : 'unreachable',
+      latencyMs: Date.now() - started,
+    };
   }
 
   async close(): Promise<void> {

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { CollectRecord } from './payload.js';
-import { SCHEMA_SQL, type TelemetryStore, type UsageReport } from './store.js';
+import { SCHEMA_SQL, STORE_HEALTH_TIMEOUT_MS, type StoreHealth, type TelemetryStore, type UsageReport } from './store.js';
 import type { WriterReply, WriterRequest } from './sqlite-writer.js';
 
 type Row = Record<string, unknown>;
@@ -84,6 +84,28 @@ export class SqliteTelemetryStore implements TelemetryStore {
 
   append(records: CollectRecord[]): Promise<void> {
     return this.send({ records });
+  }
+
+  /** An empty batch through the writer thread: it answers once the batches queued before it are committed. */
+  async health(): Promise<StoreHealth> {
+    const started = Date.now();
+    const result = (writer: NonNullable<StoreHealth['writer']>): StoreHealth => ({
+      status: writer === 'running' ? 'healthy' : 'unhealthy',
+      dialect: 'sqlite',
+      writer,
+      latencyMs: Date.now() - started,
+    });
+    if (this.failed) return result('stopped');
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      this.send({ records: [] }).then(
+        () => true,
+        () => false,
+      ),
+      new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), STORE_HEALTH_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    return result(answered === true ? 'running' : answered === 'late' ? 'not answering' : 'stopped');
   }
 
   async usage(licenseKey: string, month: string): Promise<UsageReport> {

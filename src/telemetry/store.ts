@@ -23,8 +23,25 @@ export interface UsageReport {
   hostnames: string[];
 }
 
+/** What the ingest's /v1/health says of its store (no paths, no connection strings). */
+export interface StoreHealth {
+  status: 'healthy' | 'unhealthy';
+  dialect: 'sqlite' | 'postgres';
+  /** SQLite: the writer thread answered an empty batch ("running") or not ("stopped", "not answering"). */
+  writer?: 'running' | 'stopped' | 'not answering';
+  /** PostgreSQL: `SELECT 1` answered within the probe's time. */
+  database?: 'reachable' | 'unreachable';
+  /** How long the probe took. */
+  latencyMs: number;
+}
+
+/** A health probe of the store gives up after this long (and then reports it unhealthy). */
+export const STORE_HEALTH_TIMEOUT_MS = 2000;
+
 export interface TelemetryStore {
   readonly dialect: 'sqlite' | 'postgres';
+  /** Probes the write path: the SQLite writer thread, or a PostgreSQL round trip; never throws. */
+  health(): Promise<StoreHealth>;
   /** Durably stores every record in one transaction; resolves after the commit. */
   append(records: CollectRecord[]): Promise<void>;
   usage(licenseKey: string, month: string): Promise<UsageReport>;

@@ -164,10 +164,12 @@ describe('Kubernetes manifests', () => {
     expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
   });
 
-  it('the ingest runs the ingest mode with TCP probes', () => {
+  it('the ingest runs the ingest mode with probes on its /v1/health; liveness ignores an unreachable database', () => {
     const ingest = named('Deployment', 'folio-ingest').spec.template.spec.containers[0];
     expect(ingest.args).toEqual(['ingest']);
-    expect(ingest.readinessProbe.tcpSocket.port).toBe('http');
+    for (const p of ['readinessProbe', 'startupProbe']) expect(ingest[p].httpGet, p).toEqual({ path: '/v1/health', port: 'http' });
+    expect(ingest.livenessProbe.exec.command).toEqual(['node', '/app/deploy/healthcheck.mjs', 'ingest-live']);
+    expect(seconds(ingest.livenessProbe)).toBeGreaterThan(seconds(ingest.readinessProbe));
     expect(ingest.ports[0].containerPort).toBe(Number(configMap.data.INGEST_PORT));
   });
 });
