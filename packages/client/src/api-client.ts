@@ -8,7 +8,7 @@
  */
 import { FolioClientError, errorClassFor } from './errors.js';
 import { perform, type Call, type RequestOptions, type RetryOptions, type Transport } from './transport.js';
-import { isPathSource, isStreamSource, multipartBody, prepareFile, readAll, type FileInput } from './upload.js';
+import { baseName, isPathSource, isStreamSource, multipartBody, multipartFilesBody, prepareFile, readAll, type FileInput } from './upload.js';
 import type * as Api from './api-types.js';
 
 export { FolioApiError } from './errors.js';
@@ -75,6 +75,23 @@ export type SignResponse = Api.SignDocumentResponse;
 export type VerifyKeyResponse = Api.GetSigningKeyResponse;
 export type VerifyResponse = Api.VerifyDocumentResponse;
 export type Indication = VerifyResponse['indication'];
+type MergeDocument = Api.MergeDocumentsRequest['documents'][number];
+/** One input of a merge with what names it: `fileName` (errors, and the outline without a title), `title`, `labelPrefix`. */
+export interface MergeItem extends Pick<MergeDocument, 'fileName' | 'title' | 'labelPrefix'> {
+  document: DocumentArg;
+}
+/** A merge input: a PDF or DOCX as bytes, Blob, `{ path }`, `{ stream }`, `{ base64 }`, `{ url }`, or a `MergeItem`. */
+export type MergeInput = DocumentArg | MergeItem;
+export type MergeOptions = NonNullable<Api.MergeDocumentsRequest['options']> & RequestOptions;
+export interface MergeResult {
+  /** The merged PDF. */
+  bytes: Uint8Array;
+  /** From `X-Folio-Pages`. */
+  pageCount: number;
+  /** The server's warnings (from `Warning`), e.g. that a signed input's signature did not survive; empty when none. */
+  warnings: string[];
+  filename?: string;
+}
 
 /** base64 of bytes (Node's Buffer when there is one; else btoa over chunks, which keeps the argument list bounded). */
 export function toBase64(bytes: Uint8Array): string {
@@ -123,6 +140,26 @@ async function documentSource(doc: DocumentArg): Promise<DocumentSource> {
 }
 
 const json = <T>(res: Response): Promise<T> => res.json() as Promise<T>;
+
+const isMergeItem = (v: unknown): v is MergeItem => !!v && typeof v === 'object' && 'document' in v && !(v instanceof Uint8Array);
+
+/** The name an upload carries by itself: a File's, a path's base name, a source's `filename`. */
+function ownName(doc: DocumentArg): string | undefined {
+  if (typeof File !== 'undefined' && doc instanceof File) return doc.name || undefined;
+  if (isPathSource(doc)) return doc.filename ?? baseName(doc.path);
+  if (isStreamSource(doc)) return doc.filename;
+  return undefined;
+}
+
+/**
+ * The texts of RFC 9110 `Warning` values (`299 folio "text", …`). The server writes each text without
+ * double quotes, so a quoted string ends at the next quote. (`X-Folio-Warnings` joins the same texts with
+ * `; `, which a text may itself contain, so it is read only when `Warning` is absent.)
+ */
+export function parseWarnings(warning: string | null, joined: string | null): string[] {
+  if (warning) return [...warning.matchAll(/\d{3} \S+ "([^"]*)"/g)].map((m) => m[1]!);
+  return joined ? [joined] : [];
+}
 
 function query(params: Record<string, string | boolean | undefined>): string {
   const q = new URLSearchParams();
@@ -289,6 +326,56 @@ export class FolioClient {
   /** GET /v1/verify/key: the service's signing certificate. */
   verifyKey(options: RequestOptions = {}): Promise<VerifyKeyResponse> {
     return this.call('GET', '/v1/verify/key', json<VerifyKeyResponse>, options);
+  }
+
+  /**
+   * POST /v1/merge: 2–50 PDF and DOCX inputs → one PDF, in the order given. Inputs that are all uploads
+   * (bytes, Blob, `{ path }`, `{ stream }`, optionally wrapped in a `MergeItem` with a `fileName`) go as one
+   * multipart request with `files` repeated; when any input is `{ base64 }`/`{ url }` or has a `title` or
+   * `labelPrefix`, the JSON form is sent (uploads then go as base64). The answer's warnings (a signed input
+   * merged as content) are in `warnings`; errors name the failing input by index (`details[].field` =
+   * `documents.<i>`).
+   */
+  async merge(inputs: MergeInput[], options: MergeOptions = {}): Promise<MergeResult> {
+    if (!Array.isArray(inputs)) throw new FolioClientError('INVALID_INPUT', 'merge takes an array of inputs');
+    const items = inputs.map((input) => (isMergeItem(input) ? input : { document: input }));
+    for (const item of items) checkInput(item.document);
+    const read = async (res: Response): Promise<MergeResult> => {
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      return {
+        bytes,
+        pageCount: Number(res.headers.get('x-folio-pages') ?? NaN),
+        warnings: parseWarnings(res.headers.get('warning'), res.headers.get('x-folio-warnings')),
+        filename: /filename="([^"]*)"/.exec(res.headers.get('content-disposition') ?? '')?.[1],
+      };
+    };
+    const { outline, pageLabels, pdfa } = options;
+    const asJson = items.some((i) => isDocumentSource(i.document) || i.title !== undefined || i.labelPrefix !== undefined);
+    if (asJson) {
+      const documents: MergeDocument[] = [];
+      for (const item of items) {
+        const fileName = item.fileName ?? ownName(item.document);
+        documents.push({
+          ...(await documentSource(item.document)),
+          ...(fileName !== undefined ? { fileName } : {}),
+          ...(item.title !== undefined ? { title: item.title } : {}),
+          ...(item.labelPrefix !== undefined ? { labelPrefix: item.labelPrefix } : {}),
+        } as MergeDocument);
+      }
+      const body: Api.MergeDocumentsRequest = { documents };
+      if (outline !== undefined || pageLabels !== undefined || pdfa !== undefined) body.options = { outline, pageLabels, pdfa };
+      return this.call('POST', '/v1/merge', read, options, { json: body });
+    }
+    const files = items.map((item, i) => ({
+      input: item.document as FileInput,
+      name: item.fileName ?? ownName(item.document) ?? `document-${i + 1}`,
+    }));
+    const body = await multipartFilesBody('files', files, {
+      outline: outline === undefined ? undefined : String(outline),
+      pageLabels: pageLabels === undefined ? undefined : String(pageLabels),
+      pdfa,
+    });
+    return this.call('POST', '/v1/merge', read, options, { body });
   }
 
   /**

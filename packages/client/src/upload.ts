@@ -208,3 +208,30 @@ export function multipartBody(prepared: PreparedFile, defaultName: string): Body
   };
   return body;
 }
+
+/**
+ * A multipart body with several files under one field name (merge's repeated `files`) and text fields.
+ * Always replayable: Blobs are re-read per attempt; a one-shot stream is read into a Blob first (a merge's
+ * inputs are bounded by the server's 25 MB sum, so this holds at most that much).
+ */
+export async function multipartFilesBody(
+  field: string,
+  files: Array<{ input: FileInput; name: string }>,
+  fields: Record<string, string | undefined> = {},
+): Promise<BodySource> {
+  const parts: Array<{ blob: Blob; name: string }> = [];
+  for (const f of files) {
+    const prepared = await prepareFile(f.input);
+    const blob = prepared.kind === 'blob' ? prepared.blob : new Blob([(await readAll(f.input)) as BlobPart]);
+    parts.push({ blob, name: f.name });
+  }
+  return {
+    replayable: true,
+    make() {
+      const form = new FormData();
+      for (const p of parts) form.append(field, p.blob, p.name);
+      for (const [k, v] of Object.entries(fields)) if (v !== undefined) form.append(k, v);
+      return form;
+    },
+  };
+}
