@@ -5,7 +5,7 @@
  * (`/ns0:root[1]/ns0:child[1]`) and the store is found; otherwise the binding is dropped.
  */
 import type { TemplateDocument } from './document.js';
-import { appendChild, attr, child, childElements, el, remove, setText, type XElement } from './xml.js';
+import { appendChild, attr, child, childElements, el, remove, setText, type XElement } from '../docx/xml.js';
 
 /** Stores Word binds to that live outside customXml. */
 const BUILT_IN_STORES: Record<string, string> = {

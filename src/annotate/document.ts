@@ -5,8 +5,19 @@
  */
 import { randomInt } from 'node:crypto';
 import { FolioError } from '../errors.js';
+import { NS, PACKAGE_RELS_NS, REL_TYPE, XML_DECL } from '../docx/namespaces.js';
 import { assertNoDoctype, DEFAULT_PACKAGE_LIMITS, openDocx, type DocxLimits, type DocxPackage } from '../docx/package.js';
-import { escapeAttr, parseXml, serializeXmlBytes, walk, attr, setAttr, MAX_DOCUMENT_ELEMENTS, type ParseBudget, type XDocument } from './xml.js';
+import {
+  escapeAttr,
+  parseXml,
+  serializeXmlBytes,
+  walk,
+  attr,
+  setAttr,
+  MAX_DOCUMENT_ELEMENTS,
+  type ParseBudget,
+  type XDocument,
+} from '../docx/xml.js';
 
 /** Largest part annotate inflates (only XML parts are ever inflated: content types, rels, parts it reads). */
 export const MAX_INFLATED_PART = 64 * 1024 * 1024;
@@ -31,21 +42,11 @@ export interface FieldPart {
   doc: XDocument;
 }
 
-const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const REL_TYPES: Record<string, PartLocation> = {
-  [`${REL_NS}/header`]: 'header',
-  [`${REL_NS}/footer`]: 'footer',
-  [`${REL_NS}/footnotes`]: 'footnote',
-  [`${REL_NS}/endnotes`]: 'endnote',
-};
-
-export const NAMESPACES: Record<string, string> = {
-  w: 'http://schemas.openxmlformats.org/wordprocessingml/2006/main',
-  r: REL_NS,
-  wp: 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing',
-  a: 'http://schemas.openxmlformats.org/drawingml/2006/main',
-  pic: 'http://schemas.openxmlformats.org/drawingml/2006/picture',
-  w14: 'http://schemas.microsoft.com/office/word/2010/wordml',
+  [`${REL_TYPE}/header`]: 'header',
+  [`${REL_TYPE}/footer`]: 'footer',
+  [`${REL_TYPE}/footnotes`]: 'footnote',
+  [`${REL_TYPE}/endnotes`]: 'endnote',
 };
 
 export interface Relationship {
@@ -271,18 +272,18 @@ export class TemplateDocument {
     // and a fill that adds thousands of links must not scan the growing list for the styles part each time.
     const cached = this.relatedCache.get(type);
     if (cached) return cached;
-    const r = this.relationships(this.mainPart).find((x) => x.type === `${REL_NS}/${type}` && !x.external);
+    const r = this.relationships(this.mainPart).find((x) => x.type === `${REL_TYPE}/${type}` && !x.external);
     const name = r ? resolveTarget(this.mainPart, r.target) : undefined;
     if (name) this.relatedCache.set(type, name);
     return name;
   }
 
   /** Makes sure the root element of `part` declares the namespace prefixes our new markup uses. */
-  declareNamespaces(part: string, prefixes: string[]): void {
+  declareNamespaces(part: string, prefixes: Array<keyof typeof NS>): void {
     const root = this.parse(part).root;
     for (const p of prefixes) {
       const key = `xmlns:${p}`;
-      if (!root.attrs.some(([k]) => k === key)) root.attrs.push([key, NAMESPACES[p]!]);
+      if (!root.attrs.some(([k]) => k === key)) root.attrs.push([key, NS[p]]);
     }
   }
 
@@ -298,10 +299,7 @@ export class TemplateDocument {
             `<Relationship Id="${escapeAttr(r.id)}" Type="${escapeAttr(r.type)}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`,
         )
         .join('');
-      this.pkg.setText(
-        relsName,
-        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${body}</Relationships>`,
-      );
+      this.pkg.setText(relsName, `${XML_DECL}<Relationships xmlns="${PACKAGE_RELS_NS}">${body}</Relationships>`);
     }
     // A filled template is a document: Word and LibreOffice open a .dotx main part as a new-from-template.
     if (this.contentTypes.includes('wordprocessingml.template.main+xml')) {

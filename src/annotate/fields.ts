@@ -10,7 +10,7 @@
  */
 import { FolioError } from '../errors.js';
 import type { FieldPart, PartLocation } from './document.js';
-import { attr, child, textContent, walk, type XElement } from './xml.js';
+import { attr, child, textContent, walk, type XElement } from '../docx/xml.js';
 
 export type ControlKind =
   | 'richText'

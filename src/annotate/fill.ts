@@ -46,7 +46,7 @@ import {
   setChildren,
   setText,
   type XElement,
-} from './xml.js';
+} from '../docx/xml.js';
 
 /** Placeholders × runs of one paragraph beyond which filling it is refused (real documents stay far below). */
 const MAX_PARAGRAPH_WORK = 1_000_000;

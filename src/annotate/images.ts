@@ -9,7 +9,7 @@ import { imageSize } from 'image-size';
 import { Resvg } from '@resvg/resvg-js';
 import { FolioError } from '../errors.js';
 import { EMU_PER_PX } from '../docx/drawing.js';
-import { escapeText, stripInvalidXmlChars } from './xml.js';
+import { escapeText, stripInvalidXmlChars } from '../docx/xml.js';
 
 /** Widest SVG fallback raster, in pixels: enough for print at the sizes a template holds, bounded in memory. */
 const MAX_RASTER_SIDE = 2000;

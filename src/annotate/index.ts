@@ -10,7 +10,7 @@ import { describeField, fieldLabel, findFields, PLACEHOLDER_RE, type ControlFiel
 import { Filler } from './fill.js';
 import { paragraphText } from './placeholder-text.js';
 import { resolveValue } from './values.js';
-import { child, isAttached, unwrapAll, type XElement } from './xml.js';
+import { child, isAttached, unwrapAll, type XElement } from '../docx/xml.js';
 import { FIELD_TYPES, type AnnotateField, type AnnotateReport, type FilledEntry, type ResolvedValue } from './types.js';
 
 export type { AnnotateField, AnnotateReport, FieldOptions, FieldType, FilledEntry } from './types.js';

@@ -7,11 +7,13 @@
  */
 import { styleDefinition } from '../docx/styles.js';
 import { EMU_PER_INCH, EMU_PER_TWIP } from '../docx/drawing.js';
+import { REL_TYPE, WML_CONTENT_TYPE } from '../docx/namespaces.js';
+import { footnotesPartXml } from '../docx/wordml/footnotes.js';
+import { addToNumberingPart, maxNumberingId, numberingPartXml } from '../docx/wordml/numbering.js';
 import type { TemplateDocument } from './document.js';
 import type { PreparedImage } from './images.js';
-import { appendChild, attr, child, descendants, parseFragment } from './xml.js';
+import { appendChild, attr, child, descendants, parseFragment } from '../docx/xml.js';
 
-export const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 /** The text width of a template without a readable w:sectPr: Letter or A4 less one-inch margins, roughly. */
 const DEFAULT_TEXT_WIDTH_EMU = 6 * EMU_PER_INCH;
 
@@ -60,7 +62,7 @@ export class PackageAdditions {
     const key = `${part}\u0000${media}`;
     let id = this.relByMedia.get(key);
     if (!id) {
-      id = this.doc.addRelationship(part, `${REL_NS}/image`, relative(part, media));
+      id = this.doc.addRelationship(part, `${REL_TYPE}/image`, relative(part, media));
       this.relByMedia.set(key, id);
     }
     return id;
@@ -86,28 +88,16 @@ export class PackageAdditions {
     let name = this.doc.relatedPart('numbering');
     if (!name || !this.doc.pkg.has(name)) {
       name = 'word/numbering.xml';
-      this.doc.pkg.setText(
-        name,
-        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:numbering>`,
-      );
-      this.doc.addRelationship(this.doc.mainPart, `${REL_NS}/numbering`, relative(this.doc.mainPart, name));
-      this.doc.ensureOverride(name, 'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml');
+      this.doc.pkg.setText(name, numberingPartXml([], []));
+      this.doc.addRelationship(this.doc.mainPart, `${REL_TYPE}/numbering`, relative(this.doc.mainPart, name));
+      this.doc.ensureOverride(name, `${WML_CONTENT_TYPE}.numbering+xml`);
     }
-    const xml = this.doc.pkg.text(name)!;
-    let maxId = 0;
-    for (const m of xml.matchAll(/w:(?:abstractNumId|numId)="(\d+)"/g)) maxId = Math.max(maxId, Number(m[1]));
-    return { name, maxId };
+    return { name, maxId: maxNumberingId(this.doc.pkg.text(name)!) };
   }
 
   mergeNumbering(abstractNums: string[], nums: string[]): void {
     const { name } = this.numberingPart();
-    let xml = this.doc.pkg.text(name)!;
-    // Schema order: every w:abstractNum before the first w:num.
-    const firstNum = xml.search(/<w:num\b/);
-    const close = xml.lastIndexOf('</w:numbering>');
-    const absAt = firstNum >= 0 ? firstNum : close;
-    xml = xml.slice(0, absAt) + abstractNums.join('') + xml.slice(absAt, close) + nums.join('') + xml.slice(close);
-    this.doc.pkg.setText(name, xml);
+    this.doc.pkg.setText(name, addToNumberingPart(this.doc.pkg.text(name)!, abstractNums, nums));
   }
 
   maxFootnoteId(): number {
@@ -118,30 +108,28 @@ export class PackageAdditions {
     return max;
   }
 
-  mergeFootnotes(notes: string[]): void {
+  /** Appends notes to the main part's footnotes part (made when missing); returns that part's name. */
+  mergeFootnotes(notes: string[]): string {
     let name = this.doc.relatedPart('footnotes');
-    const nsDecl =
-      'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
     if (!name || !this.doc.pkg.has(name)) {
       name = 'word/footnotes.xml';
-      this.doc.pkg.setText(
-        name,
-        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:footnotes ${nsDecl}>` +
-          '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>' +
-          '<w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:footnote></w:footnotes>',
-      );
-      this.doc.addRelationship(this.doc.mainPart, `${REL_NS}/footnotes`, relative(this.doc.mainPart, name));
-      this.doc.ensureOverride(name, 'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml');
+      // The package's footnotes part as convert writes it: separators, and every prefix an HTML note can use.
+      this.doc.pkg.setText(name, footnotesPartXml([]));
+      this.doc.addRelationship(this.doc.mainPart, `${REL_TYPE}/footnotes`, relative(this.doc.mainPart, name));
+      this.doc.ensureOverride(name, `${WML_CONTENT_TYPE}.footnotes+xml`);
     }
     const fp = this.doc.fieldPart(name);
     if (fp) {
       for (const n of parseFragment(notes.join(''))) appendChild(fp.doc.root, n);
+      // The template's own part may declare only w: a note's links and pictures need r:, wp:, a: and pic:.
+      this.doc.declareNamespaces(name, ['w', 'r', 'wp', 'a', 'pic']);
       this.doc.markDirty(name);
     } else {
       const xml = this.doc.pkg.text(name)!;
       const close = xml.lastIndexOf('</w:footnotes>');
       this.doc.pkg.setText(name, xml.slice(0, close) + notes.join('') + xml.slice(close));
     }
+    return name;
   }
 
   /** Adds the definitions of Word built-in styles the template lacks (from src/docx/styles.ts). */

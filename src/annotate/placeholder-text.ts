@@ -19,7 +19,7 @@ import {
   setAttr,
   setText,
   type XElement,
-} from './xml.js';
+} from '../docx/xml.js';
 
 export function placeholderRegex(name: string): RegExp {
   return new RegExp(`\\{\\{\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\}\\}`, 'u');

@@ -1,9 +1,22 @@
 /**
  * Run-level WordprocessingML shared by every kind of fill: the runs a text value becomes, run properties
- * (copied from the field, cleaned of Word's placeholder style, kept in schema order, merged under converted
- * HTML), and replacing a paragraph's content while keeping its structural markers.
+ * (copied from the field, cleaned of Word's placeholder style, kept in the schema order src/docx/wordml defines,
+ * merged under converted HTML), and replacing a paragraph's content while keeping its structural markers.
  */
-import { appendChild, attr, child, childElements, clone, el, escapeText, setChildren, type XElement, type XNode } from './xml.js';
+import { RPR_ORDER } from '../docx/wordml/run-props.js';
+import {
+  appendChild,
+  attr,
+  child,
+  childElements,
+  clone,
+  el,
+  escapeText,
+  serializeNodes,
+  setChildren,
+  type XElement,
+  type XNode,
+} from '../docx/xml.js';
 
 /** What a value becomes: inline runs, and for values that can stand alone, block content. */
 export interface Produced {
@@ -37,16 +50,7 @@ export function withoutPlaceholderStyle(rPr: XElement): XElement {
 export function runPropsForDrawing(rPr: XElement): string {
   const copy = clone(rPr);
   copy.children = copy.children.filter((c) => !(c.type === 'el' && ['w:vertAlign', 'w:vanish', 'w:position', 'w:rPrChange'].includes(c.name)));
-  return copy.children.length ? serialize(copy) : '';
-}
-
-function serialize(e: XElement): string {
-  let s = `<${e.name}`;
-  for (const [k, v] of e.attrs) s += ` ${k}="${v}"`;
-  if (!e.children.length) return s + '/>';
-  s += '>';
-  for (const c of e.children) s += c.type === 'el' ? serialize(c) : c.raw;
-  return s + `</${e.name}>`;
+  return copy.children.length ? serializeNodes([copy]) : '';
 }
 
 /** Runs for a text value: `\n` becomes a line break and `\t` a tab, all in the given formatting. */
@@ -69,49 +73,6 @@ export function textRuns(text: string, rPr: XElement | undefined): XNode[] {
   return [r];
 }
 
-/** CT_RPr child order (ECMA-376 §17.3.2.28): Word refuses run properties out of this order. */
-const RPR_ORDER = [
-  'w:rStyle',
-  'w:rFonts',
-  'w:b',
-  'w:bCs',
-  'w:i',
-  'w:iCs',
-  'w:caps',
-  'w:smallCaps',
-  'w:strike',
-  'w:dstrike',
-  'w:outline',
-  'w:shadow',
-  'w:emboss',
-  'w:imprint',
-  'w:noProof',
-  'w:snapToGrid',
-  'w:vanish',
-  'w:webHidden',
-  'w:color',
-  'w:spacing',
-  'w:w',
-  'w:kern',
-  'w:position',
-  'w:sz',
-  'w:szCs',
-  'w:highlight',
-  'w:u',
-  'w:effect',
-  'w:bdr',
-  'w:shd',
-  'w:fitText',
-  'w:vertAlign',
-  'w:rtl',
-  'w:cs',
-  'w:em',
-  'w:lang',
-  'w:eastAsianLayout',
-  'w:specVanish',
-  'w:oMath',
-  'w:rPrChange',
-];
 const RPR_RANK = new Map(RPR_ORDER.map((n, i) => [n, i]));
 
 export function sortRunProps(rPr: XElement): void {

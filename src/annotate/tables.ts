@@ -31,7 +31,7 @@ import {
   walk,
   type XElement,
   type XNode,
-} from './xml.js';
+} from '../docx/xml.js';
 
 /** Where a table value goes: a content control (and its content), or the paragraph of a `{{name}}`. */
 export type TableAnchor = { control: ControlField; content: XElement } | { paragraph: XElement; name: string };

@@ -7,13 +7,15 @@
  */
 import { htmlToWordFragment } from '../convert/index.js';
 import { EMU_PER_TWIP, inlineDrawingXml } from '../docx/drawing.js';
+import { REL_TYPE } from '../docx/namespaces.js';
+import { HYPERLINK_DIRECT, HYPERLINK_STYLE, rPrXml, type RunProps } from '../docx/wordml/run-props.js';
 import { DEFAULT_DATE_PICTURE, formatWordDate } from './dates.js';
 import type { TemplateDocument } from './document.js';
 import { drawnSize, pixels, type Box, type PreparedImage } from './images.js';
-import { PackageAdditions, REL_NS } from './package-additions.js';
+import { PackageAdditions } from './package-additions.js';
 import { mergeRunProps, runPropsForDrawing, sortRunProps, textRuns, type Produced } from './runs.js';
 import type { FieldOptions, ResolvedValue } from './types.js';
-import { child, clone, descendants, el, escapeAttr, parseFragment, remove, type XElement, type XNode } from './xml.js';
+import { child, clone, descendants, el, escapeAttr, parseFragment, remove, type XElement, type XNode } from '../docx/xml.js';
 
 /** Where a value is written: the part, the field's run formatting, its options and (for images) its box. */
 export interface ValueSite {
@@ -26,6 +28,10 @@ export interface ValueSite {
   /** `fields[i]`, for warnings. */
   fieldPath: string;
 }
+
+/** A link's run properties (src/docx/wordml), with and without the Hyperlink style; their XML is computed once. */
+const LINK_WITH_STYLE: RunProps = { rStyle: HYPERLINK_STYLE, ...HYPERLINK_DIRECT };
+const LINK_DIRECT: RunProps = { ...HYPERLINK_DIRECT };
 
 export class ValueWriter {
   /** Runs written by a fill: `{{name}}` typed inside a value is the value's text, never a field. */
@@ -87,9 +93,9 @@ export class ValueWriter {
   }
 
   private linkNode(part: string, url: string, text: string, base: XElement | undefined): XElement {
-    const relId = this.doc.addRelationship(part, `${REL_NS}/hyperlink`, url, true);
+    const relId = this.doc.addRelationship(part, `${REL_TYPE}/hyperlink`, url, true);
     this.doc.declareNamespaces(part, ['r']);
-    const hasStyle = this.additions.ensureStyles(['Hyperlink']).has('Hyperlink');
+    const hasStyle = this.additions.ensureStyles([HYPERLINK_STYLE]).has(HYPERLINK_STYLE);
     const rPr = base ? clone(base) : el('w:rPr');
     // The link look: the Hyperlink character style when the template has (or got) one, direct formatting too
     // so that it shows even where the style is missing.
@@ -97,7 +103,7 @@ export class ValueWriter {
       const old = child(rPr, name);
       if (old) remove(old);
     }
-    const extra = parseFragment(`${hasStyle ? '<w:rStyle w:val="Hyperlink"/>' : ''}<w:color w:val="0563C1"/><w:u w:val="single"/>`);
+    const extra = (parseFragment(rPrXml(hasStyle ? LINK_WITH_STYLE : LINK_DIRECT))[0] as XElement).children;
     rPr.children.unshift(...extra);
     for (const c of extra) if (c.type === 'el') c.parent = rPr;
     sortRunProps(rPr);
@@ -131,7 +137,7 @@ export class ValueWriter {
     // Relationships and media belong to the part the fragment goes into (a header has its own).
     const rels = this.doc.relationships(part);
     for (const r of frag.relationships) {
-      rels.push({ id: r.id, type: `${REL_NS}/${r.type}`, target: r.target, external: r.external });
+      rels.push({ id: r.id, type: `${REL_TYPE}/${r.type}`, target: r.target, external: r.external });
     }
     if (frag.relationships.length) this.doc.markRelsDirty(part);
     for (const m of frag.media) {
@@ -141,8 +147,15 @@ export class ValueWriter {
     if (frag.abstractNums.length || frag.nums.length) this.additions.mergeNumbering(frag.abstractNums, frag.nums);
     let bodyXml = frag.bodyXml;
     if (frag.footnotes.length) {
-      if (part === this.doc.mainPart) this.additions.mergeFootnotes(frag.footnotes);
-      else {
+      if (part === this.doc.mainPart) {
+        const notesPart = this.additions.mergeFootnotes(frag.footnotes);
+        // r:id and r:embed inside a note resolve against the footnotes part's own relationships.
+        const notesXml = frag.footnotes.join('');
+        const used = frag.relationships.filter((r) => notesXml.includes(`"${r.id}"`));
+        const noteRels = used.length ? this.doc.relationships(notesPart) : [];
+        for (const r of used) noteRels.push({ id: r.id, type: `${REL_TYPE}/${r.type}`, target: r.target, external: r.external });
+        if (used.length) this.doc.markRelsDirty(notesPart);
+      } else {
         bodyXml = bodyXml.replace(/<w:r>(?:(?!<w:r>).)*?<w:footnoteReference [^>]*\/><\/w:r>/g, '');
         this.warnings.push(`${fieldPath}: footnotes are only kept in the document body`);
       }

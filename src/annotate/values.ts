@@ -9,7 +9,7 @@ import { decodeBase64Input } from '../fetch/document-source.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { parseIsoDate } from './dates.js';
 import { prepareImage, renderTypedSignature, type PreparedImage } from './images.js';
-import { stripInvalidXmlChars } from './xml.js';
+import { stripInvalidXmlChars } from '../docx/xml.js';
 import type { AnnotateField, ResolvedValue } from './types.js';
 
 /** Largest image accepted per field (the document limit). */

@@ -6,37 +6,19 @@ import type { ConvertedBody, ConvertOptions } from './html-to-docx.js';
 import { pageGeometry } from './html-to-docx.js';
 import { xmlAttr, xmlText } from './text.js';
 import { STYLES_XML } from '../docx/styles.js';
+import { BODY_NAMESPACES, CONTENT_TYPES_NS, NS, PACKAGE_RELS_NS, REL_TYPE as REL, WML_CONTENT_TYPE as WML, XML_DECL } from '../docx/namespaces.js';
+import { footnotesPartXml } from '../docx/wordml/footnotes.js';
+import { numberingPartXml } from '../docx/wordml/numbering.js';
 import { withFirstRowStyle } from '../docx/wordml/table.js';
 import { writeZip, type ZipWriteEntry } from '../docx/zip-writer.js';
-
-const NS_W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-const DOC_NS =
-  `xmlns:w="${NS_W}" xmlns:r="${NS_R}" ` +
-  'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" ' +
-  'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ' +
-  'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"';
-const XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
-const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
 /** The style sheet, its table style's first row bold (header rows take their look from it). */
 const DOC_STYLES_XML = withFirstRowStyle(STYLES_XML);
 
 const SETTINGS_XML =
   XML_DECL +
-  `<w:settings xmlns:w="${NS_W}"><w:defaultTabStop w:val="720"/><w:characterSpacingControl w:val="doNotCompress"/>` +
+  `<w:settings xmlns:w="${NS.w}"><w:defaultTabStop w:val="720"/><w:characterSpacingControl w:val="doNotCompress"/>` +
   '<w:footnotePr><w:footnote w:id="-1"/><w:footnote w:id="0"/></w:footnotePr><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat></w:settings>';
-
-function footnotesXml(notes: string[]): string {
-  return (
-    XML_DECL +
-    `<w:footnotes ${DOC_NS}>` +
-    '<w:footnote w:type="separator" w:id="-1"><w:p><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr><w:r><w:separator/></w:r></w:p></w:footnote>' +
-    '<w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr><w:r><w:continuationSeparator/></w:r></w:p></w:footnote>' +
-    notes.join('') +
-    '</w:footnotes>'
-  );
-}
 
 export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = {}): Uint8Array {
   const page = pageGeometry(options.pageSize);
@@ -46,13 +28,13 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     '<w:cols w:space="708"/><w:docGrid w:linePitch="360"/></w:sectPr>';
   // The body is by far the largest part: encoded on its own, it is not copied into one more string first.
   const document = Buffer.concat([
-    Buffer.from(`${XML_DECL}<w:document ${DOC_NS}><w:body>`, 'utf8'),
+    Buffer.from(`${XML_DECL}<w:document ${BODY_NAMESPACES}><w:body>`, 'utf8'),
     Buffer.from(body.bodyXml, 'utf8'),
     Buffer.from(`${sectPr}</w:body></w:document>`, 'utf8'),
   ]);
-  const numbering = `${XML_DECL}<w:numbering xmlns:w="${NS_W}">${body.abstractNums.join('')}${body.nums.join('')}</w:numbering>`;
+  const numbering = numberingPartXml(body.abstractNums, body.nums);
 
-  let rels = `${XML_DECL}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`;
+  let rels = `${XML_DECL}<Relationships xmlns="${PACKAGE_RELS_NS}">`;
   rels += `<Relationship Id="rIdStyles" Type="${REL}/styles" Target="styles.xml"/>`;
   rels += `<Relationship Id="rIdNumbering" Type="${REL}/numbering" Target="numbering.xml"/>`;
   rels += `<Relationship Id="rIdSettings" Type="${REL}/settings" Target="settings.xml"/>`;
@@ -64,9 +46,8 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
 
   const exts = new Map<string, string>();
   for (const m of body.media) exts.set(m.extension, m.contentType);
-  const WML = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
   const contentTypes =
-    `${XML_DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+    `${XML_DECL}<Types xmlns="${CONTENT_TYPES_NS}">` +
     '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
     '<Default Extension="xml" ContentType="application/xml"/>' +
     [...exts].map(([e, t]) => `<Default Extension="${e}" ContentType="${t}"/>`).join('') +
@@ -79,7 +60,7 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     '<Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/>' +
     '</Types>';
   const rootRels =
-    `${XML_DECL}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+    `${XML_DECL}<Relationships xmlns="${PACKAGE_RELS_NS}">` +
     `<Relationship Id="rId1" Type="${REL}/officeDocument" Target="word/document.xml"/>` +
     '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>' +
     `<Relationship Id="rId3" Type="${REL}/extended-properties" Target="docProps/app.xml"/>` +
@@ -101,7 +82,7 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     xml('word/styles.xml', DOC_STYLES_XML),
     xml('word/numbering.xml', numbering),
     xml('word/settings.xml', SETTINGS_XML),
-    xml('word/footnotes.xml', footnotesXml(body.footnotes)),
+    xml('word/footnotes.xml', footnotesPartXml(body.footnotes)),
     xml('word/_rels/document.xml.rels', rels),
   ];
   // Images are compressed already: stored as they are.

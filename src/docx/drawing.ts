@@ -6,6 +6,7 @@
  *
  * Sizes are in EMU (English Metric Units): 914,400 per inch, 9,525 per CSS pixel at 96 dpi, 635 per twip.
  */
+import { NS } from './namespaces.js';
 import { escapeAttr } from './xml.js';
 
 export const EMU_PER_INCH = 914400;
@@ -48,8 +49,8 @@ export interface InlineDrawing {
   pictureName?: string;
 }
 
-const NS_A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
-const NS_PIC = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
+const NS_A = NS.a;
+const NS_PIC = NS.pic;
 const NS_ASVG = 'http://schemas.microsoft.com/office/drawing/2016/SVG/main';
 /** The a:ext uri Office uses for the SVG beside a raster fallback. */
 const SVG_BLIP_EXT = '{96DAC541-7B7A-43D3-8B79-37D633B846F1}';

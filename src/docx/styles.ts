@@ -2,9 +2,7 @@
  * The style sheet Folio writes: Word's built-in style ids (pandoc's names where Word has none). Convert
  * writes it as word/styles.xml; annotate adds the definitions a template lacks when a value needs them.
  */
-const NS_W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-const XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
+import { NS, XML_DECL } from './namespaces.js';
 
 function heading(level: number, sizeHalfPt: number, color: string): string {
   return (
@@ -18,7 +16,7 @@ function heading(level: number, sizeHalfPt: number, color: string): string {
 
 export const STYLES_XML =
   XML_DECL +
-  `<w:styles xmlns:w="${NS_W}" xmlns:r="${NS_R}">` +
+  `<w:styles xmlns:w="${NS.w}" xmlns:r="${NS.r}">` +
   '<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:asciiTheme="minorHAnsi" w:hAnsiTheme="minorHAnsi" w:eastAsiaTheme="minorEastAsia" w:cstheme="minorBidi"/>' +
   '<w:sz w:val="22"/><w:szCs w:val="22"/><w:lang w:val="en-US" w:eastAsia="en-US" w:bidi="ar-SA"/></w:rPr></w:rPrDefault>' +
   '<w:pPrDefault><w:pPr><w:spacing w:after="160" w:line="259" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults>' +

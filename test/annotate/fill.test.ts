@@ -450,6 +450,26 @@ describe('html and links', () => {
     expect(u.part('[Content_Types].xml')).toContain('/word/numbering.xml');
   });
 
+  it('HTML footnotes with a link and a picture: the footnotes part declares their prefixes and holds their relationships', async () => {
+    const html =
+      '<p>See<sup class="footnote-ref"><a href="#fn1" id="fnref1">[1]</a></sup></p><section class="footnotes"><ol class="footnotes-list">' +
+      `<li id="fn1" class="footnote-item"><p>Chart <img src="${PNG_URI}" alt="c"> from <a href="https://example.com/src">the source</a></p></li></ol></section>`;
+    // A template without a footnotes part, and one whose footnotes part declares no drawing prefixes.
+    for (const template of [makeDocx({ body: para(run('{{h}}')) }), makeDocx({ body: para(run('{{h}}')), footnotes: '' })]) {
+      const { docx } = await annotateDocx(template, [{ id: 'h', type: 'html', value: html }]);
+      const u = unpack(docx);
+      const notes = u.part('word/footnotes.xml');
+      expect(notes).toContain('<wp:inline');
+      const root = /<w:footnotes\b[^>]*>/.exec(notes)![0];
+      for (const prefix of ['w', 'r', 'wp', 'a', 'pic']) expect(root).toContain(`xmlns:${prefix}=`);
+      const ids = [...notes.matchAll(/r:(?:id|embed)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(ids.length).toBe(2);
+      const rels = u.part('word/_rels/footnotes.xml.rels');
+      for (const id of ids) expect(rels).toContain(`Id="${id}"`);
+      expect(rels).toContain('Target="https://example.com/src" TargetMode="External"');
+    }
+  });
+
   it("HTML inside a sentence stays inline in the field's formatting", async () => {
     const { docx } = await annotateDocx(makeDocx({ body: para(run('A {{h}} B', '<w:sz w:val="30"/>')) }), [
       { id: 'h', type: 'html', value: '<i>x</i>' },

@@ -4,6 +4,7 @@
  * capped per document.
  */
 import { FolioError } from '../../errors.js';
+import { BODY_NAMESPACES, XML_DECL } from '../namespaces.js';
 
 export const MAX_FOOTNOTES = 100_000;
 export const MAX_FOOTNOTE_CHARS = 64_000_000;
@@ -43,4 +44,14 @@ export class Footnotes {
 /** The reference in the body text, as run content (the run carries rStyle FootnoteReference). */
 export function footnoteReferenceXml(id: number): string {
   return `<w:footnoteReference w:id="${id}"/>`;
+}
+
+/** The separator notes (ids -1 and 0) every footnotes.xml starts with. */
+const SEPARATORS =
+  '<w:footnote w:type="separator" w:id="-1"><w:p><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr><w:r><w:separator/></w:r></w:p></w:footnote>' +
+  '<w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr><w:r><w:continuationSeparator/></w:r></w:p></w:footnote>';
+
+/** footnotes.xml: the separators, then these notes; the root declares every prefix a note's markup can use. */
+export function footnotesPartXml(notes: readonly string[]): string {
+  return `${XML_DECL}<w:footnotes ${BODY_NAMESPACES}>${SEPARATORS}${notes.join('')}</w:footnotes>`;
 }

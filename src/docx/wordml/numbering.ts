@@ -4,6 +4,7 @@
  * their instance (nothing to restart); every ordered list gets an instance of its own with a start override,
  * so each one restarts its count as in HTML.
  */
+import { NS, XML_DECL } from '../namespaces.js';
 import { xmlAttr } from './escape.js';
 
 const BULLETS = ['•', '◦', '▪', '•', '◦', '▪', '•', '◦', '▪'];
@@ -90,4 +91,27 @@ export class Numbering {
   peek(): number {
     return this.next;
   }
+}
+
+/** numbering.xml holding these definitions and instances (every w:abstractNum before the first w:num). */
+export function numberingPartXml(abstractNums: readonly string[], nums: readonly string[]): string {
+  return `${XML_DECL}<w:numbering xmlns:w="${NS.w}">${abstractNums.join('')}${nums.join('')}</w:numbering>`;
+}
+
+/** The highest w:abstractNumId or w:numId of an existing numbering.xml (ids share one counter here). */
+export function maxNumberingId(xml: string): number {
+  let max = 0;
+  for (const m of xml.matchAll(/w:(?:abstractNumId|numId)="(\d+)"/g)) max = Math.max(max, Number(m[1]));
+  return max;
+}
+
+/**
+ * An existing numbering.xml with definitions and instances added, in schema order: the new w:abstractNums
+ * before its first w:num, the new w:nums at the end.
+ */
+export function addToNumberingPart(xml: string, abstractNums: readonly string[], nums: readonly string[]): string {
+  const firstNum = xml.search(/<w:num\b/);
+  const close = xml.lastIndexOf('</w:numbering>');
+  const absAt = firstNum >= 0 ? firstNum : close;
+  return xml.slice(0, absAt) + abstractNums.join('') + xml.slice(absAt, close) + nums.join('') + xml.slice(close);
 }

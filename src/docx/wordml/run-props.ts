@@ -114,3 +114,55 @@ function buildRPr(p: RunProps): string {
   if (p.rtl) s += '<w:rtl/>';
   return s ? `<w:rPr>${s}</w:rPr>` : '';
 }
+
+/**
+ * CT_RPr child order (ECMA-376 §17.3.2.28): Word refuses run properties out of this order. buildRPr writes
+ * its subset in this order; annotate sorts a template's edited run properties by it.
+ */
+export const RPR_ORDER: readonly string[] = [
+  'w:rStyle',
+  'w:rFonts',
+  'w:b',
+  'w:bCs',
+  'w:i',
+  'w:iCs',
+  'w:caps',
+  'w:smallCaps',
+  'w:strike',
+  'w:dstrike',
+  'w:outline',
+  'w:shadow',
+  'w:emboss',
+  'w:imprint',
+  'w:noProof',
+  'w:snapToGrid',
+  'w:vanish',
+  'w:webHidden',
+  'w:color',
+  'w:spacing',
+  'w:w',
+  'w:kern',
+  'w:position',
+  'w:sz',
+  'w:szCs',
+  'w:highlight',
+  'w:u',
+  'w:effect',
+  'w:bdr',
+  'w:shd',
+  'w:fitText',
+  'w:vertAlign',
+  'w:rtl',
+  'w:cs',
+  'w:em',
+  'w:lang',
+  'w:eastAsianLayout',
+  'w:specVanish',
+  'w:oMath',
+  'w:rPrChange',
+];
+
+/** The look of a hyperlink's text: Word's Hyperlink character style, where the document has it. */
+export const HYPERLINK_STYLE = 'Hyperlink';
+/** Hyperlink colour and underline as direct formatting, for documents whose style sheet lacks the style. */
+export const HYPERLINK_DIRECT: Readonly<Pick<RunProps, 'color' | 'underline'>> = { color: '0563C1', underline: true };
