@@ -366,5 +366,11 @@ export async function createAuthService(
     outboxDir: path.join(config.dataDir, 'outbox'),
     logger,
   });
-  return new DefaultAuthService(store, mailer, Buffer.from(secretHex, 'hex'), logger, policy, Date.now, options);
+  const effectivePolicy: AuthPolicy = policy ?? {
+    ...DEFAULT_AUTH_POLICY,
+    clientWindowMs: config.authClientWindowMs,
+    registerPerClient: config.authRegisterPerClient,
+    verifyPerClient: config.authVerifyPerClient,
+  };
+  return new DefaultAuthService(store, mailer, Buffer.from(secretHex, 'hex'), logger, effectivePolicy, Date.now, options);
 }

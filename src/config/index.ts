@@ -50,6 +50,10 @@ export interface Config {
   metricsPort?: number;
   /** Secret for keyed hashes of verification codes; generated into DATA_DIR when absent. */
   codeHashSecret?: string;
+  /** Per-client (IP) windows of POST /v1/auth/register and /v1/auth/verify (shared through Redis when set). */
+  authClientWindowMs: number;
+  authRegisterPerClient: number;
+  authVerifyPerClient: number;
 }
 
 export class ConfigError extends Error {
@@ -174,5 +178,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     metricsPort,
     codeHashSecret: str(env, 'CODE_HASH_SECRET'),
+    authClientWindowMs: int(env, 'AUTH_CLIENT_WINDOW_SECONDS', 600, 10, 86_400) * 1000,
+    authRegisterPerClient: int(env, 'AUTH_REGISTER_PER_CLIENT', 20, 1, 1_000_000),
+    authVerifyPerClient: int(env, 'AUTH_VERIFY_PER_CLIENT', 30, 1, 1_000_000),
   };
 }
