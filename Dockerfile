@@ -82,6 +82,7 @@ RUN set -eux; \
     apt-get update; \
     apt-get install -y --no-install-recommends \
       libreoffice-writer-nogui fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-dejavu \
+      fonts-lato hyphen-en-us hyphen-en-gb \
       poppler-utils qpdf ca-certificates tini; \
     rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb; \
     groupadd --system --gid 10001 folio; \

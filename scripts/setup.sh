@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Fonts and hyphenation patterns serve Word parity of DOCX→PDF (src/office/fonts.ts): Lato stands in for Segoe UI,
+# hyphen-* let LibreOffice hyphenate documents that ask for automatic hyphenation, as Word does.
 apt_packages=(libreoffice-writer-nogui fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
-  fonts-dejavu poppler-utils qpdf)
+  fonts-dejavu fonts-lato hyphen-en-us hyphen-en-gb poppler-utils qpdf)
 # Tools only the tests and benchmarks need (reference implementations, the browser, NSS tools for pdfsig).
 if [ "${FOLIO_SETUP_DEV:-1}" = "1" ]; then
   apt_packages+=(pandoc chromium libnss3-tools openssl)

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fontReplacementItems } from './fonts.js';
 
 const item = (nodePath: string, name: string, type: string, value: string) =>
   `<item oor:path="${nodePath}"><prop oor:name="${name}" oor:op="fuse" oor:type="${type}"><value>${value}</value></prop></item>`;
@@ -42,6 +43,8 @@ export function registryModifications(): string {
     item('/org.openoffice.Office.Recovery/AutoSave', 'Enabled', 'xs:boolean', 'false'),
     item('/org.openoffice.Office.Recovery/RecoveryInfo', 'Enabled', 'xs:boolean', 'false'),
     item('/org.openoffice.Office.Common/Save/Document', 'CreateBackup', 'xs:boolean', 'false'),
+    // Layout parity with Word: stand-ins for Word's fonts that are not installed (fonts.ts).
+    ...fontReplacementItems(),
   ];
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +

@@ -1,0 +1,103 @@
+/**
+ * Word parity of DOCX→PDF (scripts/word-parity.ts): each pair of ../shared/corpus/word-pdf is converted by a
+ * real one-worker pool and scored against the PDF Microsoft Word exported. The floors in
+ * word-parity-floors.json only go up: raise them to the measured values when a change improves parity
+ * (`npx tsx scripts/word-parity.ts --json` prints them), never lower them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { strToU8, unzipSync, zipSync } from 'fflate';
+import { OfficePool } from '../../src/office/index.js';
+import { buildDocx, pdfPages } from './helpers.js';
+import { listPairs, meanScores, multisetF1, scorePair, SUMMARY_KEYS, type PairScore } from '../../scripts/word-parity.js';
+
+const FOLDER = '/work/shared/corpus/word-pdf';
+type Summary = Record<(typeof SUMMARY_KEYS)[number], number>;
+const floors = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'word-parity-floors.json'), 'utf8')) as {
+  mean: Summary;
+  files: Record<string, Summary>;
+};
+const pairs = fs.existsSync(FOLDER) ? listPairs(FOLDER) : [];
+const read = (p: string) => new Uint8Array(fs.readFileSync(p));
+
+describe('word parity scorer', () => {
+  it('scores Word against itself as identical, and two different documents as different', () => {
+    const a = read(`${FOLDER}/docxside--case7.word.pdf`);
+    const same = scorePair('same', a, a);
+    expect(same).toMatchObject({ pageCount: 1, pageSize: 1, wordF1: 1, pixelSimilarity: 1, inkSimilarity: 1 });
+    const other = scorePair('other', a, read(`${FOLDER}/docxside--sample100kB.word.pdf`));
+    expect(other.pageCount).toBe(0);
+    expect(other.pageSize).toBe(0);
+    expect(other.wordF1).toBeLessThan(0.1);
+    expect(other.pixelSimilarity).toBeLessThan(0.8);
+  });
+
+  it('compares words as multisets', () => {
+    expect(multisetF1(['a', 'a', 'b'], ['a', 'b', 'b'])).toBeCloseTo(2 / 3);
+    expect(multisetF1([], [])).toBe(1);
+    expect(multisetF1(['a'], [])).toBe(0);
+  });
+});
+
+describe('word parity of DOCX→PDF', () => {
+  let pool: OfficePool;
+  const scores: PairScore[] = [];
+  beforeAll(async () => {
+    pool = new OfficePool({ workers: 1, queueSize: 16, timeoutMs: 120_000 });
+    await pool.start();
+    for (const pair of pairs) scores.push(scorePair(pair.name, read(pair.wordPdf), await pool.docxToPdf(read(pair.docx))));
+  });
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it('covers every pair of the corpus folder', () => {
+    expect(pairs.length).toBeGreaterThanOrEqual(5);
+    expect(Object.keys(floors.files).sort()).toEqual(pairs.map((p) => p.name));
+  });
+
+  it('stays at or above the floor of every file', () => {
+    for (const s of scores) {
+      const floor = floors.files[s.name]!;
+      for (const k of SUMMARY_KEYS) expect(s[k], `${s.name} ${k}`).toBeGreaterThanOrEqual(floor[k] - 1e-9);
+    }
+  });
+
+  it('hyphenates where the document asks for automatic hyphenation, as Word does (hyphenation patterns installed)', async () => {
+    const hyphenated = (auto: boolean) => {
+      const text =
+        'Internationalization responsibilities notwithstanding, comprehensive documentation characteristically overwhelms administrators. '.repeat(4);
+      const files = unzipSync(
+        buildDocx({
+          body: `<w:p><w:pPr><w:jc w:val="both"/></w:pPr><w:r><w:rPr><w:lang w:val="en-US"/></w:rPr><w:t>${text}</w:t></w:r></w:p>`,
+          sectPr:
+            '<w:sectPr><w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1440" w:right="7000" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" w:gutter="0"/></w:sectPr>',
+        }),
+      );
+      const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+      files['word/settings.xml'] = strToU8(
+        `<?xml version="1.0" encoding="UTF-8"?><w:settings xmlns:w="${W}">${auto ? '<w:autoHyphenation/>' : ''}</w:settings>`,
+      );
+      const rels = new TextDecoder().decode(files['word/_rels/document.xml.rels']);
+      files['word/_rels/document.xml.rels'] = strToU8(
+        rels.replace(
+          '</Relationships>',
+          '<Relationship Id="rIdS" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/settings" Target="settings.xml"/></Relationships>',
+        ),
+      );
+      return zipSync(files);
+    };
+    const lineEnds = async (auto: boolean) =>
+      pdfPages(await pool.docxToPdf(hyphenated(auto)))[0]!
+        .split('\n')
+        .filter((l) => /\w-$/.test(l.trim())).length;
+    expect(await lineEnds(true)).toBeGreaterThanOrEqual(3);
+    expect(await lineEnds(false)).toBe(0);
+  });
+
+  it('stays at or above the mean floor', () => {
+    const mean = meanScores(scores);
+    for (const k of SUMMARY_KEYS) expect(mean[k], `mean ${k}`).toBeGreaterThanOrEqual(floors.mean[k] - 1e-9);
+  });
+});
