@@ -17,7 +17,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareCorpus, FORMATS, perFileTable, total, totalsTable, type FileResult, type Format } from './docx-export-compare.js';
-import { hasPandoc, KINDS, pct, type Kind } from './docx-export-measure.js';
+import { CORPUS_DOCX, hasPandoc, KINDS, measureHtml, measureMarkdown, pct, score, type Kind } from './docx-export-measure.js';
+import { docxReference } from './docx-export-reference.js';
 
 interface Floors {
   totals: Record<Format, Record<Kind, number>>;
@@ -28,6 +29,73 @@ const FLOORS_FILE = path.join(import.meta.dirname, 'docx-export-floors.json');
 const floors = JSON.parse(fs.readFileSync(FLOORS_FILE, 'utf8')) as Floors;
 
 let results: FileResult[] = [];
+
+const corpus = (name: string) => docxReference(new Uint8Array(fs.readFileSync(path.join(CORPUS_DOCX, name))));
+
+describe('the measures themselves', () => {
+  it('the reference reads what these DOCX files hold (checked against their XML by hand)', () => {
+    const lists = corpus('pandoc--lists.docx');
+    expect(lists.items).toEqual(['o1', 'o1', 'o2', 'o2', 'u1', 'u1', 'u2', 'u3', 'u1', 'u1']);
+    expect(lists.headings).toEqual(['h2:some nested lists']);
+    expect(corpus('pandoc--tables.docx').tables).toEqual(['4x4', '2x2', '2x2']);
+    expect(corpus('pandoc--links.docx').links).toEqual(['http://google.com/', 'http://pandoc.org/README.html#synopsis', '#', '#']);
+    const inline = corpus('pandoc--inline_formatting.docx');
+    expect([inline.strong, inline.em, inline.strike]).toEqual([
+      ['bold', 'bold', 'italics'],
+      ['italics', 'bold', 'italics', 'emphasis'],
+      ['strikethrough'],
+    ]);
+    // Notes are read in order of reference; deleted text is not text; a drop cap joins its paragraph.
+    expect(corpus('pandoc--notes.docx').notes).toBe(2);
+    expect(corpus('pandoc--track_changes_deletion.docx').words.join(' ')).toBe('this is a text with a deletion');
+    expect(corpus('pandoc--drop_cap.docx').words.slice(0, 2)).toEqual(['drop', 'cap']);
+    // Strict namespaces, text boxes (one branch of mc:AlternateContent), a HYPERLINK field with its \l anchor.
+    expect(corpus('mammoth--strict-format.docx').words).toEqual(['test']);
+    expect(corpus('mammoth--text-box.docx').words).toEqual(['datum', 'plane']);
+    expect(corpus('pandoc--instrText_hyperlink.docx').links[0]).toBe(
+      'https://books.google.com/books?id=sp_Zcb9ot90C&lpg=PR4&hl=zh-CN&pg=PA19#v=onepage&q&f=true',
+    );
+  });
+
+  it('Markdown and HTML are measured alike, note references are not links, and a loss is scored as one', () => {
+    const markdown = [
+      '## Title *here*',
+      '',
+      '1. one **bold**',
+      '   - two [x](http://a.com)',
+      '',
+      '| a | b |',
+      '|---|---|',
+      '| 1 | 2 |',
+      '',
+      'See[^1] ~~old~~.',
+      '',
+      '[^1]: A [note link](#top).',
+      '',
+    ].join('\n');
+    const html =
+      '<h2>Title <em>here</em></h2><ol><li>one <b>bold</b><ul><li>two <a href="http://a.com/">x</a></li></ul></li></ol>' +
+      '<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>' +
+      '<p>See<a href="#fn1" role="doc-noteref"><sup>1</sup></a> <del>old</del>.</p>' +
+      '<section role="doc-endnotes"><ol><li id="fn1">A <a href="#top">note link</a>. <a href="#fnref1" role="doc-backlink">↩</a></li></ol></section>';
+    for (const m of [measureMarkdown(markdown), measureHtml(html)]) {
+      expect(m.headings).toEqual(['h2:title here']);
+      expect(m.items).toEqual(['o1', 'u2']);
+      expect(m.tables).toEqual(['2x2']);
+      expect([m.strong, m.strike, m.notes]).toEqual([['bold'], ['old'], 1]);
+      expect(m.links).toEqual(['http://a.com/', '#']);
+    }
+    const ref = measureHtml(html);
+    const lossy = measureHtml(
+      html
+        .replace('<ul><li>two', '<p>two')
+        .replace('</li></ul>', '</p>')
+        .replace(/<\/?b>/g, ''),
+    );
+    const s = score(ref, lossy);
+    expect([s.items.matched, s.strong.matched, s.words.matched]).toEqual([1, 0, ref.words.length]);
+  });
+});
 
 describe.skipIf(!hasPandoc)('DOCX → Markdown/HTML over the corpus, against pandoc', () => {
   beforeAll(async () => {

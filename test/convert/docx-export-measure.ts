@@ -92,6 +92,7 @@ export function measureHtml(html: string): Extract {
     return !!t && inNotes(t) && !inNotes(a);
   };
   const isBackRef = (a: Element) => {
+    if (cls(a).some((t) => /^(doc-backlink|footnote-back(ref)?)$/.test(t))) return true;
     const t = target(a);
     return inNotes(a) && !!t && !inNotes(t);
   };
