@@ -103,6 +103,13 @@ export interface CmsResult {
   encapsulatedContent?: Uint8Array;
   /** For a timestamp token: the parsed TSTInfo. */
   tstInfo?: { genTime: Date; imprintAlgorithm?: string; imprint: Uint8Array };
+  /** An ESS signing-certificate(-v2) signed attribute names the signer certificate (a PAdES B-B requirement). */
+  essSigningCertificate?: boolean;
+  /**
+   * Revocation data carried in the CMS, raw: SignedData's `crls` [1] RevocationInfoChoices, Adobe's
+   * adbe-revocationInfoArchival signed attribute, CAdES revocation-values unsigned attribute (read in revocation.ts).
+   */
+  revocationRaw?: { crlsField?: Uint8Array; adbeArchival?: Uint8Array; revocationValues?: Uint8Array };
 }
 
 /**
@@ -136,7 +143,7 @@ const slice = (buf: Uint8Array, t: Tlv): Uint8Array => buf.subarray(t.at, t.end)
  * tag/length headers (BER indefinite lengths included), so the certificates are not decoded at all. Returns
  * undefined when the headers cannot be read; the caller then parses everything with the schema.
  */
-function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Array[]; signerInfos: Uint8Array } | undefined {
+function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Array[]; signerInfos: Uint8Array; crls?: Uint8Array } | undefined {
   const ci = readTlv(der, 0, der.length);
   if (!ci || ci.tag !== 0x30) return undefined;
   const [ct, content] = readTlvChildren(der, ci) ?? [];
@@ -150,10 +157,12 @@ function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Arra
   if (!certs) return undefined;
   const last = parts[parts.length - 1]!;
   if (parts[2]!.tag !== 0x30 || last.tag !== 0x31) return undefined;
+  const crls = parts.find((p) => p.tag === 0xa1);
   return {
     encap: slice(der, parts[2]!),
     certs: certs.filter((c) => c.tag === 0x30).map((c) => slice(der, c)),
     signerInfos: slice(der, last),
+    ...(crls ? { crls: slice(der, crls) } : {}),
   };
 }
 const SIGNED_DATA_OID = Buffer.from('2a864886f70d010702', 'hex');
@@ -208,6 +217,7 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   let raw: { signedAttrs?: Uint8Array; sidIssuer?: Uint8Array };
   try {
     const split = splitSignedData(der);
+    if (split?.crls) result.revocationRaw = { crlsField: split.crls };
     if (split) {
       // Fast path: certificates are cut out as raw slices; the schema decodes only the small parts.
       encapInfo = parseAs(split.encap, EncapsulatedContentInfo, cmsError);
@@ -382,6 +392,15 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
 
   const ts = valuesOf(si.unsignedAttrs, OID.signatureTimeStampToken)[0]?.[0];
   if (ts) result.timestampToken = new Uint8Array(ts);
+  const adbe = valuesOf(signedAttrs, ADBE_REVOCATION_ARCHIVAL)[0]?.[0];
+  const revVals = valuesOf(si.unsignedAttrs, REVOCATION_VALUES)[0]?.[0];
+  if (adbe || revVals) {
+    result.revocationRaw = {
+      ...result.revocationRaw,
+      ...(adbe ? { adbeArchival: new Uint8Array(adbe) } : {}),
+      ...(revVals ? { revocationValues: new Uint8Array(revVals) } : {}),
+    };
+  }
   return result;
 }
 
@@ -414,6 +433,31 @@ function pssParameters(der: ArrayBuffer | null | undefined): { hash: string; sal
   return { hash, saltLength: params.saltLength };
 }
 const MGF1 = '1.2.840.113549.1.1.8';
+
+const ADBE_REVOCATION_ARCHIVAL = '1.2.840.113583.1.1.8';
+const REVOCATION_VALUES = '1.2.840.113549.1.9.16.2.24';
+
+/**
+ * Verifies `sig` over `data` with a signature AlgorithmIdentifier (CRLs, OCSP responses): the same algorithm
+ * table and PSS parameter reading as for CMS signer infos. False for anything unknown.
+ */
+export function verifyWithAlgorithm(alg: AlgorithmIdentifier, data: Uint8Array, key: crypto.KeyObject, sig: Uint8Array): boolean {
+  const entry = SIG_ALGS[alg.algorithm];
+  if (!entry) return false;
+  const [scheme, digest] = entry;
+  try {
+    if (scheme === 'EDDSA') return crypto.verify(null, data, key, sig);
+    if (scheme === 'PSS') {
+      const pss = pssParameters(alg.parameters);
+      if (typeof pss === 'string') return false;
+      return crypto.verify(NODE_HASH[pss.hash]!, data, { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: pss.saltLength }, sig);
+    }
+    if (!digest) return false;
+    return crypto.verify(NODE_HASH[digest]!, data, scheme === 'ECDSA' ? { key, dsaEncoding: 'der' } : key, sig);
+  } catch {
+    return false;
+  }
+}
 
 function verifyPrehashed(scheme: string, key: crypto.KeyObject, hashName: string, digest: Uint8Array, sig: Uint8Array): boolean {
   if (scheme === 'RSA') {
@@ -453,7 +497,7 @@ function checkSigningCertificateAttribute(attrs: Attribute[], signer: X509Certif
     const actual = hash ? crypto.createHash(hash).update(signer.raw).digest() : undefined;
     if (!actual || !actual.equals(expected)) {
       result.errors.push('the signing-certificate attribute does not match the signer certificate');
-    }
+    } else result.essSigningCertificate = true;
   } catch {
     result.errors.push('the signing-certificate attribute is malformed');
   }

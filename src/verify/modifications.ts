@@ -19,7 +19,7 @@ import {
   type PdfValue,
   type ResolvedObject,
 } from '../pdf/index.js';
-import { hasVisibleAppearance, type SignatureFields } from './signatures.js';
+import type { SignatureFields } from './signatures.js';
 import { AUDIT_REVISION_DETAIL, STRUCTURAL_ANOMALIES } from './audit-revision.js';
 import { judgeInfo, judgeXmp } from './rules/metadata.js';
 import { extensionsLevel } from './rules/catalog.js';
@@ -29,6 +29,8 @@ import { judgeAnnotation } from './rules/annotations.js';
 import { judgeDss } from './rules/dss.js';
 import { judgePageTree } from './rules/pages.js';
 import { changedKeys, fieldName, hasRealContents, isEmptyValue, isInfoLike } from './rules/shared.js';
+import { LTA_ACROFORM_KEYS, LTA_CATALOG_KEYS, isDocTimestampDict, onlyDocTimestampsAdded } from './rules/lta.js';
+import { classifySigField } from './rules/signature-field.js';
 
 /**
  * METADATA (a new /Info or a changed XMP /Metadata stream) is never permitted after signing: no DocMDP level
@@ -50,6 +52,8 @@ export interface ModificationDetail {
   attack?: 'EVIL_ANNOTATION' | 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE';
   /** Field name for form-fill changes (FieldMDP). */
   field?: string;
+  /** Part of a long-term-validation update (DSS, document timestamp, metadata bookkeeping): DocMDP P=1 permits it. */
+  ltaUpdate?: boolean;
 }
 
 export interface ModificationResult {
@@ -86,13 +90,15 @@ const ROLE_LABEL: Record<Role, string> = {
   other: 'content',
 };
 /** Records one modification detail (the analyzer's callback to its classifiers). */
-type PushDetail = (
+export type PushDetail = (
   it: { num: number; rev: number },
   kind: ModificationDetail['kind'],
   level: ModificationLevel,
   issue: string,
   extra?: Partial<ModificationDetail>,
 ) => void;
+
+const lta = (yes: boolean): Partial<ModificationDetail> => (yes ? { ltaUpdate: true } : {});
 
 export class ModificationAnalyzer {
   private referrers?: Map<number, Set<number>>;
@@ -286,8 +292,11 @@ export class ModificationAnalyzer {
 
     const levels = new Map<number, ModificationLevel>();
     const deferred: Item[] = [];
+    // Per object: whether all its details belong to a long-term-validation update.
+    const ltaNums = new Map<number, boolean>();
     const push = (it: Item, kind: ModificationDetail['kind'], level: ModificationLevel, issue: string, extra: Partial<ModificationDetail> = {}) => {
       levels.set(it.num, maxLevel(levels.get(it.num) ?? 'NONE', level));
+      ltaNums.set(it.num, (ltaNums.get(it.num) ?? true) && !!extra.ltaUpdate && level === 'SIGNATURES_ONLY');
       details.push({ object: it.num, revision: it.rev, kind, level, issue, ...extra });
     };
 
@@ -322,26 +331,38 @@ export class ModificationAnalyzer {
         case 'sig': {
           const wasSigned = a && isDict(a.value) && a.value.map.has('ByteRange') && hasRealContents(a.value);
           if (wasSigned) push(it, kind, 'OTHER', `the signature dictionary ${num} of an earlier signature was changed`);
-          else push(it, kind, 'SIGNATURES_ONLY', `signature dictionary ${num} ${kind}`);
+          else push(it, kind, 'SIGNATURES_ONLY', `signature dictionary ${num} ${kind}`, lta(isDocTimestampDict(dictOf(b.value))));
           break;
         }
         case 'dss': {
           const j = judgeDss(b.value, num === this.dssNum, kind);
-          push(it, kind, j.level, j.issue);
+          push(it, kind, j.level, j.issue, lta(j.level === 'SIGNATURES_ONLY'));
           break;
         }
         case 'info': {
           const j = judgeInfo(doc.buf, this.infoAt(fromRev), dictOf(b.value));
-          push(it, kind, j.level, `document information dictionary ${kind}${j.what.length ? ` (${j.what.join(', ')})` : ' (bookkeeping only)'}`);
+          push(
+            it,
+            kind,
+            j.level,
+            `document information dictionary ${kind}${j.what.length ? ` (${j.what.join(', ')})` : ' (bookkeeping only)'}`,
+            lta(j.level === 'SIGNATURES_ONLY'),
+          );
           break;
         }
         case 'metadata': {
           const j = this.judgeXmpAt(fromRev);
-          push(it, kind, j.level, `XMP metadata stream ${kind}${j.what.length ? ` (${j.what.join(', ')})` : ' (bookkeeping only)'}`);
+          push(
+            it,
+            kind,
+            j.level,
+            `XMP metadata stream ${kind}${j.what.length ? ` (${j.what.join(', ')})` : ' (bookkeeping only)'}`,
+            lta(j.level === 'SIGNATURES_ONLY'),
+          );
           break;
         }
         case 'sigfield':
-          this.classifySigField(it, kind, push);
+          classifySigField(doc, it, kind, push);
           break;
         case 'formfield': {
           if (!a) {
@@ -371,26 +392,33 @@ export class ModificationAnalyzer {
           }
           const changed = changedKeys(doc, a.value, b.value);
           if (changed.every((k) => ['AcroForm', 'DSS', 'Extensions', 'Version', 'Metadata'].includes(k))) {
+            const added: number[] = [];
             let afLevel: ModificationLevel =
               changed.includes('AcroForm') && isDict(dictOf(b.value)?.map.get('AcroForm'))
-                ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), fromRev)
+                ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), fromRev, added)
                 : 'SIGNATURES_ONLY';
             if (changed.includes('Metadata')) afLevel = maxLevel(afLevel, this.judgeXmpAt(fromRev).level);
             // Judged revision by revision, also when the endpoints agree (changed, then changed back).
             afLevel = maxLevel(afLevel, extensionsLevel(doc, fromRev));
-            push(it, kind, afLevel, `catalog updated (${changed.join(', ')})`);
+            const ltaOk =
+              afLevel === 'SIGNATURES_ONLY' &&
+              changed.every((k) => LTA_CATALOG_KEYS.has(k)) &&
+              (!changed.includes('AcroForm') || onlyDocTimestampsAdded(doc, added));
+            push(it, kind, afLevel, `catalog updated (${changed.join(', ')})`, lta(ltaOk));
           } else push(it, kind, 'OTHER', `catalog changed (${changed.join(', ')})`);
           break;
         }
         case 'acroform': {
-          const level = a ? this.compareAcroForm(a.value, b.value, fromRev) : 'SIGNATURES_ONLY';
-          push(it, kind, level, `interactive form dictionary ${kind}`);
+          const added: number[] = [];
+          const level = a ? this.compareAcroForm(a.value, b.value, fromRev, added, LTA_ACROFORM_KEYS) : 'SIGNATURES_ONLY';
+          push(it, kind, level, `interactive form dictionary ${kind}`, lta(!!a && level === 'SIGNATURES_ONLY' && onlyDocTimestampsAdded(doc, added)));
           break;
         }
         case 'page':
         case 'pages': {
-          const j = judgePageTree(doc, role, num, kind, a?.value, b.value, (x, y) => this.compareList(x, y, fromRev));
-          push(it, kind, j.level, j.issue);
+          const added: number[] = [];
+          const j = judgePageTree(doc, role, num, kind, a?.value, b.value, (x, y) => this.compareList(x, y, fromRev, added));
+          push(it, kind, j.level, j.issue, lta(j.level === 'SIGNATURES_ONLY' && onlyDocTimestampsAdded(doc, added)));
           break;
         }
         default:
@@ -456,6 +484,18 @@ export class ModificationAnalyzer {
       visiting.delete(num);
       return level;
     };
+    // An object without a role is part of a long-term-validation update when everything that refers to it is.
+    const ltaVisiting = new Set<number>();
+    const ltaOf = (num: number): boolean => {
+      if (ltaNums.has(num)) return ltaNums.get(num)!;
+      if (ltaVisiting.has(num) || !deferred.some((d) => d.num === num)) return false;
+      ltaVisiting.add(num);
+      const refs = [...(index.get(num) ?? [])].filter((r) => r !== num);
+      const ok = refs.length > 0 && refs.every((r) => (items.has(r) ? ltaOf(r) : this.role(r, doc.resolve(r, last)?.value) === 'dss'));
+      ltaVisiting.delete(num);
+      ltaNums.set(num, ok);
+      return ok;
+    };
     for (const it of deferred) {
       const level = levelOf(it.num) ?? 'NONE';
       levels.set(it.num, level);
@@ -467,6 +507,7 @@ export class ModificationAnalyzer {
           kind: it.a ? 'changed' : 'added',
           level,
           issue: `${what} ${it.num} ${it.a ? 'changed' : 'added'}${level === 'NONE' ? ' (not referenced)' : ''}`,
+          ...(level === 'SIGNATURES_ONLY' && ltaOf(it.num) ? { ltaUpdate: true } : {}),
         });
       }
     }
@@ -494,55 +535,33 @@ export class ModificationAnalyzer {
     return judgeXmp(doc, before, now, this.infoAt(fromRev));
   }
 
-  private classifySigField(it: { num: number; a?: ResolvedObject; b?: ResolvedObject }, kind: 'added' | 'changed', push: PushDetail): void {
-    const doc = this.doc;
-    const last = doc.last;
-    const b = dictOf(it.b!.value)!;
-    const owner = b.map.has('FT') || !b.map.has('Parent') ? b : (doc.dictAt(b.map.get('Parent'), last) ?? b);
-    const v = doc.dictAt(owner.map.get('V'), last);
-    const signed = !!v && v.map.has('ByteRange');
-    const name = fieldName(doc, owner) ?? String(it.num);
-    const rev = (it as unknown as { rev: number }).rev;
-    if (owner.map.has('V') && !signed) {
-      push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} holds a /V that is not a signature`, {
-        attack: 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE',
-      });
-      return;
-    }
-    if (!signed && hasVisibleAppearance(doc, b, last)) {
-      const a = it.a ? dictOf(it.a.value) : undefined;
-      const apChanged = !a || !sameValue(doc.buf, a.map.get('AP') ?? null, b.map.get('AP') ?? null);
-      if (apChanged) {
-        push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} shows a signature appearance with no signature behind it`, {
-          attack: 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE',
-        });
-        return;
-      }
-    }
-    if (it.a) {
-      const changed = changedKeys(doc, it.a.value, it.b!.value);
-      const odd = changed.filter((k) => !['V', 'AP', 'AS', 'Lock', 'SV', 'MK', 'DA', 'F', 'Kids', 'P'].includes(k));
-      if (odd.length) {
-        push({ num: it.num, rev }, kind, 'OTHER', `signature field ${name} changed (${odd.join(', ')})`);
-        return;
-      }
-    }
-    push({ num: it.num, rev }, kind, 'SIGNATURES_ONLY', `signature field ${name} ${signed ? 'signed' : kind}`);
-  }
-
-  /** An AcroForm update may add signature fields and resources, nothing else. */
-  private compareAcroForm(aRaw: PdfValue | undefined, bRaw: PdfValue | undefined, fromRev: number): ModificationLevel {
+  /**
+   * `added` collects the fields the form gained; a key outside `ltaKeys` (when given) empties the collection
+   * so the update does not count as a long-term-validation update.
+   */
+  private compareAcroForm(
+    aRaw: PdfValue | undefined,
+    bRaw: PdfValue | undefined,
+    fromRev: number,
+    added?: number[],
+    ltaKeys: ReadonlySet<string> = LTA_ACROFORM_KEYS,
+  ): ModificationLevel {
     const doc = this.doc;
     const a = doc.dictAt(aRaw, fromRev);
     const b = doc.dictAt(bRaw, doc.last);
-    if (!a || !b) return a || b ? 'SIGNATURES_ONLY' : 'NONE';
+    if (!a || !b) {
+      if (b && added) this.compareList(undefined, b.map.get('Fields'), fromRev, added);
+      return a || b ? 'SIGNATURES_ONLY' : 'NONE';
+    }
     const changed = changedKeys(doc, a, b);
     if (!changed.every((k) => ['Fields', 'SigFlags', 'DR', 'DA', 'NeedAppearances'].includes(k))) return 'OTHER';
-    return changed.includes('Fields') ? this.compareList(a.map.get('Fields'), b.map.get('Fields'), fromRev) : 'SIGNATURES_ONLY';
+    const level = changed.includes('Fields') ? this.compareList(a.map.get('Fields'), b.map.get('Fields'), fromRev, added) : 'SIGNATURES_ONLY';
+    if (added && !changed.every((k) => ltaKeys.has(k))) added.length = 0;
+    return level;
   }
 
-  /** A list of references (Annots, Fields) may only grow; the level is that of what was added. */
-  private compareList(aRaw: PdfValue | undefined, bRaw: PdfValue | undefined, fromRev: number): ModificationLevel {
+  /** A list of references (Annots, Fields) may only grow; the level is that of what was added (collected in `added`). */
+  private compareList(aRaw: PdfValue | undefined, bRaw: PdfValue | undefined, fromRev: number, added?: number[]): ModificationLevel {
     const doc = this.doc;
     const a = doc.deref(aRaw, fromRev);
     const b = doc.deref(bRaw, doc.last);
@@ -554,6 +573,7 @@ export class ModificationAnalyzer {
     let level: ModificationLevel = 'SIGNATURES_ONLY';
     for (const n of bRefs) {
       if (aRefs.has(n)) continue;
+      added?.push(n);
       const role = this.role(n, doc.resolve(n, doc.last)?.value);
       level = maxLevel(level, role === 'sigfield' ? 'SIGNATURES_ONLY' : role === 'annot' ? 'ANNOTATIONS' : 'OTHER');
     }

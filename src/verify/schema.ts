@@ -36,9 +36,55 @@ const ModificationDetail = Type.Object({
     }),
   ),
   field: O(Type.String()),
+  ltaUpdate: O(
+    Type.Boolean({
+      description:
+        'part of a long-term-validation update (DSS/VRI, a document timestamp and its field, metadata bookkeeping): permitted after any signature, a DocMDP P=1 certification included',
+    }),
+  ),
 });
 
+const RevocationSource = Type.Object({
+  type: StringEnum(['OCSP', 'CRL'] as const),
+  origin: StringEnum(['DSS', 'VRI', 'CMS', 'ONLINE'] as const, {
+    description: "DSS: document-level store; VRI: the signature's VRI entry; CMS: inside the signature; ONLINE: fetched from an allow-listed host",
+  }),
+  issuer: Nullable(Type.String({ description: 'subject of the CRL issuer or OCSP responder whose signature verified' })),
+  producedAt: O(Type.String({ format: 'date-time' })),
+  thisUpdate: O(Type.String({ format: 'date-time' })),
+  nextUpdate: O(Nullable(Type.String({ format: 'date-time' }))),
+  valid: Type.Boolean({ description: 'signature, signer authority and validity window check out; only valid sources are used' }),
+  status: O(StringEnum(['GOOD', 'REVOKED', 'UNKNOWN'] as const, { description: 'what the source says about the signer certificate' })),
+  revokedAt: O(Type.String({ format: 'date-time' })),
+  problem: O(Type.String()),
+  revision: O(Type.Integer({ description: '1-based revision that added it to the DSS' })),
+});
+
+const Revocation = Type.Object(
+  {
+    status: StringEnum(['GOOD', 'REVOKED', 'UNKNOWN', 'NOT_CHECKED'] as const, {
+      description:
+        "the signer certificate's status at the signing time: GOOD, REVOKED (before the signing time: not valid), UNKNOWN (data found, none usable or the responder does not know the certificate), NOT_CHECKED (no data, or a self-signed/unchained signer)",
+    }),
+    checkedAt: O(Type.String({ format: 'date-time', description: 'thisUpdate of the source the status rests on' })),
+    revokedAt: O(Type.String({ format: 'date-time' })),
+    sources: Type.Array(RevocationSource),
+  },
+  { description: 'revocation of the signer certificate, from the DSS, the CMS or (allow-listed hosts only) online' },
+);
+
 export const SignatureReport = Type.Object({
+  type: O(
+    StringEnum(['signature', 'timestamp'] as const, { description: 'timestamp: a document timestamp (/SubFilter /ETSI.RFC3161, PAdES B-LTA)' }),
+  ),
+  level: O(
+    Nullable(
+      StringEnum(['B-B', 'B-T', 'B-LT', 'B-LTA'] as const, {
+        description: 'PAdES baseline level reached; null for document timestamps and non-PAdES signatures (adbe.pkcs7.detached, …)',
+      }),
+    ),
+  ),
+  revocation: O(Revocation),
   fieldName: O(Nullable(Type.String(), { description: 'null for a signature dictionary no field points at (orphaned)' })),
   subFilter: O(Nullable(Type.String())),
   digestAlgorithm: O(Nullable(Type.String())),
@@ -82,7 +128,8 @@ export const VerifyResponse = Type.Object({
   valid: Type.Boolean(),
   indication: StringEnum(['TOTAL_PASSED', 'INDETERMINATE', 'TOTAL_FAILED', 'NO_SIGNATURE_FOUND'] as const),
   reason: Type.String(),
-  signatureCount: Type.Integer(),
+  signatureCount: Type.Integer({ description: 'entries of signatures[]: signatures and document timestamps' }),
+  documentTimestampCount: O(Type.Integer({ description: 'entries of signatures[] with type timestamp' })),
   signer: O(Type.Object({ name: O(Nullable(Type.String())), email: O(Nullable(Type.String())), signedAt: O(Nullable(Type.String())) })),
   signatures: Type.Array(SignatureReport),
   unsignedSignatureFields: O(Type.Array(Type.Object({ fieldName: O(Type.String()), hasAppearance: O(Type.Boolean()) }))),

@@ -21,6 +21,9 @@ import { buildPath, subjectParts, keyUsageOf, EKU_TIME_STAMPING, type TrustStore
 import { verifyCms, createDigest } from './cms.js';
 import { readAuditTrail, type AuditTrailAnswer } from './audit-trail.js';
 import { auditRevisionShapeProblem } from './audit-revision.js';
+import { checkRevocation, cmsRevocationItems, revocationUrls, sha1Hex, type RevocationItem, type RevocationReport } from './revocation.js';
+import { padesLevel, readDss, type DssData, type PadesLevel } from './ltv.js';
+import { readTlv } from '../pdf/index.js';
 
 export type Indication = 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED';
 
@@ -50,6 +53,11 @@ export interface DocMdpInfo {
 }
 
 export interface SignatureReport {
+  /** `timestamp` for a document timestamp (/SubFilter /ETSI.RFC3161), `signature` otherwise. */
+  type: 'signature' | 'timestamp';
+  /** PAdES baseline level reached (ltv.ts); null for a document timestamp or a non-PAdES signature. */
+  level: PadesLevel | null;
+  revocation: RevocationReport;
   fieldName: string | null;
   subFilter: string | null;
   digestAlgorithm: string | null;
@@ -79,7 +87,9 @@ export interface VerifyResult {
   valid: boolean;
   indication: Indication | 'NO_SIGNATURE_FOUND';
   reason: string;
+  /** Entries of `signatures`: signatures and document timestamps. */
   signatureCount: number;
+  documentTimestampCount: number;
   signer?: { name: string | null; email: string | null; signedAt: string | null };
   signatures: SignatureReport[];
   unsignedSignatureFields: Array<{ fieldName: string; hasAppearance: boolean }>;
@@ -89,6 +99,10 @@ export interface VerifyResult {
 
 export interface VerifyOptions {
   trust: TrustStore;
+  /** Revocation data fetched online (revocation-fetch.ts), by signer certificate fingerprint. */
+  online?: Map<string, RevocationItem[]>;
+  /** Filled with the signer certificates that lack revocation data and the URLs that could provide it. */
+  onlineCandidates?: Array<{ fingerprint: string; crl: string[]; ocsp: string[] }>;
 }
 
 export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResult {
@@ -107,9 +121,11 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
   }
   // A signature dictionary inline in its field's /V: the field's body holds its /ByteRange.
   for (const s of fields.signatures) if (s.inline && s.sigOffset !== undefined && s.sigEnd !== undefined) known.push([s.sigOffset, s.sigEnd]);
-  const examined = fields.signatures.map((sig) => examineSignature(doc, sig, options.trust, known));
+  const dss = readDss(doc);
+  const examined = fields.signatures.map((sig) => examineSignature(doc, sig, options, known, dss));
   const auditRevisions = findAuditRevisions(doc, examined, analyzer);
   const reports = examined.map((ex) => judgeSignature(doc, ex, analyzer, certification, auditRevisions));
+  assignLevels(examined, reports, dss, options.trust);
   const valid = reports.length > 0 && reports.every((r) => r.valid);
   const indication: VerifyResult['indication'] =
     reports.length === 0
@@ -119,12 +135,14 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
         : reports.some((r) => r.indication === 'INDETERMINATE')
           ? 'INDETERMINATE'
           : 'TOTAL_PASSED';
-  const lastSig = [...reports].reverse().find((r) => !r.orphaned) ?? reports[reports.length - 1];
+  const sigs = reports.filter((r) => r.type === 'signature');
+  const lastSig = [...sigs].reverse().find((r) => !r.orphaned) ?? sigs[sigs.length - 1];
   const result: VerifyResult = {
     valid,
     indication,
     reason: summarise(reports, fields.unsigned.filter((u) => u.hasAppearance).length),
     signatureCount: reports.length,
+    documentTimestampCount: reports.length - sigs.length,
     signatures: reports,
     unsignedSignatureFields: fields.unsigned.map((u: UnsignedSignatureField) => ({ fieldName: u.fieldName, hasAppearance: u.hasAppearance })),
     document: { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), revisions: doc.revisions.length, size: bytes.length },
@@ -200,7 +218,8 @@ function fieldMdpLocks(doc: PdfDocument, sigDict: PdfDict): string[] | 'ALL' | u
 }
 
 /** First pass over a signature: structure, cryptography, timestamp and certificate path. */
-function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustStore, known: Array<[number, number]>) {
+function examineSignature(doc: PdfDocument, sig: FoundSignature, options: VerifyOptions, known: Array<[number, number]>, dss: DssData | undefined) {
+  const trust = options.trust;
   const last = doc.last;
   const problems: string[] = [];
   const warnings: string[] = [];
@@ -218,7 +237,13 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustSto
   }
   const digestMatches = !!crypt?.digestMatches;
   const signatureValid = !!crypt?.signatureValid;
-  const claimed = cms?.signingTime ?? parsePdfDate(doc.deref(sig.sigDict.map.get('M'), last)) ?? cms?.tstInfo?.genTime;
+  const type: SignatureReport['type'] = subFilter === 'ETSI.RFC3161' ? 'timestamp' : 'signature';
+  // A document timestamp's time is its token's genTime, whatever /M claims.
+  const claimed =
+    (type === 'timestamp' ? cms?.tstInfo?.genTime : undefined) ??
+    cms?.signingTime ??
+    parsePdfDate(doc.deref(sig.sigDict.map.get('M'), last)) ??
+    cms?.tstInfo?.genTime;
 
   // Signature timestamp (PAdES B-T): the token imprints the SignerInfo signature value.
   let timestamp: TimestampInfo | undefined;
@@ -243,6 +268,8 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustSto
 
   let signer: SignerInfo | null = null;
   let path: ReturnType<typeof buildPath> | undefined;
+  let revocation: RevocationReport = { status: 'NOT_CHECKED', sources: [] };
+  let ltvCerts: X509Certificate[] = [];
   const signerCert: X509Certificate | undefined = cms?.signerCertificate;
   const at = timestamp?.valid ? new Date(timestamp.time) : (claimed ?? new Date());
   if (signerCert) {
@@ -257,7 +284,22 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustSto
       notAfter: new Date(signerCert.validTo).toISOString(),
       fingerprint: signerCert.fingerprint256,
     };
-    path = buildPath(signerCert, cms!.certificates, trust, at);
+    // The VRI entry of this signature: keyed by the SHA-1 of its /Contents (as written, or without the padding).
+    const contents = br.contents?.bytes;
+    const tlv = contents && readTlv(contents, 0, contents.length);
+    const vri = contents ? (dss?.vri.get(sha1Hex(contents)) ?? (tlv ? dss?.vri.get(sha1Hex(contents.subarray(0, tlv.end))) : undefined)) : undefined;
+    ltvCerts = [...(dss?.certs ?? []), ...(vri?.certs ?? [])];
+    path = buildPath(signerCert, [...cms!.certificates, ...ltvCerts], trust, at);
+    const items = [
+      ...(vri?.items ?? []),
+      ...(dss?.items ?? []),
+      ...cmsRevocationItems(cms!.revocationRaw),
+      ...(options.online?.get(signerCert.fingerprint256) ?? []),
+    ];
+    const issuer = path.chainValid && path.path.length > 1 ? path.path[1] : undefined;
+    revocation = checkRevocation(signerCert, issuer, items, at);
+    if (options.onlineCandidates && issuer && (revocation.status === 'NOT_CHECKED' || revocation.status === 'UNKNOWN'))
+      options.onlineCandidates.push({ fingerprint: signerCert.fingerprint256, ...revocationUrls(signerCert) });
     warnings.push(...path.problems);
     if (subFilter === 'ETSI.RFC3161') {
       if (!signerCert.keyUsage?.includes(EKU_TIME_STAMPING))
@@ -269,7 +311,29 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, trust: TrustSto
     }
   }
 
-  return { sig, subFilter, br, crypt, cms, digestMatches, signatureValid, claimed, timestamp, signer, path, problems, warnings };
+  if (revocation.status === 'REVOKED') {
+    problems.push(`REVOKED: the signer certificate was revoked${revocation.revokedAt ? ` at ${revocation.revokedAt}` : ''}, before the signing time`);
+  } else if (revocation.revokedAt) {
+    warnings.push(`REVOKED_AFTER_SIGNING: the signer certificate was revoked at ${revocation.revokedAt}, after the signing time`);
+  }
+  return {
+    sig,
+    type,
+    subFilter,
+    br,
+    crypt,
+    cms,
+    digestMatches,
+    signatureValid,
+    claimed,
+    timestamp,
+    signer,
+    path,
+    revocation,
+    ltvCerts,
+    problems,
+    warnings,
+  };
 }
 
 type ExaminedSignature = ReturnType<typeof examineSignature>;
@@ -308,7 +372,8 @@ function judgeSignature(
   cert: Certification | undefined,
   auditRevisions: ReadonlySet<number>,
 ): SignatureReport {
-  const { sig, subFilter, br, crypt, cms, digestMatches, signatureValid, claimed, timestamp, signer, path, problems, warnings } = ex;
+  const { sig, type, subFilter, br, crypt, cms, digestMatches, signatureValid, claimed, timestamp, signer, path, revocation, problems, warnings } =
+    ex;
   // Modifications after the covered revision, judged by DocMDP (of the certification, if any) and FieldMDP.
   const signedEnd = br.byteRange.length === 4 ? br.byteRange[2]! + br.byteRange[3]! : doc.revisions[br.signedRevision]!.end;
   const certifying = cert?.sig === sig;
@@ -326,7 +391,10 @@ function judgeSignature(
   const locks = fieldMdpLocks(doc, sig.sigDict);
   const locked = (name?: string) =>
     !!locks && !!name && (locks === 'ALL' || (locks.some((l) => l.startsWith('!')) ? !locks.includes(`!${name}`) : locks.includes(name)));
-  const forbidden = mods.details.filter((d) => !permitted.has(d.level) || d.attack || (d.level === 'FORM_FILL' && locked(d.field)));
+  // Long-term-validation updates (DSS, document timestamps) are permitted whatever DocMDP says, P=1 included
+  // (ISO 32000-2 §12.8.2.2.2, PAdES).
+  const allowed = (d: ModificationDetail) => permitted.has(d.level) || (d.level === 'SIGNATURES_ONLY' && !!d.ltaUpdate);
+  const forbidden = mods.details.filter((d) => !allowed(d) || d.attack || (d.level === 'FORM_FILL' && locked(d.field)));
   const modsOk = forbidden.length === 0;
   if (!modsOk) {
     const attacks = [...new Set(forbidden.map((d) => d.attack).filter(Boolean))];
@@ -342,7 +410,10 @@ function judgeSignature(
 
   const coverageOk = br.coverage === 'ENTIRE_FILE' || br.coverage === 'ENTIRE_REVISION';
   const structural = br.formatErrors.length > 0 || !crypt || (cms?.errors.length ?? 1) > 0 || sig.orphaned;
-  const valid = !structural && digestMatches && signatureValid && coverageOk && modsOk;
+  // A certificate revoked before the signing time makes the signature invalid (ETSI EN 319 102-1 §5.2.6).
+  const revoked = revocation.status === 'REVOKED';
+  const valid = !structural && digestMatches && signatureValid && coverageOk && modsOk && !revoked;
+  const poe = !!timestamp?.valid;
 
   let indication: Indication = 'TOTAL_PASSED';
   let subIndication: string | undefined;
@@ -357,13 +428,19 @@ function judgeSignature(
   else if (!signatureValid) fail('SIG_CRYPTO_FAILURE');
   else if ((cms?.errors.length ?? 0) > 0 || sig.orphaned || !modsOk) fail('FORMAT_FAILURE');
   else if (!path?.chainValid) conclude('INDETERMINATE', 'CERTIFICATE_CHAIN_GENERAL_FAILURE');
+  // Revoked before a proven (timestamped) signing time: failed; before a merely claimed one: no proof either way.
+  else if (revoked) conclude(poe ? 'TOTAL_FAILED' : 'INDETERMINATE', poe ? 'REVOKED' : 'REVOKED_NO_POE');
   else if (!path.trusted) conclude('INDETERMINATE', 'NO_CERTIFICATE_CHAIN_FOUND');
   else if (!path.validAtSigningTime) conclude('INDETERMINATE', timestamp?.valid ? 'EXPIRED' : 'OUT_OF_BOUNDS_NO_POE');
+  else if (revocation.revokedAt && !poe) conclude('INDETERMINATE', 'REVOKED_NO_POE');
   else if (warnings.some((w) => w.startsWith('KEY_USAGE'))) conclude('INDETERMINATE', 'CHAIN_CONSTRAINTS_FAILURE');
   else if (warnings.some((w) => w.startsWith('WEAK_'))) conclude('INDETERMINATE', 'CRYPTO_CONSTRAINTS_FAILURE');
   else if (timestamp && !timestamp.valid) conclude('INDETERMINATE', 'SIG_CONSTRAINTS_FAILURE');
 
   return {
+    type,
+    level: null,
+    revocation,
     fieldName: sig.fieldName,
     subFilter,
     digestAlgorithm: cms?.digestAlgorithm ?? null,
@@ -387,6 +464,34 @@ function judgeSignature(
     problems,
     warnings,
   };
+}
+
+/**
+ * PAdES levels (ltv.ts), once every entry is judged: B-T and B-LTA depend on the document timestamps that
+ * follow a signature.
+ */
+function assignLevels(examined: ExaminedSignature[], reports: SignatureReport[], dss: DssData | undefined, trust: TrustStore): void {
+  const docTs = reports.flatMap((r, i) => (r.type === 'timestamp' && r.valid ? [examined[i]!.br.signedRevision] : []));
+  const anchors = new Set(trust.anchors.map((a) => a.fingerprint256));
+  reports.forEach((r, i) => {
+    const ex = examined[i]!;
+    if (r.type !== 'signature') return;
+    const have = new Set([...(ex.cms?.certificates ?? []), ...ex.ltvCerts].map((c) => c.fingerprint256));
+    const dssSources = r.revocation.sources.filter((s) => s.valid && (s.origin === 'DSS' || s.origin === 'VRI') && s.status !== 'UNKNOWN');
+    const ltvRevision = r.revocation.status === 'GOOD' && dssSources.length ? Math.min(...dssSources.map((s) => (s.revision ?? 1) - 1)) : undefined;
+    r.level = padesLevel(
+      {
+        subFilter: r.subFilter,
+        intact: r.integrity.digestMatches && r.integrity.signatureValid && (r.coverage === 'ENTIRE_FILE' || r.coverage === 'ENTIRE_REVISION'),
+        essSigningCertificate: !!ex.cms?.essSigningCertificate,
+        signatureTimestampValid: !!r.timestamp?.valid,
+        signedRevision: ex.br.signedRevision,
+        chainInLtvData: !!ex.path && ex.path.path.every((c) => anchors.has(c.fingerprint256) || have.has(c.fingerprint256)),
+        ...(ltvRevision !== undefined ? { ltvRevision } : {}),
+      },
+      docTs,
+    );
+  });
 }
 
 function summarise(reports: SignatureReport[], drawnUnsigned: number): string {

@@ -547,9 +547,12 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: key.asymmetricKeyType === 'ed25519' ? '1.3.101.112' : '1.3.101.113' });
     signature = crypto.sign(null, Buffer.from(signedAttrsDer), key);
   } else if (isEc) {
-    const oid = { sha1: '1.2.840.10045.4.1', sha256: '1.2.840.10045.4.3.2', sha384: '1.2.840.10045.4.3.3', sha512: '1.2.840.10045.4.3.4' }[
-      digestName
-    ];
+    const oid = (
+      { sha1: '1.2.840.10045.4.1', sha256: '1.2.840.10045.4.3.2', sha384: '1.2.840.10045.4.3.3', sha512: '1.2.840.10045.4.3.4' } as Record<
+        string,
+        string
+      >
+    )[digestName];
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: oid });
     signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, dsaEncoding: 'der' });
   } else if (o.pss) {

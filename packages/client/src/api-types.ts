@@ -73,13 +73,14 @@ export type AnnotateDocumentResponse = {
 
 export interface ConvertDocumentQuery {
   from?: 'docx' | 'md' | 'html' | 'pdf';
-  to?: 'pdf' | 'docx' | 'png' | 'jpeg';
+  to?: 'pdf' | 'docx' | 'md' | 'html' | 'png' | 'jpeg';
   width?: string;
   pages?: string;
   trackedChanges?: 'markup' | 'accept' | 'reject';
   pdfa?: '1b' | '2b' | '3b';
   tagged?: 'true' | 'false';
   comments?: 'none' | 'margin' | 'annotations';
+  images?: 'inline' | 'drop';
   pageSize?: 'A4' | 'Letter';
 }
 
@@ -214,12 +215,33 @@ export type VerifyDocumentResponse = {
   indication: 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED' | 'NO_SIGNATURE_FOUND';
   reason: string;
   signatureCount: number;
+  documentTimestampCount?: number;
   signer?: {
     name?: string | null;
     email?: string | null;
     signedAt?: string | null;
   };
   signatures: Array<{
+    type?: 'signature' | 'timestamp';
+    level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+    revocation?: {
+      status: 'GOOD' | 'REVOKED' | 'UNKNOWN' | 'NOT_CHECKED';
+      checkedAt?: string;
+      revokedAt?: string;
+      sources: Array<{
+        type: 'OCSP' | 'CRL';
+        origin: 'DSS' | 'VRI' | 'CMS' | 'ONLINE';
+        issuer: string | null;
+        producedAt?: string;
+        thisUpdate?: string;
+        nextUpdate?: string | null;
+        valid: boolean;
+        status?: 'GOOD' | 'REVOKED' | 'UNKNOWN';
+        revokedAt?: string;
+        problem?: string;
+        revision?: number;
+      }>;
+    };
     fieldName?: string | null;
     subFilter?: string | null;
     digestAlgorithm?: string | null;
@@ -262,6 +284,7 @@ export type VerifyDocumentResponse = {
         issue?: string;
         attack?: 'EVIL_ANNOTATION' | 'SIGNATURE_APPEARANCE_WITHOUT_SIGNATURE';
         field?: string;
+        ltaUpdate?: boolean;
       }>;
     };
     docMdp?: {

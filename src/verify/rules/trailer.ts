@@ -33,6 +33,7 @@ export function trailerChanges(doc: PdfDocument, fromRev: number, infoBefore: Pd
         kind: 'changed',
         level: j.level,
         issue: `the trailer points /Info at another document information dictionary${what}`,
+        ...(j.level === 'SIGNATURES_ONLY' ? { ltaUpdate: true } : {}),
       });
     }
   }
