@@ -126,6 +126,7 @@ function signRoutes(services: Services) {
       },
     });
 
+    let keyInfo: ReturnType<typeof describeIdentity> | undefined;
     app.route({
       method: 'GET',
       url: '/v1/verify/key',
@@ -136,7 +137,9 @@ function signRoutes(services: Services) {
         tags: ['sign'],
         response: { 200: PublicKeyResponse, ...errorResponses(401, 429, 500) },
       },
-      handler: async () => describeIdentity(services.signing!),
+      // The identity is fixed for the life of the process (a new key needs a restart): described once, not
+      // per request (parsing the certificate and exporting the key cost more than the rest of the request).
+      handler: async () => (keyInfo ??= describeIdentity(services.signing!)),
     });
 
     const signing = services.signing;
