@@ -23,7 +23,8 @@ export interface CliClient {
     file: CliPathUpload,
     options: {
       from?: 'docx' | 'md' | 'html';
-      to?: 'pdf' | 'docx';
+      to?: 'pdf' | 'docx' | 'md' | 'html';
+      images?: 'inline' | 'drop';
       trackedChanges?: 'markup' | 'accept' | 'reject';
       pdfa?: '1b' | '2b' | '3b';
       tagged?: boolean;
@@ -48,6 +49,10 @@ export interface CliClient {
     certificate?: { enabled: boolean };
   }): Promise<{ document: { base64: string } }>;
   verify(document: CliPathUpload): Promise<unknown>;
+  merge(
+    inputs: Array<{ document: CliPathUpload; fileName?: string; title?: string; labelPrefix?: string }>,
+    options: { outline?: boolean; pageLabels?: boolean },
+  ): Promise<{ bytes: Uint8Array; pageCount: number; warnings: string[] }>;
   register(email: string): Promise<{ message: string; email: string; expiresInSeconds: number }>;
   verifyEmail(email: string, code: string): Promise<{ apiKey: string; keyId: string; email: string }>;
   listKeys(): Promise<CliKeyInfo[]>;

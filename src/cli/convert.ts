@@ -1,4 +1,4 @@
-/** `folio convert`: files, folders and globs to PDF or DOCX, locally or through the API. */
+/** `folio convert`: files, folders and globs to PDF, DOCX, Markdown or HTML, locally or through the API. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { FolioError } from '../errors.js';
@@ -17,6 +17,8 @@ export interface ConvertCommandOptions {
   pdfa?: '1b' | '2b' | '3b';
   tagged?: boolean;
   pageSize?: 'A4' | 'Letter';
+  /** DOCX → md|html: images as data URIs or dropped. */
+  images?: 'inline' | 'drop';
   overwrite?: boolean;
 }
 
@@ -27,13 +29,13 @@ export const SOURCE_EXTENSIONS: Record<SourceFormat, string[]> = {
   html: ['html', 'htm', 'xhtml'],
 };
 
-const PAIRS = new Set(['docx>pdf', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf']);
+const PAIRS = new Set(['docx>pdf', 'docx>md', 'docx>html', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf']);
 
 function checkPair(from: SourceFormat, to: TargetFormat): void {
   if (!PAIRS.has(`${from}>${to}`)) {
     throw new FolioError(
       'UNSUPPORTED_CONVERSION',
-      `Conversion from ${from} to ${to} is not supported (docx→pdf, md→docx, html→docx, md→pdf, html→pdf)`,
+      `Conversion from ${from} to ${to} is not supported (docx→pdf, docx→md, docx→html, md→docx, html→docx, md→pdf, html→pdf)`,
     );
   }
 }
@@ -79,6 +81,7 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
           pdfa: opts.pdfa,
           tagged: opts.tagged,
           pageSize: opts.pageSize,
+          images: opts.images,
           filename: path.basename(job.input.absolute),
         },
       );
@@ -94,6 +97,11 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
       const from = opts.from ?? inferSourceFormat(job.input.absolute, bytes);
       if (!from) throw new FolioError('VALIDATION_ERROR', 'Cannot tell the format from the name or content; pass --from docx|md|html');
       checkPair(from, opts.to);
+      if (from === 'docx' && (opts.to === 'md' || opts.to === 'html')) {
+        const result = await local.run('convert.fromDocx', { to: opts.to, bytes, images: opts.images ?? 'inline' });
+        for (const w of result.warnings) if (g.verbose) process.stderr.write(`${job.label}: ${w}\n`);
+        return new Uint8Array(Buffer.from(result.text, 'utf8'));
+      }
       if (from === 'docx') {
         const office = await local.officeEngine();
         return office.docxToPdf(bytes, pdfOptions);

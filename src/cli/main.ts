@@ -15,6 +15,11 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
+/** A repeatable option's values, in the order given. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 function examples(lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }
@@ -34,7 +39,7 @@ const run =
 export function buildProgram(): Command {
   const program = new Command('folio')
     .description(
-      'Folio on the command line: convert, fill templates, sign and verify documents — in this process (local) or through a Folio server (--server).',
+      'Folio on the command line: convert, fill templates, sign, verify and merge documents — in this process (local) or through a Folio server (--server).',
     )
     .version(VERSION, '-V, --version')
     .addOption(new Option('-s, --server <url>', 'use a Folio API at this URL (remote mode); without it the engines run locally').env('FOLIO_SERVER'))
@@ -57,6 +62,7 @@ export function buildProgram(): Command {
         'folio annotate invoice.docx data.yaml --to pdf -o invoice.pdf',
         'folio sign contract.pdf --name "Ada Lovelace" --email ada@example.com --events events.json',
         'folio verify contract.signed.pdf && echo valid',
+        'folio merge cover.docx contract.pdf -o bundle.pdf',
         'FOLIO_API_KEY=folio_sk_… folio --server http://localhost:8080 convert a.docx',
         'folio serve                                    # the API on :8080 and the ingest on :8081',
         '',
@@ -66,9 +72,9 @@ export function buildProgram(): Command {
 
   program
     .command('convert')
-    .description('Convert files, folders and globs: DOCX → PDF, Markdown/HTML → DOCX or PDF')
+    .description('Convert files, folders and globs: DOCX → PDF, Markdown or HTML; Markdown/HTML → DOCX or PDF')
     .argument('<inputs...>', 'files, folders (their .docx/.md/.html files, recursively) or quoted globs')
-    .addOption(new Option('-t, --to <format>', 'target format').choices(['pdf', 'docx']).default('pdf'))
+    .addOption(new Option('-t, --to <format>', 'target format').choices(['pdf', 'docx', 'md', 'html']).default('pdf'))
     .addOption(new Option('-f, --from <format>', 'source format (default: from each file name and content)').choices(['docx', 'md', 'html']))
     .option('-o, --out <dir>', 'write results here, mirroring the folders given (default: beside each input)')
     .addOption(
@@ -78,6 +84,7 @@ export function buildProgram(): Command {
     )
     .addOption(new Option('--pdfa <level>', 'produce PDF/A').choices(['1b', '2b', '3b']))
     .option('--tagged', 'produce a tagged (accessible) PDF')
+    .addOption(new Option('--images <mode>', 'DOCX → md/html: images as data URIs (inline) or left out (drop)').choices(['inline', 'drop']))
     .addOption(new Option('--page-size <size>', 'page size of a DOCX made from Markdown/HTML (local mode)').choices(['A4', 'Letter']).default('A4'))
     .addHelpText(
       'after',
@@ -87,6 +94,7 @@ export function buildProgram(): Command {
         'folio convert manuals/ --out pdf/ -j 4                # every .docx/.md/.html under manuals/',
         "folio convert 'notes/**/*.md' --to docx --out docx/",
         'folio convert page.txt --from md --to docx',
+        'folio convert report.docx --to md --images drop     # → report.md',
         'folio --server http://localhost:8080 --key $FOLIO_API_KEY convert a.docx b.md',
         '',
         'Each document is written as soon as it is done; a bad one is reported and the rest go on. The run ends',
@@ -100,7 +108,8 @@ export function buildProgram(): Command {
         return convertCommand(
           inputs,
           {
-            to: opts.to as 'pdf' | 'docx',
+            to: opts.to as 'pdf' | 'docx' | 'md' | 'html',
+            images: opts.images as 'inline' | 'drop' | undefined,
             from: opts.from as 'docx' | 'md' | 'html' | undefined,
             out: opts.out as string | undefined,
             trackedChanges: opts.trackedChanges as 'markup' | 'accept' | 'reject',
@@ -230,6 +239,48 @@ export function buildProgram(): Command {
       run(async (inputs: string[], opts: { json?: boolean }, cmd: Command) => {
         const { verifyCommand } = await import('./sign.js');
         return verifyCommand(inputs, opts, globals(cmd));
+      }),
+    );
+
+  program
+    .command('merge')
+    .description('Merge 2–50 PDF and DOCX files into one PDF, in the order given, with an outline entry and page labels per input')
+    .argument('<inputs...>', 'PDF and DOCX files in order (a file may be given twice); folders and quoted globs add their files in name order')
+    .requiredOption('-o, --out <file>', 'the merged PDF')
+    .option(
+      '--title <title>',
+      'outline entry of the next input in order (repeat: the 1st --title names the 1st input, …; default: the file name)',
+      collect,
+    )
+    .option('--label-prefix <prefix>', "prefix of the next input's page labels, e.g. A- (repeat as --title)", collect)
+    .option('--no-outline', 'no outline (bookmark) entries; the inputs keep none of their own')
+    .option('--no-page-labels', 'no page labels: pages are numbered 1…n straight through')
+    .addHelpText(
+      'after',
+      examples([
+        'folio merge cover.docx contract.pdf annex.pdf -o bundle.pdf',
+        'folio merge a.pdf b.pdf --title "Offer" --title "Terms" --label-prefix O- --label-prefix T- -o offer.pdf',
+        "folio merge 'scans/*.pdf' -o scans.pdf --no-outline --no-page-labels",
+        'folio --server http://localhost:8080 --key $FOLIO_API_KEY merge a.pdf b.docx -o out.pdf',
+        '',
+        'DOCX files are converted to PDF first. A signed input is merged as content: its signature does not survive,',
+        'and a warning says so on stderr. A damaged or encrypted input fails the merge, named by index and file name.',
+      ]),
+    )
+    .action(
+      run(async (inputs: string[], opts: Record<string, unknown>, cmd: Command) => {
+        const { mergeCommand } = await import('./merge.js');
+        return mergeCommand(
+          inputs,
+          {
+            out: opts.out as string,
+            titles: (opts.title as string[] | undefined) ?? [],
+            labelPrefixes: (opts.labelPrefix as string[] | undefined) ?? [],
+            outline: opts.outline !== false,
+            pageLabels: opts.pageLabels !== false,
+          },
+          globals(cmd),
+        );
       }),
     );
 

@@ -15,9 +15,10 @@ export type { ConvertOptions, WordFragment, FragmentOptions } from './html-to-do
 export { htmlToWordFragment } from './html-to-docx.js';
 export { markdownToHtml, GFM_EXTENSIONS, type GfmExtension, type MarkdownOptions } from './markdown.js';
 export { docxToMarkdown, docxToHtml, type DocxExportOptions } from './docx-out.js';
+import { docxToHtml, docxToMarkdown } from './docx-out.js';
 
 export type SourceFormat = 'docx' | 'md' | 'html';
-export type TargetFormat = 'pdf' | 'docx';
+export type TargetFormat = 'pdf' | 'docx' | 'md' | 'html';
 
 /** Markdown (CommonMark + GFM) → DOCX bytes. */
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
@@ -85,16 +86,23 @@ export interface ConvertDocumentOptions {
   office?: OfficeEngine;
   pageSize?: 'A4' | 'Letter';
   pdf?: DocxToPdfOptions;
+  /** docx→md|html: images as data URIs (default) or dropped. */
+  images?: 'inline' | 'drop';
 }
 
-const PAIRS = new Set(['docx>pdf', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf']);
+const PAIRS = new Set(['docx>pdf', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf', 'docx>md', 'docx>html']);
 
 /** Converts bytes of `from` into `to`; throws FolioError for an unsupported pair or unusable input. */
 export async function convertDocument(bytes: Uint8Array, from: SourceFormat, to: TargetFormat, options: ConvertDocumentOptions): Promise<Uint8Array> {
   if (!PAIRS.has(`${from}>${to}`)) {
     throw new FolioError('UNSUPPORTED_CONVERSION', `Conversion from ${from} to ${to} is not supported`, {
-      details: [{ field: 'to', issue: `supported: docx→pdf, md→docx, html→docx, md→pdf, html→pdf` }],
+      details: [{ field: 'to', issue: `supported: docx→pdf, docx→md, docx→html, md→docx, html→docx, md→pdf, html→pdf` }],
     });
+  }
+  if (to === 'md' || to === 'html') {
+    // DOCX → Markdown/HTML in this thread (the API runs it on the engine pool: task convert.fromDocx).
+    const text = to === 'md' ? docxToMarkdown(bytes, { images: options.images }).markdown : docxToHtml(bytes, { images: options.images }).html;
+    return Buffer.from(text, 'utf8');
   }
   if (to === 'pdf' && !options.office) {
     throw new FolioError('SERVICE_UNAVAILABLE', 'PDF conversion is not available on this instance', { retryAfter: 30 });

@@ -79,10 +79,13 @@ function convertRoutes(services: Services) {
       config: { auth: true, documentEndpoint: true, endpoint: 'convert', multipartBody: ConvertForm },
       schema: {
         operationId: 'convertDocument',
-        summary: 'Convert a document (docx→pdf, md→docx, html→docx, md→pdf, html→pdf) or render page previews (docx|pdf→png|jpeg)',
+        summary:
+          'Convert a document (docx→pdf, docx→md, docx→html, md→docx, html→docx, md→pdf, html→pdf) or render page previews (docx|pdf→png|jpeg)',
         description:
           'Send the document as multipart/form-data, field `file` (exactly one). The options are query parameters or form fields of the same names. ' +
           '`from` is inferred from the file name and content when absent. ' +
+          '`to=md|html` (from a DOCX): Markdown (CommonMark + GFM) or one self-contained HTML file, images as data URIs unless `images=drop`; ' +
+          'what the target cannot keep is listed in `Warning` and `X-Folio-Warnings`. ' +
           '`to=png|jpeg`: previews of the `pages` of a DOCX or PDF at `width` px — one image for one page, else a ZIP of `page-<n>.png|jpg`.',
         tags: ['convert'],
         consumes: ['multipart/form-data'],
@@ -96,6 +99,8 @@ function convertRoutes(services: Services) {
               'image/png': { schema: Type.String({ format: 'binary', description: 'One page preview (`to=png`, one page)' }) },
               'image/jpeg': { schema: Type.String({ format: 'binary', description: 'One page preview (`to=jpeg`, one page)' }) },
               'application/zip': { schema: Type.String({ format: 'binary', description: 'Several page previews: `page-<n>.png|jpg`' }) },
+              'text/markdown': { schema: Type.String({ description: 'DOCX→md: CommonMark + GFM, UTF-8 (`text/markdown; charset=utf-8`)' }) },
+              'text/html': { schema: Type.String({ description: 'DOCX→html: one HTML5 document, UTF-8 (`text/html; charset=utf-8`)' }) },
             },
           },
           ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503, 504),
@@ -121,6 +126,12 @@ function convertRoutes(services: Services) {
         if (!from) {
           throw new FolioError('VALIDATION_ERROR', 'Could not tell the source format from the file name or content; pass ?from=docx|md|html', {
             details: [{ field: 'from', issue: 'not inferable' }],
+          });
+        }
+        if (to === 'md' || to === 'html') return docxToText(services, from, to, q, upload.filename, upload.bytes, reply);
+        if (q.images !== undefined) {
+          throw new FolioError('VALIDATION_ERROR', '`images` applies to DOCX→Markdown/HTML only (to=md|html)', {
+            details: [{ field: 'images', issue: 'only with to=md or to=html' }],
           });
         }
         const pdfOptions = {
@@ -155,6 +166,41 @@ function convertRoutes(services: Services) {
       },
     });
   };
+}
+
+/** Non-ASCII and quotes cannot go into a header value as they are. */
+const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').replace(/"/g, "'");
+
+/** DOCX → Markdown or HTML on the engine pool; the warnings go into `Warning` and `X-Folio-Warnings`. */
+async function docxToText(
+  services: Services,
+  from: SourceFormat,
+  to: 'md' | 'html',
+  q: ConvertOptionsQuery,
+  filename: string,
+  bytes: Uint8Array,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  if (from !== 'docx') {
+    throw new FolioError('UNSUPPORTED_CONVERSION', `Conversion from ${from} to ${to} is not supported`, {
+      details: [{ field: 'to', issue: 'md and html are made from a DOCX' }],
+    });
+  }
+  const result = await services.enginePool.run('convert.fromDocx', { to, bytes, images: q.images ?? 'inline' }, { signal: abandonSignal(reply) });
+  reply
+    .code(200)
+    .header('Content-Type', to === 'md' ? 'text/markdown; charset=utf-8' : 'text/html; charset=utf-8')
+    .header('Content-Disposition', `attachment; filename="${safeStem(filename)}.${to}"`)
+    .header('Cache-Control', 'no-store')
+    // The HTML is a document of its own: nothing in it may run if a browser opens the answer directly.
+    .header('Content-Security-Policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox")
+    .header('X-Content-Type-Options', 'nosniff');
+  if (result.warnings.length > 0) {
+    const safe = result.warnings.map(headerSafe);
+    reply.header('Warning', safe.map((w) => `299 folio "${w}"`).join(', '));
+    reply.header('X-Folio-Warnings', safe.join('; '));
+  }
+  return reply.send(result.text);
 }
 
 function pdfSourceRefused(to: string): never {

@@ -12,9 +12,10 @@ export const ConvertOptions = Type.Object(
       }),
     ),
     to: Type.Optional(
-      StringEnum(['pdf', 'docx', 'png', 'jpeg'] as const, {
+      StringEnum(['pdf', 'docx', 'md', 'html', 'png', 'jpeg'] as const, {
         default: 'pdf',
-        description: 'Target format; `png`/`jpeg` are page previews of a DOCX or PDF (one image, or a ZIP of `page-<n>.<ext>` for several pages)',
+        description:
+          'Target format; `md` (CommonMark + GFM) and `html` (one self-contained HTML5 file) from a DOCX; `png`/`jpeg` are page previews of a DOCX or PDF (one image, or a ZIP of `page-<n>.<ext>` for several pages)',
       }),
     ),
     width: Type.Optional(
@@ -45,6 +46,12 @@ export const ConvertOptions = Type.Object(
         default: 'none',
         description:
           'DOCX→PDF: Word comments left out (`none`), printed beside the text in a column added to the right of each page (`margin`, as Word prints markup), or kept as PDF comment annotations (`annotations`, not with `pdfa`; converted by a separate LibreOffice process, about 2 s slower)',
+      }),
+    ),
+    images: Type.Optional(
+      StringEnum(['inline', 'drop'] as const, {
+        default: 'inline',
+        description: 'DOCX→md|html: pictures as data URIs (`inline`) or left out, keeping their alt text, with a warning (`drop`)',
       }),
     ),
     pageSize: Type.Optional(StringEnum(['A4', 'Letter'] as const, { default: 'A4', description: 'Page size of a DOCX built from Markdown or HTML' })),

@@ -25,6 +25,11 @@ export interface EngineTasks {
     input: { from: 'md' | 'html'; bytes: Uint8Array; pageSize: PageSize };
     output: Uint8Array;
   };
+  /** DOCX → Markdown or HTML (src/docx/read and the writers in src/convert), with what could not be kept. */
+  'convert.fromDocx': {
+    input: { to: 'md' | 'html'; bytes: Uint8Array; images: 'inline' | 'drop' };
+    output: { text: string; warnings: string[] };
+  };
   'annotate.fill': {
     input: { template: Uint8Array; fields: AnnotateField[]; strict: boolean; flatten: boolean };
     output: { docx: Uint8Array; report: AnnotateReport };

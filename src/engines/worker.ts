@@ -15,6 +15,7 @@ import { parseJsonBody } from '../http/json-body.js';
 import type { TrustStore } from '../verify/index.js';
 import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
+import { releaseHeapWhenIdle } from './heap.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 
 const data = workerData as EngineWorkerData;
@@ -101,6 +102,15 @@ const handlers: Handlers = {
     const text = e.text.decodeText(bytes);
     return from === 'md' ? e.convert.markdownToDocx(text, { pageSize }) : e.convert.htmlToDocx(text, { pageSize });
   },
+  'convert.fromDocx': async ({ to, bytes, images }) => {
+    const e = await engines();
+    if (to === 'md') {
+      const r = e.convert.docxToMarkdown(bytes, { images });
+      return { text: r.markdown, warnings: r.warnings };
+    }
+    const r = e.convert.docxToHtml(bytes, { images });
+    return { text: r.html, warnings: r.warnings };
+  },
   'annotate.fill': async ({ template, fields, strict, flatten }) => {
     const e = await engines();
     const result = await e.annotate.annotateDocx(template, fields, { strict, flatten, fetcher: getFetcher(e) });
@@ -153,6 +163,15 @@ const handlers: Handlers = {
 };
 
 export default async function runJob(job: EngineJob): Promise<JobOutcome> {
+  try {
+    return await runHandler(job);
+  } finally {
+    // Once the answer has gone back, a large job's heap is given back while the thread idles (heap.ts).
+    releaseHeapWhenIdle();
+  }
+}
+
+async function runHandler(job: EngineJob): Promise<JobOutcome> {
   startChannel.postMessage(job.jobId);
   const handler = handlers[job.task] as (input: unknown) => unknown;
   if (!handler) return { ok: false, error: { code: 'INTERNAL_ERROR', message: `Unknown engine task ${String(job.task)}` } };

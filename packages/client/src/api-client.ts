@@ -61,6 +61,8 @@ export interface ConvertResult {
   contentType: string;
   /** From Content-Disposition. */
   filename?: string;
+  /** What the target format could not keep (DOCX→md|html), from `X-Folio-Warnings`. */
+  warnings?: string[];
 }
 export type AnnotateField = Api.AnnotateDocumentRequest['fields'][number];
 export type AnnotateFieldType = AnnotateField['type'];
@@ -284,6 +286,7 @@ export class FolioClient {
       pdfa: options.pdfa,
       tagged: options.tagged,
       pageSize: options.pageSize,
+      images: options.images,
     })}`;
     const prepared = await prepareFile(file);
     const body = multipartBody(prepared, options.filename ?? prepared.name ?? `document.${options.from ?? 'docx'}`);
@@ -296,6 +299,7 @@ export class FolioClient {
           bytes: new Uint8Array(await res.arrayBuffer()),
           contentType: (res.headers.get('content-type') ?? '').split(';')[0]!,
           filename: /filename="([^"]*)"/.exec(disposition)?.[1],
+          warnings: res.headers.get('x-folio-warnings')?.split('; ').filter(Boolean),
         };
       },
       options,
