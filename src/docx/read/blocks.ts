@@ -112,7 +112,8 @@ class BlockBuilder {
     const styleId = val(pPr, 'w:pStyle');
     const style = this.ctx.styles.paragraph(styleId);
     const { inlines, floating } = InlineReader.read(this.ctx, p);
-    const markDeleted = !!child(child(pPr ?? p, 'w:rPr') ?? p, 'w:del');
+    const markRPr = pPr && child(pPr, 'w:rPr');
+    const markDeleted = !!markRPr && !!child(markRPr, 'w:del');
     let all = inlines;
     if (this.carried.length) {
       all = [...this.carried, ...inlines];
@@ -243,6 +244,7 @@ class BlockBuilder {
       const checked = leadingCheck(block.inlines);
       if (checked !== undefined) item.checked = checked;
     }
+    if (item.checked === undefined && lvl.check !== undefined) item.checked = lvl.check;
     top.block.items.push(item);
     this.lastCode = undefined;
     const extra = (info.ind ?? lvl.indent) - lvl.indent;

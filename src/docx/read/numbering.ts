@@ -13,6 +13,8 @@ export interface LevelInfo {
   indent: number;
   /** w:numFmt "none" or empty level text: no visible marker. */
   hidden: boolean;
+  /** A bullet drawn as a ballot box (☐, or ☒/☑ when ticked): the items are tasks (pandoc writes task lists so). */
+  check?: boolean;
 }
 
 const val = (e: XElement | undefined, name: string): string | undefined => {
@@ -75,6 +77,7 @@ export class Numbering {
         start: Number.isFinite(start) && start >= 0 ? Math.min(start, 999_999_999) : 1,
         indent: Number.isFinite(left) ? left : 720 * (ilvl + 1),
         hidden: fmt === 'none' || text === '',
+        check: fmt === 'bullet' && text !== undefined && /^[☐☑☒]$/.test(text.trim()) ? text.trim() !== '☐' : undefined,
       };
     }
     this.cache.set(key, info);
