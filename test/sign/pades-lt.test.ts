@@ -135,6 +135,22 @@ describe("Folio's CA endpoints (no API key)", () => {
     const resp = writeTemp(work, 'bad.resp', Buffer.from(await res.arrayBuffer()));
     expect((await run('openssl', ['ocsp', '-respin', resp, '-resp_text', '-noverify'])).output).toMatch(/malformedrequest/i);
   });
+
+  it('refuses oversized, mistyped and non-base64 OCSP requests in the error envelope', async () => {
+    const big = await fetch(`${api.url}/v1/sign/ca/ocsp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/ocsp-request' },
+      body: new Uint8Array(17 * 1024),
+    });
+    expect(big.status).toBe(413);
+    expect((await big.json()).code).toBe('FILE_TOO_LARGE');
+    const typed = await fetch(`${api.url}/v1/sign/ca/ocsp`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    expect(typed.status).toBe(415);
+    expect((await typed.json()).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const notBase64 = await fetch(`${api.url}/v1/sign/ca/ocsp/${encodeURIComponent('<not base64>')}`);
+    expect(notBase64.status).toBe(400);
+    expect((await notBase64.json()).details).toEqual([{ field: 'request', issue: 'not base64' }]);
+  });
 });
 
 describe('B-LT', () => {
@@ -293,6 +309,29 @@ describe('levels and their defaults', () => {
     expect(bb.status).toBe(200);
     expect(tsa.requests).toBe(before + 1);
   });
+
+  it('gives B-LT with an identity generated without PUBLIC_URL (no CRL/OCSP URLs in its certificate)', async () => {
+    const t = await startTestApi({ env: { TSA_URL: tsa.url } });
+    try {
+      expect(new crypto.X509Certificate(t.services.signing!.certificatePem).infoAccess).toBeUndefined();
+      const res = await signAt(await makePdf(1), 'B-LT', t);
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      const dss = readDss(res.pdf!)!;
+      expect([dss.ocsps.length, dss.crls.length]).toEqual([1, 1]);
+      const file = writeTemp(work, 'no-public-url.pdf', res.pdf!);
+      expect(qpdfCheck(file).status).toBe(0);
+      const own = nssDbTrusting(t.services.signing!.rootCertificatePem!);
+      try {
+        const [block] = pdfsigBlocks(await pdfsigAsync(file, own));
+        expect(block).toContain('Signature Validation: Signature is Valid.');
+        expect(block).toContain('Certificate Validation: Certificate is Trusted.');
+      } finally {
+        fs.rmSync(own, { recursive: true, force: true });
+      }
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 
   it('refuses a level that needs a TSA on a server without TSA_URL: 400 VALIDATION_ERROR naming `level`', async () => {
     const plain = await startTestApi();
