@@ -376,6 +376,8 @@ export interface SignOptions {
   pss?: boolean;
   /** RSA-PSS salt length (default 32). */
   pssSaltLength?: number;
+  /** Adobe's adbe-revocationInfoArchival signed attribute (1.2.840.113583.1.1.8) with these CRLs / OCSP responses. */
+  revocationArchival?: { crls?: Uint8Array[]; ocsps?: Uint8Array[] };
   contentsBytes?: number;
   /** Draw a visible appearance for the signature widget on the first page. */
   visible?: boolean;
@@ -537,6 +539,20 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
     new pkijs.Attribute({ type: '1.2.840.113549.1.9.4', values: [new asn1js.OctetString({ valueHex: toAb(messageDigest) })] }),
     new pkijs.Attribute({ type: '1.2.840.113549.1.9.16.2.47', values: [essCertIdV2] }),
   ];
+  if (o.revocationArchival) {
+    // RevocationInfoArchival ::= SEQUENCE { crl [0] EXPLICIT SEQUENCE OF CRL, ocsp [1] EXPLICIT SEQUENCE OF OCSPResponse }
+    const tagged = (n: number, items: Uint8Array[] = []) =>
+      new asn1js.Constructed({
+        idBlock: { tagClass: 3, tagNumber: n },
+        value: [new asn1js.Sequence({ value: items.map((x) => asn1js.fromBER(toAb(x)).result) })],
+      });
+    attrs.push(
+      new pkijs.Attribute({
+        type: '1.2.840.113583.1.1.8',
+        values: [new asn1js.Sequence({ value: [tagged(0, o.revocationArchival.crls), tagged(1, o.revocationArchival.ocsps)] })],
+      }),
+    );
+  }
   const signedAttrsDer = new asn1js.Set({ value: attrs.map((a) => a.toSchema()) }).toBER();
   const key = crypto.createPrivateKey(o.signer.keyPem);
   const isEc = key.asymmetricKeyType === 'ec';

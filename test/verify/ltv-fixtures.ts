@@ -31,7 +31,14 @@ export function issueLeaf(p: TestPki, name: string, algorithm: string, subject: 
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: p.dir, stdio: 'pipe' });
   const ext = `${name}.ext`;
   fs.writeFileSync(path.join(p.dir, ext), `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n${extraExt}`);
-  run(['genpkey', '-algorithm', algorithm, ...(algorithm === 'RSA' ? ['-pkeyopt', 'rsa_keygen_bits:2048'] : []), '-out', `${name}.key`]);
+  run([
+    'genpkey',
+    '-algorithm',
+    algorithm,
+    ...(algorithm === 'RSA' ? ['-pkeyopt', 'rsa_keygen_bits:2048'] : algorithm === 'EC' ? ['-pkeyopt', 'ec_paramgen_curve:P-256'] : []),
+    '-out',
+    `${name}.key`,
+  ]);
   run(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
   run([
     'x509',
@@ -205,7 +212,7 @@ export function makeOcsp(cert: string, issuer: { certPem: string; keyPem: string
   const responderKey = new Uint8Array(parsedCert(responder.certPem).tbsCertificate.subjectPublicKeyInfo.subjectPublicKey);
   const data = new ResponseData({
     responderID: new ResponderID({ byKey: new KeyHash(sha1(responderKey)) }),
-    producedAt: o.producedAt ?? thisUpdate,
+    producedAt: o.producedAt ?? new Date(),
     responses: [
       new SingleResponse({
         certID: new CertID({
