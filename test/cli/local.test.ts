@@ -15,6 +15,7 @@ const COMMANDS = [
   'fields',
   'sign',
   'verify',
+  'merge',
   'keys',
   'keys register',
   'keys verify',
@@ -36,7 +37,7 @@ describe('folio --help', () => {
   it('answers on every command, with examples, exit 0', async () => {
     const top = await runCli(['--help']);
     expect(top.code).toBe(0);
-    for (const c of ['convert', 'annotate', 'fields', 'sign', 'verify', 'keys', 'serve', 'usage']) expect(top.stdout).toContain(c);
+    for (const c of ['convert', 'annotate', 'fields', 'sign', 'verify', 'merge', 'keys', 'serve', 'usage']) expect(top.stdout).toContain(c);
     const results = await Promise.all(COMMANDS.map((c) => runCli([...c.split(' '), '--help'])));
     results.forEach((r, i) => {
       expect(r.code, COMMANDS[i]).toBe(0);

@@ -33,7 +33,7 @@ if (!available) {
  */
 const COMPAT = (client: string) => `
 import type { components, operations } from './generated.js';
-import type { DocumentSource, FolioApiError, FolioClient } from '${client}/index.js';
+import type { DocumentSource, FolioApiError, FolioClient, MergeItem } from '${client}/index.js';
 
 type Op = keyof operations;
 type Query<O extends Op> = NonNullable<operations[O]['parameters']['query']>;
@@ -88,6 +88,19 @@ export const verifyKey = (r: Answer<'getSigningKey', 200>): Result<'verifyKey'> 
 export const verifyBody = (document: DocumentSource): JsonBody<'verifyDocument'> => ({ document });
 export const verify = (r: Answer<'verifyDocument', 200>): Result<'verify'> => r;
 
+// merge answers a PDF; its JSON form is checked: an input named by a MergeItem, and the options.
+export const mergeDocument = (item: MergeItem, document: DocumentSource): JsonBody<'mergeDocuments'>['documents'][number] => ({
+  ...document,
+  fileName: item.fileName,
+  title: item.title,
+  labelPrefix: item.labelPrefix,
+});
+export const mergeOptions = (o: NonNullable<Arg<'merge', 1>>): NonNullable<JsonBody<'mergeDocuments'>['options']> => ({
+  outline: o.outline,
+  pageLabels: o.pageLabels,
+  pdfa: o.pdfa,
+});
+
 // None of the generated types above is never (to which anything would assign): each must be a real type.
 type Real<T> = [T] extends [never] ? false : true;
 export const generatedTypesAreReal: true[] = [] as Array<
@@ -110,6 +123,7 @@ export const generatedTypesAreReal: true[] = [] as Array<
   | Real<Answer<'getSigningKey', 200>>
   | Real<JsonBody<'verifyDocument'>>
   | Real<Answer<'verifyDocument', 200>>
+  | Real<JsonBody<'mergeDocuments'>>
 >;
 
 export const apiError = (status: number, e: components['schemas']['ErrorEnvelope']): ConstructorParameters<typeof FolioApiError> => [
