@@ -68,8 +68,9 @@ async function signAt(pdf: Uint8Array, level?: string, t: TestApi = api) {
   return postSign(t, { ...signBody(pdf), ...(level ? { level } : {}) });
 }
 
-/** The level verify reports, once the verify side's answer has it (issue 16); until then undefined. */
-const levelOf = (sig: any): string | undefined => sig.level;
+/** Verify's revocation sources for a signature, as `type/origin/status`, valid ones only. */
+const sourcesOf = (sig: any): string[] =>
+  (sig.revocation?.sources ?? []).filter((s: any) => s.valid).map((s: any) => `${s.type}/${s.origin}/${s.status}`);
 
 describe("Folio's CA endpoints (no API key)", () => {
   it('serves the root certificate and a CRL that OpenSSL verifies against it', async () => {
@@ -171,7 +172,9 @@ describe('B-LT', () => {
     expect(report.indication, report.reason).toBe('TOTAL_PASSED');
     expect(report.valid).toBe(true);
     expect(report.signatures).toHaveLength(1);
-    if (levelOf(report.signatures[0]) !== undefined) expect(levelOf(report.signatures[0])).toBe('B-LT');
+    expect(report.signatures[0]).toMatchObject({ type: 'signature', level: 'B-LT', revocation: { status: 'GOOD' } });
+    // The OCSP response and the CRL of Folio's CA, found through the signature's VRI entry.
+    expect(sourcesOf(report.signatures[0])).toEqual(expect.arrayContaining(['OCSP/VRI/GOOD', 'CRL/VRI/GOOD']));
   });
 
   it('appends the DSS after the signature: chain, TSA certificate, OCSP and CRL, and a VRI for the signature', () => {
@@ -227,8 +230,8 @@ describe('B-LTA', () => {
     expect(report.valid).toBe(true);
     expect(report.signatures.map((s: any) => s.subFilter)).toEqual(['ETSI.CAdES.detached', 'ETSI.RFC3161']);
     for (const s of report.signatures) expect(s.integrity).toMatchObject({ digestMatches: true, signatureValid: true });
-    if (levelOf(report.signatures[0]) !== undefined) expect(levelOf(report.signatures[0])).toBe('B-LTA');
-    if (report.signatures[1].type !== undefined) expect(report.signatures[1].type).toBe('timestamp');
+    expect(report.signatures[0]).toMatchObject({ type: 'signature', level: 'B-LTA', revocation: { status: 'GOOD' } });
+    expect(report.signatures[1]).toMatchObject({ type: 'timestamp', fieldName: 'Folio-Timestamp-1' });
   });
 
   it('stamps with OpenSSL-verifiable RFC 3161 token over the byte range', async () => {
@@ -261,8 +264,10 @@ describe('B-LTA', () => {
   it('re-signing a B-LTA file at B-B or B-LT keeps every earlier signature valid (TOTAL_PASSED)', async () => {
     const bb = await resign('B-B', 2, 3);
     expect(bb.report.indication, bb.report.reason).toBe('TOTAL_PASSED');
+    expect(bb.report.signatures.map((s: any) => s.level)).toEqual(['B-LTA', null, 'B-B']);
     const lt = await resign('B-LT', 2, 3);
     expect(lt.report.indication, lt.report.reason).toBe('TOTAL_PASSED');
+    expect(lt.report.signatures.map((s: any) => s.level)).toEqual(['B-LTA', null, 'B-LT']);
     // The second DSS is the first one's object, rewritten: its entries kept, a VRI added for the new signature.
     const dss = readDss(lt.pdf)!;
     const contents = signatureContents(lt.pdf);
@@ -279,7 +284,7 @@ describe('B-LTA', () => {
       'Folio-Signature-2',
       'Folio-Timestamp-2',
     ]);
-    expect(lta.report.signatures[2].indication).toBe('TOTAL_PASSED');
+    expect(lta.report.signatures[2]).toMatchObject({ indication: 'TOTAL_PASSED', level: 'B-LTA' });
     // Not yet asserted: the whole report's TOTAL_PASSED. Folio verify (as of this commit) judges the catalog change
     // of the second document timestamp's revision against everything since the first signature (/Names and /AF
     // changed by the second signature's revision included) and calls Folio-Signature-1 OTHER; pdfsig and the
@@ -305,9 +310,11 @@ describe('levels and their defaults', () => {
     expect(implicit.status).toBe(200);
     expect(tsa.requests).toBe(before + 1);
     expect(readDss(implicit.pdf!)).toBeUndefined();
+    expect((await verify(api, implicit.pdf!)).signatures[0].level).toBe('B-T');
     const bb = await signAt(await makePdf(1), 'B-B');
     expect(bb.status).toBe(200);
     expect(tsa.requests).toBe(before + 1);
+    expect((await verify(api, bb.pdf!)).signatures[0].level).toBe('B-B');
   });
 
   it('gives B-LT with an identity generated without PUBLIC_URL (no CRL/OCSP URLs in its certificate)', async () => {
@@ -505,6 +512,8 @@ describe('SIGNING_P12 from another CA', () => {
       }
       const report = await verify(t, res.pdf!);
       expect(report.indication, report.reason).toBe('TOTAL_PASSED');
+      expect(report.signatures[0]).toMatchObject({ level: 'B-LT', revocation: { status: 'GOOD' } });
+      expect(sourcesOf(report.signatures[0])).toContain('CRL/VRI/GOOD');
     } finally {
       await t.close();
     }
