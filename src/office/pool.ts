@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import { declarePdfa1b, pdfFilterOptions } from './pdf-options.js';
-import { convertWithSoffice, type SofficeJob } from './soffice.js';
+import { convertWithSoffice, disposeSofficeTemplates, type SofficeJob } from './soffice.js';
 import { readRss } from './rss.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
 import type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
@@ -290,6 +290,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     }
     const exits = [...this.workers].map((w) => this.stop(w, 'close'));
     await Promise.all(exits);
+    disposeSofficeTemplates();
   }
 
   private isBroken(): boolean {

@@ -8,14 +8,15 @@
  * process group is SIGKILLed beyond either), no network (the profile's dead proxy and the environment's),
  * and the document only in a private directory (mode 0700, in /dev/shm — memory, not disk — when
  * available) that is removed as soon as the process has exited, whatever the outcome. Costs a cold start
- * (~1.5 s, twice on a fresh profile: see FIRST_START_RESTART) on top of the conversion.
+ * on top of the conversion; a fresh profile would cost a second one (FIRST_START_RESTART), so each run copies
+ * a profile template initialised once per temp root (no document has ever been near it).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FolioError } from '../errors.js';
 import { DEFAULT_INSTALL_PATH } from './lok.js';
-import { writeProfile } from './profile.js';
+import { fileUrl, writeProfile } from './profile.js';
 import { readRss } from './rss.js';
 
 export interface SofficeRun {
@@ -37,6 +38,71 @@ export interface SofficeJob {
 
 /** soffice.bin exits with 81 after creating a profile and expects its wrapper to start it again. */
 const FIRST_START_RESTART = 81;
+
+/** Initialised profiles per temp root (a directory holding `profile/`), made on the first fallback. */
+const templates = new Map<string, Promise<string | undefined>>();
+/** Their directories, kept apart so that the exit hook can remove them synchronously. */
+const templateDirs = new Set<string>();
+process.once('exit', () => disposeSofficeTemplates());
+
+/** Removes the profile templates (the pool calls this when it closes; the process exit does too). */
+export function disposeSofficeTemplates(): void {
+  for (const dir of templateDirs) fs.rmSync(dir, { recursive: true, force: true });
+  templateDirs.clear();
+  templates.clear();
+}
+
+/**
+ * A profile directory that soffice has already initialised (`--terminate_after_init`), or undefined when that
+ * failed (each run then starts from a fresh profile and pays the restart).
+ */
+function profileTemplate(run: SofficeRun): Promise<string | undefined> {
+  let t = templates.get(run.tempRoot);
+  if (!t) {
+    t = (async () => {
+      const dir = fs.mkdtempSync(path.join(run.tempRoot, 'folio-profile-template-'));
+      fs.chmodSync(dir, 0o700);
+      templateDirs.add(dir);
+      const url = writeProfile(dir);
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(
+          path.join(run.installPath ?? DEFAULT_INSTALL_PATH, 'soffice.bin'),
+          [
+            `-env:UserInstallation=${url}`,
+            '--headless',
+            '--invisible',
+            '--nologo',
+            '--norestore',
+            '--nolockcheck',
+            '--nodefault',
+            '--terminate_after_init',
+          ],
+          { cwd: dir, env: sofficeEnv(dir), stdio: 'ignore', detached: true },
+        );
+        const timer = setTimeout(() => {
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // Already gone.
+          }
+        }, 60_000);
+        child.once('error', () => resolve(-1));
+        child.once('exit', (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        });
+      });
+      // Disposed meanwhile (the pool closed), or failed: nothing to keep.
+      if (code === 0 && templateDirs.has(dir)) return dir;
+      fs.rmSync(dir, { recursive: true, force: true });
+      templateDirs.delete(dir);
+      if (templates.get(run.tempRoot) === t) templates.delete(run.tempRoot);
+      return undefined;
+    })();
+    templates.set(run.tempRoot, t);
+  }
+  return t;
+}
 
 /** The environment of the process: what LibreOffice needs, nothing of the API's secrets, no way out. */
 function sofficeEnv(dir: string): NodeJS.ProcessEnv {
@@ -76,13 +142,19 @@ export function convertWithSoffice(docx: Uint8Array, run: SofficeRun): SofficeJo
     }
   };
   const result = (async () => {
+    // The budget covers everything: the profile, the process and its restart.
+    const deadline = performance.now() + run.timeoutMs;
     try {
       fs.mkdirSync(io, { mode: 0o700 });
       fs.mkdirSync(out, { mode: 0o700 });
       const input = path.join(io, 'document.docx');
       fs.writeFileSync(input, docx, { mode: 0o600 });
-      const profileUrl = writeProfile(dir);
-      const deadline = performance.now() + run.timeoutMs;
+      const template = await profileTemplate(run);
+      let profileUrl: string;
+      if (template && fs.existsSync(path.join(template, 'profile'))) {
+        fs.cpSync(path.join(template, 'profile'), path.join(dir, 'profile'), { recursive: true });
+        profileUrl = fileUrl(path.join(dir, 'profile'));
+      } else profileUrl = writeProfile(dir);
       const args = [
         `-env:UserInstallation=${profileUrl}`,
         '--headless',
@@ -114,6 +186,7 @@ export function convertWithSoffice(docx: Uint8Array, run: SofficeRun): SofficeJo
   function runOnce(args: string[], cwd: string, r: SofficeRun, deadline: number): Promise<number | null> {
     return new Promise((resolve, reject) => {
       const left = deadline - performance.now();
+      if (stopped) return resolve(null);
       if (left <= 0) {
         stopped = timeoutError(r);
         return resolve(null);

@@ -152,6 +152,8 @@ describe('comments in DOCX→PDF', () => {
       await quick.close();
     }
     expect(fs.readdirSync(tempRoot).filter((n) => n.startsWith('folio-soffice-'))).toEqual([]);
+    // Closing a pool also removes the initialised profile the fallback copies.
+    expect(fs.readdirSync(tempRoot).filter((n) => n.startsWith('folio-profile-template-'))).toEqual([]);
   });
 
   it('the fallback process is killed at its memory ceiling, its directory removed', async () => {
