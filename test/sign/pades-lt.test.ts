@@ -45,7 +45,7 @@ afterAll(async () => {
 
 async function verify(t: TestApi, pdf: Uint8Array): Promise<any> {
   const form = new FormData();
-  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'signed.pdf');
+  form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'signed.pdf');
   const res = await fetch(`${t.url}/v1/verify`, authed(t, { method: 'POST', body: form }));
   expect(res.status).toBe(200);
   return res.json();
