@@ -79,6 +79,8 @@ function getIdentity(): SigningIdentity | undefined {
 }
 
 const getTrust = (e: Engines) => (trust ??= e.verify.loadTrustStore(data.trust));
+let revocationFetcher: InstanceType<Engines['verify']['RevocationFetcher']> | undefined;
+const getRevocationFetcher = (e: Engines) => (revocationFetcher ??= new e.verify.RevocationFetcher({ allowlist: data.urlFetchAllowlist }));
 
 type Handlers = { [N in TaskName]: (input: EngineTasks[N]['input']) => Promise<EngineTasks[N]['output']> | EngineTasks[N]['output'] };
 
@@ -157,7 +159,8 @@ const handlers: Handlers = {
   },
   'verify.pdf': async ({ bytes }) => {
     const e = await engines();
-    return e.verify.verifyPdf(bytes, { trust: getTrust(e) });
+    // Revocation data is fetched online only from URL_FETCH_ALLOWLIST hosts (10 s at most per document).
+    return e.verify.verifyPdfWithRevocation(bytes, { trust: getTrust(e) }, getRevocationFetcher(e));
   },
   'merge.pdfs': async ({ inputs, options }) => (await engines()).merge.mergePdfs(inputs, options),
 };

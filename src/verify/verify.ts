@@ -102,7 +102,7 @@ export interface VerifyOptions {
   /** Revocation data fetched online (revocation-fetch.ts), by signer certificate fingerprint. */
   online?: Map<string, RevocationItem[]>;
   /** Filled with the signer certificates that lack revocation data and the URLs that could provide it. */
-  onlineCandidates?: Array<{ fingerprint: string; crl: string[]; ocsp: string[] }>;
+  onlineCandidates?: Array<{ fingerprint: string; crl: string[]; ocsp: string[]; cert: X509Certificate; issuer?: X509Certificate }>;
 }
 
 export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResult {
@@ -299,7 +299,7 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, options: Verify
     const issuer = path.chainValid && path.path.length > 1 ? path.path[1] : undefined;
     revocation = checkRevocation(signerCert, issuer, items, at);
     if (options.onlineCandidates && issuer && (revocation.status === 'NOT_CHECKED' || revocation.status === 'UNKNOWN'))
-      options.onlineCandidates.push({ fingerprint: signerCert.fingerprint256, ...revocationUrls(signerCert) });
+      options.onlineCandidates.push({ fingerprint: signerCert.fingerprint256, ...revocationUrls(signerCert), cert: signerCert, issuer });
     warnings.push(...path.problems);
     if (subFilter === 'ETSI.RFC3161') {
       if (!signerCert.keyUsage?.includes(EKU_TIME_STAMPING))
