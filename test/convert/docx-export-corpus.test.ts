@@ -49,6 +49,8 @@ describe('the measures themselves', () => {
     expect(corpus('pandoc--notes.docx').notes).toBe(2);
     expect(corpus('pandoc--track_changes_deletion.docx').words.join(' ')).toBe('this is a text with a deletion');
     expect(corpus('pandoc--drop_cap.docx').words.slice(0, 2)).toEqual(['drop', 'cap']);
+    // A paragraph whose mark is deleted joins the next one (Word: " split" + "Paragraph." after accepting).
+    expect(corpus('pandoc--paragraph_insertion_deletion.docx').words).toEqual(['this', 'is', 'a', 'splitparagraph']);
     // Strict namespaces, text boxes (one branch of mc:AlternateContent), a HYPERLINK field with its \l anchor.
     expect(corpus('mammoth--strict-format.docx').words).toEqual(['test']);
     expect(corpus('mammoth--text-box.docx').words).toEqual(['datum', 'plane']);

@@ -7,7 +7,8 @@
  * What counts, and why:
  * - text: every w:t Word shows of the body and of the foot/endnotes it references (text boxes included, one
  *   branch of each mc:AlternateContent, field results but not field codes; deleted and moved-away text and
- *   hidden runs left out). Headers, footers and comments are not part of a Markdown or HTML export.
+ *   hidden runs left out; tracked changes accepted, so a deleted paragraph mark joins two paragraphs, and a drop
+ *   cap joins the paragraph it starts). Headers, footers and comments are not part of a Markdown or HTML export.
  * - headings: paragraphs whose style (or a style it is based on) is "heading 1"–"heading 6", keyed by level and
  *   their words, as pandoc and Word's own outline read them.
  * - list items: paragraphs numbered through w:numPr (direct or from their style; not headings) at a level that
@@ -112,7 +113,10 @@ class ReferenceReader {
   private readonly fields: Field[] = [];
   /** The list levels open in the current run of list items (see paragraph()). */
   private open: number[] = [];
-  /** A drop cap's letter waits for the paragraph it starts (Word draws them as one word). */
+  /**
+   * Text that joins the next paragraph: a drop cap's letter (Word draws it as part of the first word) or a
+   * paragraph whose mark is a tracked deletion.
+   */
   private dropCap: Segment[] = [];
   private body: XNode | undefined;
   /** Text emitted so far in the current paragraph chain (to tell whether a link showed anything). */
@@ -279,8 +283,10 @@ class ReferenceReader {
     const boxes: XNode[] = [];
     this.inlines(p, undefined, segments, boxes);
     const frame = kid(pPr, 'w:framePr')?.attrs['w:dropCap'];
-    if (frame === 'drop' || frame === 'margin') {
+    // A deleted paragraph mark (accepted) joins the paragraph to the next one, as a drop cap does.
+    if (frame === 'drop' || frame === 'margin' || kid(kid(pPr, 'w:rPr'), 'w:del')) {
       this.dropCap = segments;
+      for (const b of boxes) this.blocks(b);
       return;
     }
     const text = segments.map((s) => s.text).join('');
