@@ -45,7 +45,7 @@ export const ConvertOptions = Type.Object(
       StringEnum(['none', 'margin', 'annotations'] as const, {
         default: 'none',
         description:
-          'DOCX→PDF: Word comments left out (`none`), printed beside the text in a column added to the right of each page (`margin`, as Word prints markup), or kept as PDF comment annotations (`annotations`, not with `pdfa`; converted by a separate LibreOffice process, about 2 s slower)',
+          'DOCX→PDF: Word comments left out (`none`), printed beside the text in a column added to the right of each page (`margin`, as Word prints markup), or kept as PDF comment annotations (`annotations`, not with `pdfa`; converted by a separate LibreOffice process, several seconds slower)',
       }),
     ),
     images: Type.Optional(
