@@ -61,6 +61,8 @@ class BlockBuilder {
   private carried: Inline[] = [];
   /** Running counts of (numId, level), so a list interrupted and resumed keeps its numbers. */
   private readonly counters = new Map<string, number>();
+  /** Text boxes met in the paragraph being read. */
+  private boxes: XElement[] = [];
 
   constructor(
     private readonly ctx: ReadContext,
@@ -119,7 +121,7 @@ class BlockBuilder {
       all = [...this.carried, ...inlines];
       this.carried = [];
     }
-    for (const box of floating) this.floating(box);
+    this.boxes.push(...floating);
     if (markDeleted && all.length) {
       this.carried = all;
       return undefined;
@@ -177,6 +179,13 @@ class BlockBuilder {
 
   private paragraph(p: XElement): void {
     this.ctx.count();
+    this.boxes = [];
+    this.placeParagraph(p);
+    // Text boxes anchored in the paragraph follow it.
+    for (const box of this.boxes) for (const b of readBlocks(this.ctx, box.children, this.depth + 1)) this.root.push(b);
+  }
+
+  private placeParagraph(p: XElement): void {
     const info = this.info(p);
     if (!info) return;
     const block = this.block(info);
@@ -275,11 +284,6 @@ class BlockBuilder {
     }
     cur.push(block);
     this.lastCode = block.t === 'code' ? block : undefined;
-  }
-
-  private floating(box: XElement): void {
-    const blocks = readBlocks(this.ctx, box.children, this.depth + 1);
-    for (const b of blocks) this.root.push(b);
   }
 
   private table(tbl: XElement): Block {
