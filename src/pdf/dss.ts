@@ -26,8 +26,13 @@ export interface DssContent extends ValidationData {
   vri: Array<{ key: string; data: ValidationData }>;
 }
 
-/** Existing DSS entries compared by content (to add each certificate or response once) up to this count. */
+/**
+ * Existing DSS entries are compared by content (to add each certificate or response once) up to this count
+ * and this many decoded bytes in all; beyond, entries are kept as they are and ours appended (a hostile
+ * document's DSS must not make signing inflate megabytes).
+ */
 const MAX_DEDUP_ENTRIES = 10_000;
+const MAX_DEDUP_BYTES = 8 * 1024 * 1024;
 
 /** The VRI key of a signature: uppercase hex SHA-1 of its /Contents string (the whole placeholder, padding included). */
 export function vriKey(contents: Uint8Array): string {
@@ -129,18 +134,21 @@ export function dictText(dict: PdfDict | undefined, set: Record<string, string>)
 const refText = (r: PdfRef) => `${r.num} ${r.gen} R`;
 
 /** The references of an existing DSS array (`/Certs`, `/OCSPs`, `/CRLs`), with a content hash when affordable. */
-function existingEntries(base: UpdateBase, value: PdfValue | undefined): Array<{ ref: PdfRef; hash?: string }> {
+function existingEntries(base: UpdateBase, value: PdfValue | undefined, budget: { bytes: number }): Array<{ ref: PdfRef; hash?: string }> {
   const arr = base.doc.deref(value, base.rev);
   if (!Array.isArray(arr)) return [];
   const refs = arr.filter(isRef);
   const hashing = refs.length <= MAX_DEDUP_ENTRIES;
   return refs.map((ref) => {
-    if (!hashing) return { ref };
+    if (!hashing || budget.bytes <= 0) return { ref };
     const obj = base.doc.resolve(ref.num, base.rev)?.value;
     if (!isStream(obj)) return { ref };
     try {
-      return { ref, hash: crypto.createHash('sha256').update(base.doc.decode(obj)).digest('hex') };
+      const data = base.doc.decode(obj, budget.bytes);
+      budget.bytes -= data.length;
+      return { ref, hash: crypto.createHash('sha256').update(data).digest('hex') };
     } catch {
+      budget.bytes = 0;
       return { ref };
     }
   });
@@ -160,9 +168,10 @@ export function appendDss(pdf: Uint8Array, content: DssContent): Uint8Array {
   const lists = { Certs: content.certs, OCSPs: content.ocsps, CRLs: content.crls } as const;
   const byHash = new Map<string, PdfRef>();
   const arrays: Record<string, PdfRef[]> = {};
+  const budget = { bytes: MAX_DEDUP_BYTES };
   for (const key of Object.keys(lists) as Array<keyof typeof lists>) {
     const refs: PdfRef[] = [];
-    for (const e of existingEntries(base, dss?.map.get(key))) {
+    for (const e of existingEntries(base, dss?.map.get(key), budget)) {
       refs.push(e.ref);
       if (e.hash) byHash.set(e.hash, e.ref);
     }
