@@ -9,7 +9,8 @@
  *   text area, the line breaks and the page breaks stay what they were;
  * - before the top-level block (paragraph or table) where a comment is anchored, one frame (`w:framePr`
  *   paragraphs, which Word and LibreOffice both read as a positioned frame) is placed in that new column at
- *   the block's height, holding "Author: text" of each comment anchored there, replies included, in order.
+ *   the block's height, holding "Author: text" of each comment anchored there, replies included, in order;
+ *   comments whose frame would start before the previous one ends (by a rough height estimate) join it.
  *
  * Comments anchored outside the main part (headers, footnotes) have no place in the column and are left out,
  * like comments beyond MAX_COMMENTS; every comment part is then removed as for `comments=none` (prepare.ts).
@@ -156,6 +157,56 @@ function frameParagraphs(comments: Comment[], x: number): XElement[] {
   return out;
 }
 
+// Rough heights in points, to keep frames from covering each other: LibreOffice does not move a frame out
+// of another's way, so comments whose frame would start before the previous frame ends join that frame
+// (stacked in order, like Word's balloons). Overestimating a comment only stacks more; never hides text.
+const BODY_CHARS_PER_LINE = 95;
+const BODY_LINE_PT = 13;
+const BODY_PARAGRAPH_GAP_PT = 4;
+const TABLE_ROW_PT = 15;
+const COMMENT_CHARS_PER_LINE = 42;
+const COMMENT_LINE_PT = 10.5;
+const COMMENT_GAP_PT = 4;
+
+function blockHeight(block: XElement): number {
+  if (block.name === 'w:tbl') return childElements(block, 'w:tr').length * TABLE_ROW_PT;
+  if (block.name !== 'w:p') return 0;
+  let chars = 0;
+  walk(block, (e) => {
+    if (e.name === 'w:t') chars += textOf(e).length;
+    return undefined;
+  });
+  return Math.max(1, Math.ceil(chars / BODY_CHARS_PER_LINE)) * BODY_LINE_PT + BODY_PARAGRAPH_GAP_PT;
+}
+
+function frameHeight(comments: Comment[]): number {
+  let lines = 0;
+  for (const c of comments) {
+    c.paragraphs.forEach((p, i) => {
+      const chars = p.length + (i === 0 ? c.author.length + 2 : 0);
+      lines += p.split('\n').length - 1 + Math.max(1, Math.ceil(chars / COMMENT_CHARS_PER_LINE));
+    });
+  }
+  return lines * COMMENT_LINE_PT + comments.length * COMMENT_GAP_PT;
+}
+
+/** Moves the comments of a block whose frame would overlap the previous frame into that frame. */
+function stackOverlapping(blocks: XElement[], byBlock: Map<XElement, Comment[]>): void {
+  let y = 0;
+  let open: { block: XElement; bottom: number } | undefined;
+  for (const b of blocks) {
+    const list = byBlock.get(b);
+    if (list) {
+      if (open && y < open.bottom) {
+        byBlock.get(open.block)!.push(...list);
+        byBlock.delete(b);
+        open.bottom += frameHeight(list);
+      } else open = { block: b, bottom: y + frameHeight(list) };
+    }
+    y += blockHeight(b);
+  }
+}
+
 /** Integer attribute value, or undefined. */
 function twips(e: XElement | undefined, name: string): number | undefined {
   const v = e ? attr(e, name) : undefined;
@@ -254,6 +305,7 @@ export function placeCommentsInMargin(pkg: DocxPackage): boolean {
     return undefined;
   });
   if (byBlock.size === 0) return false;
+  stackOverlapping(blocks, byBlock);
 
   const widths = sections.map(widenSection);
   const children: XNode[] = [];

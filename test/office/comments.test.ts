@@ -24,8 +24,14 @@ const WML = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
  * A Letter-size DOCX of `pages` pages (page breaks), with one comment on the first paragraph of page 1 and
  * one, with a reply, on page `pages`. Author and text carry XML specials.
  */
-function commentedDocx(pages = 2): Uint8Array {
+function commentedDocx(pages = 2, adjacent: string[] = []): Uint8Array {
   const body: string[] = [];
+  // Optional comments on consecutive paragraphs at the top of page 1 (ids 10, 11, …).
+  adjacent.forEach((_, i) =>
+    body.push(
+      `<w:p><w:commentRangeStart w:id="${10 + i}"/><w:r><w:t>Adjacent paragraph ${i}.</w:t></w:r><w:commentRangeEnd w:id="${10 + i}"/><w:r><w:commentReference w:id="${10 + i}"/></w:r></w:p>`,
+    ),
+  );
   for (let p = 1; p <= pages; p++) {
     const id = p === 1 ? '0' : p === pages ? '1' : undefined;
     const mark = (s: string) => (id === undefined ? s : `<w:commentRangeStart w:id="${id}"/>${s}<w:commentRangeEnd w:id="${id}"/>`);
@@ -58,6 +64,7 @@ function commentedDocx(pages = 2): Uint8Array {
         comment('0', 'Ann &amp; Bo', 'Check &lt;this&gt; opening claim') +
         comment('1', 'Carl', 'Closing remark needs a source') +
         comment('2', 'Ann &amp; Bo', 'Agreed, adding one') +
+        adjacent.map((text, i) => comment(String(10 + i), 'Dee', text)).join('') +
         '</w:comments>',
     ),
   });
@@ -65,6 +72,22 @@ function commentedDocx(pages = 2): Uint8Array {
 
 const flat = (s: string) => s.replace(/\s+/g, ' ');
 const pageWidth = (pdf: Uint8Array) => Number(/^([\d.]+) x/.exec(pdfInfo(pdf)['Page size']!)![1]);
+
+/** Every word of page 1 with its box (pdftotext -bbox), y growing downwards. */
+function wordBoxes(pdf: Uint8Array): Array<{ word: string; yMin: number; yMax: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-comments-test-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'a.pdf'), pdf);
+    const html = execFileSync('pdftotext', ['-bbox', '-f', '1', '-l', '1', path.join(dir, 'a.pdf'), '-'], { maxBuffer: 64 << 20 }).toString('utf8');
+    return [...html.matchAll(/<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+      word: m[3]!,
+      yMin: Number(m[1]),
+      yMax: Number(m[2]),
+    }));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** The PDF's objects uncompressed (qpdf --qdf), with UTF-16 hex strings (<FEFF…>) decoded to text. */
 function annotationContents(pdf: Uint8Array): string {
@@ -117,6 +140,16 @@ describe('comments in DOCX→PDF', () => {
       .split('\n')
       .find((l) => l.includes('opening claim'))!;
     expect(layout.indexOf('Ann')).toBeGreaterThan(layout.indexOf('Body paragraph on page 1.') + 'Body paragraph on page 1.'.length);
+  });
+
+  it('margin stacks comments whose frames would cover each other', async () => {
+    const long = 'This remark is long enough to wrap over several lines of the comment column. '.repeat(3) + 'Endmark.';
+    const pdf = await pool.docxToPdf(commentedDocx(1, [long, 'Shortnote']), { comments: 'margin' });
+    const words = wordBoxes(pdf);
+    const end = words.find((w) => w.word === 'Endmark.')!;
+    const next = words.find((w) => w.word === 'Shortnote')!;
+    expect(end).toBeDefined();
+    expect(next.yMin).toBeGreaterThanOrEqual(end.yMax - 0.5);
   });
 
   it('margin on a real Word file: comments, multi-paragraph comments and replies', async () => {
