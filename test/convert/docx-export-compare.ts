@@ -47,6 +47,7 @@ export async function compareCorpus(files: readonly string[] = corpusFiles()): P
       scores: { md: { folio: emptyScore(), pandoc: emptyScore() }, html: { folio: emptyScore(), pandoc: emptyScore() } },
     };
     let ref;
+    await new Promise((resolve) => setImmediate(resolve));
     try {
       ref = docxReference(bytes);
     } catch (e) {
@@ -58,6 +59,9 @@ export async function compareCorpus(files: readonly string[] = corpusFiles()): P
       html: () => docxToHtml(bytes).html,
     };
     for (const format of FORMATS) {
+      // With pandoc's outputs cached nothing here waits on I/O: give the event loop a turn between the
+      // synchronous steps, or a test runner's messages to this process time out over the whole corpus.
+      await new Promise((resolve) => setImmediate(resolve));
       const measure = format === 'md' ? measureMarkdown : measureHtml;
       try {
         result.scores[format].folio = score(ref, measure(folio[format]()));
@@ -65,6 +69,7 @@ export async function compareCorpus(files: readonly string[] = corpusFiles()): P
         result.failed[`folio-${format}`] = (e as Error).message;
         result.scores[format].folio = score(ref, measure(''));
       }
+      await new Promise((resolve) => setImmediate(resolve));
       const theirs = await pandocExport(full, format);
       if (theirs === undefined) result.failed[`pandoc-${format}`] = 'pandoc failed';
       result.scores[format].pandoc = score(ref, measure(theirs ?? ''));
