@@ -108,17 +108,15 @@ class InlineWriter {
 
   write(inlines: Inline[], inherited: MarkKind[] = []): void {
     const marksOf = inlines.map((i) => (i.t === 'text' ? markSet(i.m) : i.t === 'link' ? commonMarks(i.children) : undefined));
+    // runs[n][k]: how many inlines from n on keep mark k (computed backwards: linear in the paragraph).
+    const runs: Array<Map<MarkKind, number>> = new Array(inlines.length);
+    for (let n = inlines.length - 1; n >= 0; n--) {
+      const m = new Map<MarkKind, number>();
+      for (const k of marksOf[n] ?? []) m.set(k, 1 + (runs[n + 1]?.get(k) ?? 0));
+      runs[n] = m;
+    }
     inlines.forEach((i, n) => {
-      this.persistence.clear();
-      for (const k of ORDER) {
-        let run = 0;
-        for (let j = n; j < inlines.length; j++) {
-          const m = marksOf[j];
-          if (m === undefined || !m.includes(k)) break;
-          run++;
-        }
-        this.persistence.set(k, run);
-      }
+      this.persistence = runs[n]!;
       this.inline(i, inherited);
     });
   }
@@ -356,7 +354,7 @@ function table(ctx: Ctx, b: Extract<Block, { t: 'table' }>): string {
       cols
         .map((i) => {
           const a = align(i);
-          return a === 'center' ? ':---:' : a === 'right' ? '---:' : '---';
+          return a === 'center' ? ':---:' : a === 'right' ? '---:' : a === 'left' ? ':---' : '---';
         })
         .join('|') +
       '|',

@@ -63,7 +63,7 @@ describe('docxToMarkdown on packages Folio writes', () => {
     expect(out).toContain('- a\n  - b\n    - c\n- d');
     expect(out).toContain('7. seven\n8. eight');
     expect(out).toContain('- [x] done\n- [ ] open');
-    expect(out).toContain('| L | C | R |\n|---|:---:|---:|\n| 1 | 2 | 3 |');
+    expect(out).toContain('| L | C | R |\n|:---|:---:|---:|\n| 1 | 2 | 3 |');
   });
 
   it('writes footnotes as GFM footnotes', () => {
@@ -143,6 +143,25 @@ describe('docxToMarkdown bounds', () => {
     expect(r.warnings.join(' ')).toMatch(/nested too deeply/);
   });
 
+  it('bounds what hostile numbers could nest: quote depth from indentation, list levels', () => {
+    const quote = md(docx('<w:p><w:pPr><w:ind w:left="99999999"/></w:pPr><w:r><w:t>deep</w:t></w:r></w:p>')).markdown;
+    expect(quote).toBe('> > > > > > > > deep\n');
+    const numbering =
+      '<?xml version="1.0"?><w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val="•"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num></w:numbering>';
+    const rels =
+      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="n" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering" Target="numbering.xml"/></Relationships>';
+    const items = Array.from(
+      { length: 300 },
+      (_, i) =>
+        `<w:p><w:pPr><w:numPr><w:ilvl w:val="${i < 10 ? i : i * 1000}"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>i${i}</w:t></w:r></w:p>`,
+    );
+    const out = md(docx(items.join(''), { 'word/numbering.xml': numbering, 'word/_rels/document.xml.rels': rels })).markdown;
+    const indents = out.split('\n').map((l) => /^ */.exec(l)![0].length);
+    // Nine levels at most: a bullet (2 columns) and eight numbered levels (3 columns each).
+    expect(Math.max(...indents)).toBe(2 + 7 * 3);
+    expect(out).toContain('i299');
+  });
+
   it('refuses a table beyond the cell bound', () => {
     const row = '<w:tr>' + '<w:tc><w:p/></w:tc>'.repeat(100) + '</w:tr>';
     const e = refusal(() => docxToMarkdown(docx('<w:tbl>' + row.repeat(20) + '</w:tbl>'), { limits: { maxTableCells: 1000 } }));
@@ -193,7 +212,7 @@ describe.skipIf(!hasCorpus)('docxToMarkdown on the DOCX corpus', () => {
       'poi--clusterfuzz-XWPF-5313273089884160.docx',
       'poi--truncated62886.docx',
     ]);
-  });
+  }, 600_000);
 
   it('reads structure from files written by other tools', () => {
     const lists = md(corpus('pandoc--lists.docx')).markdown;

@@ -19,6 +19,9 @@ import type { Block, Inline, ListItem, ParaFormat, TableCell, TableRow } from '.
 import type { LevelInfo } from './numbering.js';
 import { isOn, MONOSPACE } from './styles.js';
 
+/** Quote levels one paragraph can open (Markdown readers nest further, but no real document does). */
+const MAX_QUOTE_DEPTH = 8;
+
 interface ParaInfo {
   kind: 'heading' | 'para' | 'code' | 'hr';
   level: number;
@@ -59,8 +62,8 @@ class BlockBuilder {
   private lastCode?: Extract<Block, { t: 'code' }>;
   /** Inlines of a paragraph whose mark was deleted (tracked): they join the next paragraph. */
   private carried: Inline[] = [];
-  /** Running counts of (numId, level), so a list interrupted and resumed keeps its numbers. */
-  private readonly counters = new Map<string, number>();
+  /** Running counts per numId and level, so a list interrupted and resumed keeps its numbers. */
+  private readonly counters = new Map<string, number[]>();
   /** Text boxes met in the paragraph being read. */
   private boxes: XElement[] = [];
 
@@ -128,7 +131,8 @@ class BlockBuilder {
     }
     const f: ParaFormat = {};
     const jc = val(pPr, 'w:jc');
-    if (jc === 'center') f.align = 'center';
+    if (jc === 'left' || jc === 'start') f.align = 'left';
+    else if (jc === 'center') f.align = 'center';
     else if (jc === 'right' || jc === 'end') f.align = 'right';
     else if (jc === 'both' || jc === 'distribute') f.align = 'justify';
     const indEl = pPr && child(pPr, 'w:ind');
@@ -146,12 +150,14 @@ class BlockBuilder {
     const numPr = pPr && child(pPr, 'w:numPr');
     let numId = numPr ? val(numPr, 'w:numId') : undefined;
     let ilvl = numPr ? (num(val(numPr, 'w:ilvl')) ?? 0) : 0;
+    const clampLevel = (l: number) => Math.min(Math.max(Math.trunc(l) || 0, 0), 8);
     const fromStyle = numId === undefined;
     if (fromStyle) {
       numId = style.numId;
       ilvl = style.ilvl ?? num(val(numPr, 'w:ilvl')) ?? 0;
     }
-    const lvl = numId !== undefined && numId !== '0' ? this.ctx.numbering.level(numId, Math.min(Math.max(ilvl, 0), 8)) : undefined;
+    ilvl = clampLevel(ilvl); // Word has nine levels: a hostile ilvl cannot nest lists deeper
+    const lvl = numId !== undefined && numId !== '0' ? this.ctx.numbering.level(numId, ilvl) : undefined;
 
     const outline = num(val(pPr, 'w:outlineLvl'));
     let level = outline !== undefined && outline >= 0 && outline <= 8 ? outline + 1 : (style.heading ?? 0);
@@ -203,7 +209,8 @@ class BlockBuilder {
 
   /** Quote levels a paragraph takes from its style and its indentation beyond its container's. */
   private quoteDepth(info: ParaInfo, extra: number): number {
-    const steps = Math.round(extra / QUOTE_STEP);
+    // Bounded: an indentation of millions of twips must not nest thousands of quotes.
+    const steps = Math.min(Math.round(extra / QUOTE_STEP), MAX_QUOTE_DEPTH);
     if (info.quoteStyle) return Math.max(1, steps);
     if (info.kind === 'hr') return 0;
     return extra >= QUOTE_STEP / 2 ? Math.max(1, steps) : 0;
@@ -232,10 +239,11 @@ class BlockBuilder {
       this.lists.pop();
       top = this.lists[this.lists.length - 1];
     }
-    const key = `${numId}:${ilvl}`;
+    const counts = this.counters.get(numId) ?? [];
+    this.counters.set(numId, counts);
     if (!top || top.ilvl < ilvl) {
       const container = top ? top.block.items[top.block.items.length - 1]!.blocks : this.root;
-      const list: Extract<Block, { t: 'list' }> = { t: 'list', ordered: lvl.ordered, start: lvl.start + (this.counters.get(key) ?? 0), items: [] };
+      const list: Extract<Block, { t: 'list' }> = { t: 'list', ordered: lvl.ordered, start: lvl.start + (counts[ilvl] ?? 0), items: [] };
       this.ctx.count();
       this.lastCode = undefined;
       if (container === this.root) this.place(this.root, 0, list);
@@ -243,11 +251,9 @@ class BlockBuilder {
       top = { block: list, numId, ilvl, indent: lvl.indent };
       this.lists.push(top);
     }
-    this.counters.set(key, (this.counters.get(key) ?? 0) + 1);
-    for (const k of this.counters.keys()) {
-      const [n, l] = k.split(':');
-      if (n === numId && Number(l) > ilvl) this.counters.delete(k);
-    }
+    counts[ilvl] = (counts[ilvl] ?? 0) + 1;
+    counts.length = ilvl + 1; // deeper levels start again
+
     const item: ListItem = { blocks: [] };
     if (block.t === 'para' || block.t === 'heading') {
       const checked = leadingCheck(block.inlines);
