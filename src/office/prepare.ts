@@ -2,14 +2,15 @@
  * What the pool does to a validated DOCX before a worker sees it: accept or reject tracked changes
  * (revisions.ts) and drop comments (comments.ts), both on the lossless XML tree; with `comments=margin` the
  * comments are first turned into a column of frames beside the text (comments-margin.ts), with
- * `comments=annotations` they are kept for the soffice fallback (soffice.ts). A markup-mode document
- * without comments passes untouched. Only the WordprocessingML parts are inflated; every other entry is
+ * `comments=annotations` they are kept for the soffice fallback (soffice.ts). Word's Symbol bullets become
+ * U+2022 (bullets.ts). A markup-mode document without comments or Symbol bullets passes untouched. Only the WordprocessingML parts are inflated; every other entry is
  * copied as it was.
  */
 import type { DocxPackage } from '../docx/package.js';
 import { resolveRevisions } from './revisions.js';
 import { isCommentPart, stripCommentContentTypes, stripCommentMarks, stripCommentRelationships } from './comments.js';
 import { placeCommentsInMargin } from './comments-margin.js';
+import { unicodeBullets } from './bullets.js';
 import type { DocxToPdfOptions } from './types.js';
 
 const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
@@ -21,7 +22,8 @@ export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions): Uint8A
   const commentsMode = options.comments ?? 'none';
   // Comments kept for the fallback are left exactly as they are; only the revisions are resolved.
   const hasComments = commentsMode !== 'annotations' && names.some(isCommentPart);
-  if (mode === 'markup' && !hasComments) return pkg.bytes;
+  const bullets = fixBullets(pkg, names);
+  if (mode === 'markup' && !hasComments) return bullets ? pkg.toBytes() : pkg.bytes;
   if (hasComments && commentsMode === 'margin') placeCommentsInMargin(pkg);
   for (const name of names) {
     if (hasComments && isCommentPart(name)) {
@@ -50,4 +52,15 @@ export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions): Uint8A
     }
   }
   return pkg.modified ? pkg.toBytes() : pkg.bytes;
+}
+
+/** Rewrites Word's Symbol-font bullets to U+2022 (bullets.ts); whether the numbering part changed. */
+function fixBullets(pkg: DocxPackage, names: string[]): boolean {
+  const part = names.find((n) => /^word\/numbering\.xml$/i.test(n));
+  const xml = part ? pkg.text(part) : undefined;
+  if (!part || !xml || !/\uF0B7|&#xF0B7;|&#61623;/i.test(xml)) return false;
+  const fixed = unicodeBullets(xml);
+  if (fixed === xml) return false;
+  pkg.setText(part, fixed);
+  return true;
 }

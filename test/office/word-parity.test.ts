@@ -96,6 +96,17 @@ describe('word parity of DOCX→PDF', () => {
     expect(await lineEnds(false)).toBe(0);
   });
 
+  it("writes Word's Symbol bullets as U+2022 in the PDF's text, as Word does", async () => {
+    const numbering =
+      '<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="bullet"/><w:lvlText w:val="\uF0B7"/><w:lvlJc w:val="left"/>' +
+      '<w:pPr><w:ind w:left="720" w:hanging="360"/></w:pPr><w:rPr><w:rFonts w:ascii="Symbol" w:hAnsi="Symbol" w:hint="default"/></w:rPr></w:lvl></w:abstractNum>' +
+      '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>';
+    const item = (t: string) => `<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>${t}</w:t></w:r></w:p>`;
+    const text = pdfPages(await pool.docxToPdf(buildDocx({ body: item('First item') + item('Second item'), numbering })))[0]!;
+    expect(text).toMatch(/\u2022\s+First item/);
+    expect(text).not.toContain('\uF0B7');
+  });
+
   it('stays at or above the mean floor', () => {
     const mean = meanScores(scores);
     for (const k of SUMMARY_KEYS) expect(mean[k], `mean ${k}`).toBeGreaterThanOrEqual(floors.mean[k] - 1e-9);
