@@ -23,8 +23,13 @@ import { requestTimestamp, TimestampError } from './tsa.js';
 
 export type SignatureLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 
-/** Room for a document-timestamp token (TSA chain included); a larger token is stamped again with room. */
+/**
+ * Room for a document-timestamp token (TSA chain included) when no earlier token from the same TSA tells its
+ * size; with one, that size plus a margin (tokens of one TSA differ by a few bytes: serial, time, nonce). A
+ * token that does not fit is stamped again with room.
+ */
 const DOC_TIMESTAMP_ROOM = 16_384;
+const TOKEN_MARGIN = 2_048;
 
 function merge(...parts: ValidationData[]): ValidationData {
   return { certs: parts.flatMap((p) => p.certs), ocsps: parts.flatMap((p) => p.ocsps), crls: parts.flatMap((p) => p.crls) };
@@ -47,12 +52,12 @@ export async function addLongTermValidation(
   const all = merge(signer, tsa);
   const withDss = appendDss(pdf, { ...all, vri: [{ key: vriKey(contentsInGap(pdf, signature.byteRange)), data: all }] });
   if (opts.level === 'B-LT') return withDss;
-  return addDocumentTimestamp(withDss, opts.tsaUrl);
+  return addDocumentTimestamp(withDss, opts.tsaUrl, signature.token && signature.token.length + TOKEN_MARGIN);
 }
 
 /** A document timestamp over `pdf`; a TSA failure fails the request (an explicit B-LTA is never downgraded). */
-export async function addDocumentTimestamp(pdf: Uint8Array, tsaUrl: string): Promise<Uint8Array> {
-  let room = DOC_TIMESTAMP_ROOM;
+export async function addDocumentTimestamp(pdf: Uint8Array, tsaUrl: string, roomHint?: number): Promise<Uint8Array> {
+  let room = roomHint ?? DOC_TIMESTAMP_ROOM;
   for (let attempt = 0; attempt < 2; attempt++) {
     const placeholder = appendDocTimestampPlaceholder(pdf, room);
     const hash = crypto.createHash('sha256');
@@ -69,7 +74,7 @@ export async function addDocumentTimestamp(pdf: Uint8Array, tsaUrl: string): Pro
       );
     }
     if (fillDocTimestamp(placeholder, token)) return placeholder.bytes;
-    room = token.length + 2048;
+    room = token.length + TOKEN_MARGIN;
   }
   throw new Error('the document timestamp did not fit its placeholder');
 }

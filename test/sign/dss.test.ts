@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import type { SigningIdentity } from '../../src/services.js';
 import { loadSigningIdentity, signDocument } from '../../src/sign/index.js';
+import { addDocumentTimestamp } from '../../src/sign/ltv.js';
 import { isRef, openPdf, type PdfValue } from '../../src/pdf/index.js';
 import { loadTrustStore, verifyPdf, type TrustStore } from '../../src/verify/index.js';
 import { nssDbTrusting, pdfsigBlocks, qpdfCheck, tmpDir, writeTemp } from './helpers.js';
@@ -123,6 +124,17 @@ describe('appendDocTimestampPlaceholder', () => {
       .map((r) => Buffer.from((pdf.dictAt(r, pdf.last)!.map.get('T') as { bytes: Uint8Array }).bytes).toString('latin1'));
     expect(names).toEqual(['Folio-Signature-1', 'Folio-Timestamp-1']);
     const report = await verifyPdf(out, { trust });
+    expect(report.signatures.map((s) => s.fieldName)).toEqual(['Folio-Signature-1', 'Folio-Timestamp-1']);
+  }, 60_000);
+
+  it('stamps again with room when the token does not fit the placeholder', async () => {
+    const signed = (await sign(await (await base()).save(), 'B-LT')).pdf;
+    const before = tsa.requests;
+    const out = await addDocumentTimestamp(signed, tsa.url, 64); // far too small for any token
+    expect(tsa.requests).toBe(before + 2);
+    expect(qpdfCheck(writeTemp(work, 'restamped.pdf', out)).status).toBe(0);
+    const report = await verifyPdf(out, { trust });
+    expect(report.indication, report.reason).toBe('TOTAL_PASSED');
     expect(report.signatures.map((s) => s.fieldName)).toEqual(['Folio-Signature-1', 'Folio-Timestamp-1']);
   }, 60_000);
 });
