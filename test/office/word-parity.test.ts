@@ -8,7 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strToU8, unzipSync, zipSync } from 'fflate';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import { OfficePool } from '../../src/office/index.js';
+import { fontReplacementItems } from '../../src/office/fonts.js';
 import { buildDocx, pdfPages } from './helpers.js';
 import { listPairs, meanScores, multisetF1, scorePair, SUMMARY_KEYS, type PairScore } from '../../scripts/word-parity.js';
 
@@ -37,6 +40,35 @@ describe('word parity scorer', () => {
     expect(multisetF1(['a', 'a', 'b'], ['a', 'b', 'b'])).toBeCloseTo(2 / 3);
     expect(multisetF1([], [])).toBe(1);
     expect(multisetF1(['a'], [])).toBe(0);
+  });
+});
+
+/** Font names embedded in a PDF (pdffonts), subset prefixes removed. */
+function embeddedFonts(pdf: Uint8Array): string[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-parity-test-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'a.pdf'), pdf);
+    const out = execFileSync('pdffonts', [path.join(dir, 'a.pdf')]).toString('utf8');
+    return out
+      .split('\n')
+      .slice(2)
+      .map((l) => l.split(/\s+/)[0]!.replace(/^[A-Z]{6}\+/, ''))
+      .filter(Boolean);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('font replacement table', () => {
+  it('maps only fonts that are missing, to the first installed candidate', () => {
+    const items = fontReplacementItems(new Set(['aptos', 'liberation sans', 'carlito', 'dejavu sans']));
+    const pairs = items.join('').match(/<value>[^<]*<\/value><\/prop><prop oor:name="SubstituteFont"[^>]*><value>[^<]*/g) ?? [];
+    const text = items.join('');
+    expect(text).not.toContain('<value>Aptos</value>');
+    expect(text).toContain('<value>Aptos Display</value>');
+    expect(text).toContain('<value>Segoe UI</value>'); // Lato missing here: Liberation Sans
+    expect(pairs.some((p) => p.includes('Segoe UI') && p.endsWith('Liberation Sans'))).toBe(true);
+    expect(text).not.toContain('<value>Georgia</value>'); // DejaVu Serif Condensed missing here
   });
 });
 
@@ -94,6 +126,13 @@ describe('word parity of DOCX→PDF', () => {
         .filter((l) => /\w-$/.test(l.trim())).length;
     expect(await lineEnds(true)).toBeGreaterThanOrEqual(3);
     expect(await lineEnds(false)).toBe(0);
+  });
+
+  it('lays out Word fonts that are not installed in their measured stand-ins', async () => {
+    const run = (font: string) => `<w:p><w:r><w:rPr><w:rFonts w:ascii="${font}" w:hAnsi="${font}"/></w:rPr><w:t>${font} text</w:t></w:r></w:p>`;
+    const fonts = embeddedFonts(await pool.docxToPdf(buildDocx({ body: ['Aptos', 'Georgia', 'Calibri Light', 'Segoe UI'].map(run).join('') })));
+    expect(fonts).toEqual(expect.arrayContaining(['LiberationSans', 'DejaVuSerifCondensed', 'Carlito', 'Lato-Regular']));
+    expect(fonts).not.toContain('DejaVuSans');
   });
 
   it("writes Word's Symbol bullets as U+2022 in the PDF's text, as Word does", async () => {
