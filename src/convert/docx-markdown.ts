@@ -15,6 +15,8 @@ import { htmlBlocks, htmlEscape, type HtmlContext } from './docx-html.js';
 interface Ctx {
   warnings: Set<string>;
   notes: Map<string, number>;
+  /** Note numbers referenced as `[^n]` (not only from inside an HTML table, where Markdown is not read). */
+  referenced: Set<number>;
   html: HtmlContext;
 }
 
@@ -191,6 +193,7 @@ class InlineWriter {
         if (n !== undefined) {
           this.setMarks([...inherited]);
           this.emit(`[^${n}]`);
+          this.ctx.referenced.add(n);
         }
         return;
       }
@@ -438,9 +441,15 @@ function tightJoin(ctx: Ctx, list: Block[]): string {
 export function modelToMarkdown(doc: DocModel, warnings: Set<string>): string {
   const notes = new Map<string, number>();
   doc.notes.forEach((n, i) => notes.set(`${n.kind}:${n.id}`, i + 1));
-  const ctx: Ctx = { warnings, notes, html: { warnings, notes, idPrefix: '' } };
+  const ctx: Ctx = { warnings, notes, referenced: new Set(), html: { warnings, notes, idPrefix: '' } };
   let md = blocks(ctx, doc.blocks);
-  const defs = doc.notes.map((n, i) => indent(blocks(ctx, n.blocks) || ' ', `[^${i + 1}]: `, '    '));
+  // A note cited only inside an HTML table has no `[^n]` a Markdown reader would follow (an unreferenced
+  // definition is not shown): it is written as a paragraph the table's link points to.
+  const defs = doc.notes.map((n, i) =>
+    ctx.referenced.has(i + 1)
+      ? indent(blocks(ctx, n.blocks) || ' ', `[^${i + 1}]: `, '    ')
+      : `<sup id="fn${i + 1}">${i + 1}</sup> ` + (blocks(ctx, n.blocks) || ' '),
+  );
   if (defs.length) md += '\n\n' + defs.join('\n\n');
   return md.replace(/\s+$/, '') + '\n';
 }
