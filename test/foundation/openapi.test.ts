@@ -79,7 +79,19 @@ describe('GET /openapi.json', () => {
     expect(doc.servers?.length).toBeGreaterThan(0);
     const convert = doc.paths['/v1/convert']!.post!.requestBody!.content!['multipart/form-data']!.schema!;
     expect(convert.required).toEqual(['file']);
-    expect(Object.keys(convert.properties!)).toEqual(['file', 'from', 'to', 'width', 'pages', 'trackedChanges', 'pdfa', 'tagged', 'comments', 'images', 'pageSize']);
+    expect(Object.keys(convert.properties!)).toEqual([
+      'file',
+      'from',
+      'to',
+      'width',
+      'pages',
+      'trackedChanges',
+      'pdfa',
+      'tagged',
+      'comments',
+      'images',
+      'pageSize',
+    ]);
     expect(Object.keys(doc.paths['/v1/verify']!.post!.requestBody!.content!).sort()).toEqual(['application/json', 'multipart/form-data']);
   });
 
