@@ -9,7 +9,7 @@
  * reading.
  */
 import crypto, { X509Certificate } from 'node:crypto';
-import { Attribute, ContentInfo, EncapsulatedContentInfo, SignedData, SignerInfos, SignerInfo } from '@peculiar/asn1-cms';
+import { Attribute, ContentInfo, EncapsulatedContentInfo, SignedData, SignerInfos } from '@peculiar/asn1-cms';
 import { OctetString } from '@peculiar/asn1-schema';
 import { RsaSaPssParams } from '@peculiar/asn1-rsa';
 import { TSTInfo } from '@peculiar/asn1-tsp';
@@ -24,6 +24,7 @@ import {
   parseSmallInteger,
   serialize,
 } from '../crypto/asn1.js';
+import { readSignerInfos, type AttributeView, type SignerInfoView } from './cms-lite.js';
 import { certificateFields, octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
 
 export const DIGEST_BY_OID: Record<string, string> = {
@@ -118,7 +119,7 @@ export interface CmsResult {
  */
 const certCache = new Map<string, X509Certificate>();
 const CERT_CACHE_SIZE = 512;
-function certificateOf(der: Uint8Array): X509Certificate {
+export function certificateOf(der: Uint8Array): X509Certificate {
   const key = Buffer.from(der.buffer, der.byteOffset, der.byteLength).toString('base64');
   let cert = certCache.get(key);
   if (!cert) {
@@ -204,7 +205,7 @@ function signerInfoBytes(signerInfos: Uint8Array): { signedAttrs?: Uint8Array; s
 const cmsError = (m: string) => new Error(m);
 
 /** The first value of each attribute of `type`, raw (ANY). */
-const valuesOf = (attrs: Attribute[] | undefined, type: string): ArrayBuffer[][] =>
+const valuesOf = (attrs: AttributeView[] | undefined, type: string): ArrayBuffer[][] =>
   (attrs ?? []).filter((a) => a.attrType === type).map((a) => a.attrValues);
 
 /** `contentDigest(alg)` hashes the signed content (the ByteRange bytes) with the named algorithm. */
@@ -212,7 +213,7 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   const result: CmsResult = { errors: [], warnings: [], digestMatches: false, signatureValid: false, certificates: [] };
   // SignedData ::= { version, digestAlgorithms, encapContentInfo, [0] certificates, [1] crls, signerInfos }
   let encapInfo: EncapsulatedContentInfo;
-  let signerInfos: SignerInfo[];
+  let signerInfos: SignerInfoView[];
   let certDers: Uint8Array[];
   let raw: { signedAttrs?: Uint8Array; sidIssuer?: Uint8Array };
   try {
@@ -221,7 +222,8 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
     if (split) {
       // Fast path: certificates are cut out as raw slices; the schema decodes only the small parts.
       encapInfo = parseAs(split.encap, EncapsulatedContentInfo, cmsError);
-      signerInfos = [...parseAs(split.signerInfos, SignerInfos, cmsError)];
+      // Signer infos read by headers (cms-lite.ts); the schema only when they do not read cleanly.
+      signerInfos = readSignerInfos(split.signerInfos) ?? [...parseAs(split.signerInfos, SignerInfos, cmsError)];
       certDers = split.certs;
       raw = signerInfoBytes(split.signerInfos);
     } else {
@@ -390,15 +392,19 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
     result.errors.push(`signature could not be checked: ${(e as Error).message}`.slice(0, 200));
   }
 
-  const ts = valuesOf(si.unsignedAttrs, OID.signatureTimeStampToken)[0]?.[0];
-  if (ts) result.timestampToken = new Uint8Array(ts);
+  const unsignedValue = (oid: string): Uint8Array | undefined => {
+    const v = valuesOf(si.unsignedAttrs, oid)[0]?.[0];
+    return v ? new Uint8Array(v) : undefined;
+  };
+  const ts = unsignedValue(OID.signatureTimeStampToken);
+  if (ts) result.timestampToken = ts;
   const adbe = valuesOf(signedAttrs, ADBE_REVOCATION_ARCHIVAL)[0]?.[0];
-  const revVals = valuesOf(si.unsignedAttrs, REVOCATION_VALUES)[0]?.[0];
+  const revVals = unsignedValue(REVOCATION_VALUES);
   if (adbe || revVals) {
     result.revocationRaw = {
       ...result.revocationRaw,
       ...(adbe ? { adbeArchival: new Uint8Array(adbe) } : {}),
-      ...(revVals ? { revocationValues: new Uint8Array(revVals) } : {}),
+      ...(revVals ? { revocationValues: revVals } : {}),
     };
   }
   return result;

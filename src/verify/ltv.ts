@@ -12,6 +12,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { isRef, isStream, type PdfDocument, type PdfValue } from '../pdf/index.js';
+import { certificateOf } from './cms.js';
 import { MAX_CRL_BYTES, MAX_REVOCATION_ITEMS, type RevocationItem, type RevocationOrigin } from './revocation.js';
 
 export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
@@ -69,7 +70,7 @@ export function readDss(doc: PdfDocument): DssData | undefined {
         return [];
       }
       try {
-        return [new X509Certificate(Buffer.from(bytes))];
+        return [certificateOf(bytes)];
       } catch {
         return [];
       }

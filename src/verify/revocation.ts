@@ -153,6 +153,28 @@ function signatureOver(buf: Uint8Array, parts: Tlv[]): { tbs: Uint8Array; alg: A
   }
 }
 
+/**
+ * What a CRL says independently of the certificate asked about, by its SHA-256 and its issuer's fingerprint:
+ * the same CRL is typically carried twice (document-level and VRI) and consulted for every signature, and its
+ * time fields and signature cost more than the lookup. CRLs are public data; the cache is bounded.
+ */
+const crlCache = new Map<string, { thisUpdate?: Date; nextUpdate?: Date; signatureOk: boolean }>();
+const CRL_CACHE_SIZE = 256;
+
+function crlFacts(der: Uint8Array, parts: Tlv[], tbs: Tlv[], timeAt: number, issuer: X509Certificate) {
+  const key = `${crypto.createHash('sha256').update(der).digest('hex')}|${issuer.fingerprint256}`;
+  let hit = crlCache.get(key);
+  if (!hit) {
+    const thisUpdate = readTime(der, tbs[timeAt]);
+    const nextUpdate = thisUpdate ? readTime(der, tbs[timeAt + 1]) : undefined;
+    const signed = signatureOver(der, parts);
+    hit = { thisUpdate, nextUpdate, signatureOk: !!signed && verifyWithAlgorithm(signed.alg, signed.tbs, issuer.publicKey, signed.sig) };
+    if (crlCache.size >= CRL_CACHE_SIZE) crlCache.delete(crlCache.keys().next().value!);
+    crlCache.set(key, hit);
+  }
+  return hit;
+}
+
 function checkCrl(
   der: Uint8Array,
   cert: X509Certificate,
@@ -174,15 +196,15 @@ function checkCrl(
   const certFields = certificateFields(new Uint8Array(cert.raw));
   // Only a CRL of the certificate's issuer speaks about it (indirect CRLs are not followed).
   if (!issuerName || !certFields || Buffer.compare(slice(der, issuerName), certFields.issuer) !== 0) return undefined;
-  const thisUpdate = readTime(der, tbs[i++]);
+  const facts = crlFacts(der, parts, tbs, i, issuer);
+  const thisUpdate = facts.thisUpdate;
+  i++;
   if (!thisUpdate) return { ...src, problem: 'thisUpdate unreadable' };
-  const maybeNext = readTime(der, tbs[i]);
+  const maybeNext = facts.nextUpdate;
   if (maybeNext) i++;
   src.thisUpdate = thisUpdate.toISOString();
   src.nextUpdate = maybeNext ? maybeNext.toISOString() : null;
-  const signed = signatureOver(der, parts);
-  if (!signed || !verifyWithAlgorithm(signed.alg, signed.tbs, issuer.publicKey, signed.sig))
-    return { ...src, problem: "the CRL's signature does not verify with the issuer's key" };
+  if (!facts.signatureOk) return { ...src, problem: "the CRL's signature does not verify with the issuer's key" };
   src.issuer = subject(issuer);
   const tp = windowProblem({ thisUpdate, nextUpdate: maybeNext }, at, now);
   if (tp) return { ...src, problem: tp };
