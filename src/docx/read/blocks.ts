@@ -309,8 +309,13 @@ class BlockBuilder {
       const trPr = child(tr, 'w:trPr');
       const header: boolean = headerRun && !!trPr && isOn(child(trPr, 'w:tblHeader'));
       headerRun = header;
-      let col = num(val(trPr, 'w:gridBefore')) ?? 0;
+      const before = Math.min(Math.max(num(val(trPr, 'w:gridBefore')) ?? 0, 0), 64);
+      const after = Math.min(Math.max(num(val(trPr, 'w:gridAfter')) ?? 0, 0), 64);
+      let col = before;
       const row: TableRow = { header, cells: [] };
+      // Grid columns a row skips (w:gridBefore/After) are empty cells, so columns stay aligned.
+      const empty = (): TableCell => ({ blocks: [], colspan: 1, rowspan: 1 });
+      for (let i = 0; i < before; i++) row.cells.push(empty());
       for (const tc of flatten(tr, 'w:tc')) {
         if (++cells > this.ctx.limits.maxTableCells) {
           throw this.tooLarge();
@@ -339,6 +344,7 @@ class BlockBuilder {
         row.cells.push(cell);
         col += span;
       }
+      for (let i = 0; i < after; i++) row.cells.push(empty());
       rows.push(row);
     }
     return { t: 'table', rows, bordered };

@@ -87,7 +87,12 @@ export class InlineReader {
       href = h?.href;
       title = h?.title;
     }
-    if (href !== undefined) {
+    // A link inside a link (a TOC entry's page-number field inside its hyperlink) is not a link of its own:
+    // neither Markdown nor HTML nests them.
+    const nested = this.stack.some(
+      (o) => (o.kind === 'link' && o.href !== undefined) || (o.kind === 'field' && parseHyperlinkField(o.instr ?? '')?.href),
+    );
+    if (href !== undefined && !nested) {
       const safe = safeHref(href);
       if (safe && f.items.length > 0) return this.push({ t: 'link', href: safe, title, children: f.items });
       if (!safe) this.unsafeLinks++;
@@ -341,12 +346,17 @@ function sameMarks(a: Marks, b: Marks): boolean {
   );
 }
 
-/** `HYPERLINK "url" \l "anchor" \o "tip"` → href and title; undefined for any other field. */
+/**
+ * `HYPERLINK "url" \l "anchor" \o "tip"` → href and title; `PAGEREF name \h` and `REF name \h` (a
+ * cross-reference made a link) → `#name`; undefined for any other field.
+ */
 export function parseHyperlinkField(instr: string): { href?: string; title?: string } | undefined {
   const tokens: string[] = [];
   // A field instruction is a short, flat token list (quoted strings and switches); not XML.
   for (const m of instr.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)) tokens.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!);
-  if (tokens[0]?.toUpperCase() !== 'HYPERLINK') return undefined;
+  const kind = tokens[0]?.toUpperCase();
+  if ((kind === 'PAGEREF' || kind === 'REF') && tokens[1] && tokens.slice(2).some((t) => t.toLowerCase() === '\\h')) return { href: '#' + tokens[1] };
+  if (kind !== 'HYPERLINK') return undefined;
   let href: string | undefined;
   let anchor: string | undefined;
   let title: string | undefined;
