@@ -15,7 +15,6 @@ import { parseJsonBody } from '../http/json-body.js';
 import type { TrustStore } from '../verify/index.js';
 import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
-import { releaseHeapWhenIdle } from './heap.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 
 const data = workerData as EngineWorkerData;
@@ -166,15 +165,6 @@ const handlers: Handlers = {
 };
 
 export default async function runJob(job: EngineJob): Promise<JobOutcome> {
-  try {
-    return await runHandler(job);
-  } finally {
-    // Once the answer has gone back, a large job's heap is given back while the thread idles (heap.ts).
-    releaseHeapWhenIdle();
-  }
-}
-
-async function runHandler(job: EngineJob): Promise<JobOutcome> {
   startChannel.postMessage(job.jobId);
   const handler = handlers[job.task] as (input: unknown) => unknown;
   if (!handler) return { ok: false, error: { code: 'INTERNAL_ERROR', message: `Unknown engine task ${String(job.task)}` } };
