@@ -36,8 +36,13 @@ const HEALTH_MAX_MS = 1_000;
  * Main thread + two engine threads + the body thread, each keeping some heap after a burst of hostile work
  * (V8 returns freed pages lazily); a leak of per-request memory over the ~50 cases would pass it quickly.
  * Raised from 700 MB when the engine threads began preloading merge (pdf-lib) and the ASN.1 schema
- * libraries and Markdown got its direct writer: fresh-clone CI runs ended at 845, 957 and 1,003 MB. The
- * growth is not understood yet (see the issue 13 note): this bound still catches a per-request leak.
+ * libraries and Markdown got its direct writer: fresh-clone CI runs ended at 845, 957 and 1,003 MB.
+ * Measured since (bench/README.md, "API memory"): an idle engine thread costs ~83 MB against ~50 MB at
+ * d083190 (sign's pdf-lib and fonts 43 MB, convert 20, fetch 11, merge 9); the rest is heap that threads
+ * keep after the large cases that finish, so the figure depends on how many of them finish rather than time
+ * out and get their thread replaced (601 and 375 MB at load 20-28, where many time out). A GC after large
+ * jobs, MALLOC_ARENA_MAX=2 and a smaller young generation each changed nothing measurable, so the bound
+ * stays where quiet runs need it; it still catches a per-request leak over the ~50 cases.
  */
 const RSS_BOUND = 1_150 * MB;
 
