@@ -88,8 +88,14 @@ export function measureHtml(html: string): Extract {
   };
   const noteTargets = new Set<Element>();
   const isNoteRef = (a: Element) => {
+    if (inNotes(a) || !(a.attribs.href ?? '').startsWith('#')) return false;
+    // Marked as one (markdown-it-footnote's sup.footnote-ref, pandoc's a.footnote-ref / doc-noteref) or pointing
+    // into the notes.
+    const marked = [...cls(a), ...(a.parent && isTag(a.parent) && a.parent.name === 'sup' ? cls(a.parent) : [])].some((t) =>
+      /^(footnote-ref|doc-noteref)$/.test(t),
+    );
     const t = target(a);
-    return !!t && inNotes(t) && !inNotes(a);
+    return marked || (!!t && inNotes(t));
   };
   const isBackRef = (a: Element) => {
     if (cls(a).some((t) => /^(doc-backlink|footnote-back(ref)?)$/.test(t))) return true;
@@ -108,7 +114,8 @@ export function measureHtml(html: string): Extract {
     } else if (e.name === 'a' && e.attribs.href !== undefined) {
       if (isNoteRef(e)) {
         out.notes++;
-        noteTargets.add(target(e)!);
+        const t = target(e);
+        if (t) noteTargets.add(t);
       } else if (!isBackRef(e) && e.attribs.href.trim()) out.links.push(linkKey(e.attribs.href));
     } else if (e.name === 'table') {
       const rows = all.filter((r) => r.name === 'tr' && closest(r.parent!, (x) => x.name === 'table') === e);
