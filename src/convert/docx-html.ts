@@ -99,6 +99,9 @@ export function htmlInlines(ctx: HtmlContext, list: Inline[]): string {
       case 'check':
         out += `<input type="checkbox" disabled${i.checked ? ' checked' : ''}>`;
         break;
+      case 'anchor':
+        out += `<a id="${htmlEscape(i.name)}"></a>`;
+        break;
     }
   }
   return out;

@@ -200,6 +200,8 @@ class InlineWriter {
       case 'check':
         this.setMarks([...inherited]);
         return this.emit(i.checked ? '☒' : '☐');
+      case 'anchor':
+        return;
     }
   }
 

@@ -162,7 +162,7 @@ class BlockBuilder {
     const outline = num(val(pPr, 'w:outlineLvl'));
     let level = outline !== undefined && outline >= 0 && outline <= 8 ? outline + 1 : (style.heading ?? 0);
     level = Math.min(level, 6);
-    const hasContent = all.some((i) => i.t !== 'text' || /\S/.test(i.text));
+    const hasContent = all.some((i) => (i.t !== 'text' && i.t !== 'anchor') || (i.t === 'text' && /\S/.test(i.text)));
     const pBdr = pPr && child(pPr, 'w:pBdr');
     const ruled = !!pBdr && (isBorder(child(pBdr, 'w:bottom')) || isBorder(child(pBdr, 'w:top')));
     let kind: ParaInfo['kind'] = level ? 'heading' : 'para';
@@ -405,7 +405,17 @@ export function plainText(inlines: Inline[]): string {
 }
 
 /** A task item's checkbox at the start of its first paragraph: removed from the text, returned. */
-function leadingCheck(inlines: Inline[]): boolean | undefined {
+function leadingCheck(all: Inline[]): boolean | undefined {
+  // Bookmarks before the checkbox do not count.
+  const at = all.findIndex((i) => i.t !== 'anchor');
+  if (at < 0) return undefined;
+  const inlines = at === 0 ? all : all.slice(at);
+  const result = leadingCheckAt(inlines);
+  if (at > 0) all.splice(at, all.length - at, ...inlines);
+  return result;
+}
+
+function leadingCheckAt(inlines: Inline[]): boolean | undefined {
   const first = inlines[0];
   if (first?.t === 'check') {
     inlines.shift();

@@ -149,6 +149,11 @@ export class InlineReader {
         return this.children(e.children, depth);
       case 'mc:AlternateContent':
         return this.alternate(e, depth, (c) => this.children(c, depth));
+      case 'w:bookmarkStart': {
+        const name = attr(e, 'w:name');
+        // _GoBack is Word's "last edit position", not a target.
+        return name && name !== '_GoBack' && name.length <= 255 ? this.push({ t: 'anchor', name }) : undefined;
+      }
       case 'm:oMath':
       case 'm:oMathPara':
         return this.math(e);

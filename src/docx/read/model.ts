@@ -35,7 +35,9 @@ export type Inline =
   /** data undefined: the picture was dropped (images: 'drop', external, over budget) and only alt remains. */
   | { t: 'image'; alt: string; title?: string; data?: ImageData; widthPx?: number; heightPx?: number }
   | { t: 'note'; kind: 'footnote' | 'endnote'; id: string }
-  | { t: 'check'; checked: boolean };
+  | { t: 'check'; checked: boolean }
+  /** A bookmark: the target of `#name` links (HTML writes it as an id; Markdown has no place for it). */
+  | { t: 'anchor'; name: string };
 
 /** Direct paragraph formatting kept for HTML (twips for lengths). */
 export interface ParaFormat {
