@@ -222,6 +222,7 @@ export const PANDOC_ARGS = { md: ['-f', 'docx', '-t', 'gfm', '--wrap=none'], htm
  * pandoc fails on the file.
  */
 export async function pandocExport(file: string, to: 'md' | 'html'): Promise<string | undefined> {
+  if (!hasPandoc) return undefined;
   const bytes = fs.readFileSync(file);
   const key = crypto.createHash('sha256').update(pandocVersion).update(PANDOC_ARGS[to].join(' ')).update(bytes).digest('hex');
   const cached = path.join(CACHE, `${key}.${to}`);
