@@ -28,6 +28,7 @@ export interface CliClient {
       trackedChanges?: 'markup' | 'accept' | 'reject';
       pdfa?: '1b' | '2b' | '3b';
       tagged?: boolean;
+      comments?: 'none' | 'margin' | 'annotations';
       pageSize?: 'A4' | 'Letter';
       filename?: string;
     },
@@ -47,6 +48,7 @@ export interface CliClient {
     auditTrail: Array<{ type: string; timestamp: string; data?: Record<string, unknown> }>;
     eventId?: string;
     certificate?: { enabled: boolean };
+    level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
   }): Promise<{ document: { base64: string } }>;
   verify(document: CliPathUpload): Promise<unknown>;
   merge(

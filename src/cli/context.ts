@@ -126,6 +126,33 @@ export class LocalEngines {
   }
 
   /**
+   * The checks the API makes on `level` before any work, with this machine's configuration: every level above
+   * B-B needs TSA_URL, and B-LT/B-LTA need revocation data for the signing certificate (Folio's generated CA
+   * makes its own; a SIGNING_P12's OCSP/CRL hosts must be on URL_FETCH_ALLOWLIST). Both are configuration,
+   * so they exit 2 with the contract's code and the `level` detail.
+   */
+  async checkSignatureLevel(level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | undefined): Promise<void> {
+    if (level === undefined || level === 'B-B') return;
+    if (!this.config.tsaUrl) {
+      throw new CliError(
+        'VALIDATION_ERROR',
+        `PAdES ${level} needs a timestamp authority and TSA_URL is not set (local mode reads it from the environment); set TSA_URL or use --level B-B`,
+        EXIT_USAGE,
+        [{ field: 'level', issue: `${level} needs TSA_URL` }],
+      );
+    }
+    const identity = await this.signingIdentity();
+    if (!identity) throw new CliError('CONFIGURATION', 'no signing identity (SIGNING_P12 or DATA_DIR/signing)', EXIT_USAGE);
+    const [{ resolveLevel }, { FolioError }] = await Promise.all([import('../sign/index.js'), import('../errors.js')]);
+    try {
+      resolveLevel(level, { tsaUrl: this.config.tsaUrl, identity, urlFetchAllowlist: this.config.urlFetchAllowlist });
+    } catch (e) {
+      if (e instanceof FolioError) throw new CliError(e.code, e.message, EXIT_USAGE, e.details);
+      throw e;
+    }
+  }
+
+  /**
    * Runs one engine job. Batches go to the engine pool (threads bounded in time and memory, as in the API);
    * a command on a single document (`inProcess`) calls the engine here, which spares starting threads that
    * each load every engine (seconds on a busy machine) for one call.
@@ -160,28 +187,44 @@ export class LocalEngines {
         const i = input as EngineTasks['sign.seal']['input'];
         const identity = await this.signingIdentity();
         if (!identity) throw new CliError('CONFIGURATION', 'no signing identity (SIGNING_P12 or DATA_DIR/signing)', EXIT_USAGE);
-        const { signDocument } = await import('../sign/index.js');
+        const [{ signDocument }, { SafeFetcher }] = await Promise.all([import('../sign/index.js'), import('../fetch/safe-fetch.js')]);
         const pdfOfDocx = i.pdfOfDocx;
         let timestampSkipped: string | undefined;
-        const result = await signDocument(
-          { document: i.document, signer: i.signer, auditTrail: i.auditTrail, eventId: i.eventId, metadata: i.metadata, auditPages: i.auditPages },
-          {
-            identity,
-            office: pdfOfDocx
-              ? {
-                  docxToPdf: async () => pdfOfDocx,
-                  status: () => ({ status: 'healthy', workers: 0, busy: 0, queued: 0 }),
-                  close: async () => undefined,
-                }
-              : undefined,
-            tsaUrl: this.config.tsaUrl,
-            tsaOptional: this.config.tsaOptional,
-            onTimestampSkipped: (reason) => {
-              timestampSkipped = reason;
+        // B-LT/B-LTA with a SIGNING_P12 from another CA fetch its OCSP/CRL, from URL_FETCH_ALLOWLIST hosts only (as the API).
+        const fetcher = i.level === 'B-LT' || i.level === 'B-LTA' ? new SafeFetcher({ allowlist: this.config.urlFetchAllowlist }) : undefined;
+        try {
+          const result = await signDocument(
+            {
+              document: i.document,
+              signer: i.signer,
+              auditTrail: i.auditTrail,
+              eventId: i.eventId,
+              metadata: i.metadata,
+              auditPages: i.auditPages,
+              level: i.level,
             },
-          },
-        );
-        return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
+            {
+              identity,
+              fetcher,
+              urlFetchAllowlist: this.config.urlFetchAllowlist,
+              office: pdfOfDocx
+                ? {
+                    docxToPdf: async () => pdfOfDocx,
+                    status: () => ({ status: 'healthy', workers: 0, busy: 0, queued: 0 }),
+                    close: async () => undefined,
+                  }
+                : undefined,
+              tsaUrl: this.config.tsaUrl,
+              tsaOptional: this.config.tsaOptional,
+              onTimestampSkipped: (reason) => {
+                timestampSkipped = reason;
+              },
+            },
+          );
+          return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
+        } finally {
+          await fetcher?.close();
+        }
       }
       case 'verify.pdf': {
         const identity = await this.signingIdentity();

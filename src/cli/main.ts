@@ -6,6 +6,7 @@
  */
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { GlobalOptions } from './context.js';
+import type { SignCommandOptions } from './sign.js';
 import { CliError, EXIT_FAILED, EXIT_USAGE, formatError } from './output.js';
 
 const VERSION = '0.9.0';
@@ -84,6 +85,14 @@ export function buildProgram(): Command {
     )
     .addOption(new Option('--pdfa <level>', 'produce PDF/A').choices(['1b', '2b', '3b']))
     .option('--tagged', 'produce a tagged (accessible) PDF')
+    .addOption(
+      new Option(
+        '--comments <mode>',
+        'DOCX → PDF: Word comments left out (none), printed in a column added right of each page (margin), or as PDF comment annotations (annotations: several seconds slower, not with --pdfa)',
+      )
+        .choices(['none', 'margin', 'annotations'])
+        .default('none'),
+    )
     .addOption(new Option('--images <mode>', 'DOCX → md/html: images as data URIs (inline) or left out (drop)').choices(['inline', 'drop']))
     .addOption(new Option('--page-size <size>', 'page size of a DOCX made from Markdown/HTML (local mode)').choices(['A4', 'Letter']).default('A4'))
     .addHelpText(
@@ -91,6 +100,7 @@ export function buildProgram(): Command {
       examples([
         'folio convert contract.docx                          # → contract.pdf',
         'folio convert contract.docx --tracked-changes accept --pdfa 2b --out final/',
+        'folio convert review.docx --comments margin           # Word comments printed beside the text',
         'folio convert manuals/ --out pdf/ -j 4                # every .docx/.md/.html under manuals/',
         "folio convert 'notes/**/*.md' --to docx --out docx/",
         'folio convert page.txt --from md --to docx',
@@ -115,6 +125,7 @@ export function buildProgram(): Command {
             trackedChanges: opts.trackedChanges as 'markup' | 'accept' | 'reject',
             pdfa: opts.pdfa as '1b' | '2b' | '3b' | undefined,
             tagged: opts.tagged === true ? true : undefined,
+            comments: opts.comments as 'none' | 'margin' | 'annotations',
             pageSize: opts.pageSize as 'A4' | 'Letter',
           },
           globals(cmd),
@@ -188,16 +199,25 @@ export function buildProgram(): Command {
     .option('--events <file>', 'audit events, JSON or YAML: [{"type","timestamp","data"?}] (default: one "document.signed" event now)')
     .option('--event-id <id>', 'your reference for this signing')
     .option('--no-certificate', 'no audit-trail page (the signature and embedded audit data only)')
+    .addOption(
+      new Option(
+        '--level <level>',
+        'PAdES level: B-B signature only; B-T + RFC 3161 timestamp; B-LT + chain and OCSP/CRL (/DSS); B-LTA + document timestamp ' +
+          '(default: B-T when TSA_URL is set, else B-B; levels above B-B need TSA_URL)',
+      ).choices(['B-B', 'B-T', 'B-LT', 'B-LTA']),
+    )
     .option('-o, --out <file>', 'output file (default: <file>.signed.pdf beside the input)')
     .addHelpText(
       'after',
       examples([
         'folio sign contract.pdf --name "Ada Lovelace" --email ada@example.com',
         'folio sign offer.docx --name "Ada Lovelace" --email ada@example.com --events events.json -o offer.signed.pdf',
+        'TSA_URL=https://tsa.example.com folio sign contract.pdf --name "Ada Lovelace" --email ada@example.com --level B-LTA',
         '',
         'events.json: [{"type":"document.viewed","timestamp":"2026-01-31T10:00:00Z"},',
         '              {"type":"document.signed","timestamp":"2026-01-31T10:02:00Z","data":{"method":"typed"}}]',
         'Local mode signs with SIGNING_P12, else the identity generated once in DATA_DIR (./data/signing), as the server does.',
+        "Local mode reads TSA_URL (and URL_FETCH_ALLOWLIST for a SIGNING_P12's OCSP/CRL) from the environment; remote mode uses the server's.",
       ]),
     )
     .action(
@@ -214,6 +234,7 @@ export function buildProgram(): Command {
             eventId: opts.eventId as string | undefined,
             certificate: opts.certificate !== false,
             out: opts.out as string | undefined,
+            level: opts.level as SignCommandOptions['level'],
           },
           globals(cmd),
         );

@@ -14,6 +14,8 @@ export class CliError extends Error {
     readonly code: string,
     message: string,
     readonly exitCode = EXIT_FAILED,
+    /** The contract's `details` (field, issue), printed after the message by formatError. */
+    readonly details?: Array<{ field: string; issue: string }>,
   ) {
     super(message);
     this.name = 'CliError';

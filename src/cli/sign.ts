@@ -19,7 +19,11 @@ export interface SignCommandOptions {
   eventId?: string;
   certificate: boolean;
   out?: string;
+  /** PAdES level; absent: as the API (B-T when TSA_URL is set, else B-B). */
+  level?: SignatureLevel;
 }
+
+export type SignatureLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 
 /** Audit events from a JSON or YAML file: an array, or `{ "auditTrail": [...] }`. */
 export function readEvents(file: string): AuditEvent[] {
@@ -74,6 +78,7 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
       auditTrail,
       ...(opts.eventId ? { eventId: opts.eventId } : {}),
       certificate: { enabled: opts.certificate },
+      ...(opts.level ? { level: opts.level } : {}),
     });
     pdf = Uint8Array.from(Buffer.from(answer.document.base64, 'base64'));
   } else {
@@ -83,6 +88,8 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
       throw new CliError('VALIDATION_ERROR', 'signer.email: must be an e-mail address', EXIT_USAGE);
     const local = new LocalEngines(1, { verbose: g.verbose, withSigning: 'create', inProcess: true });
     try {
+      // As the API: a level this machine cannot give is refused before a DOCX is converted.
+      await local.checkSignatureLevel(opts.level);
       const pdfOfDocx = isZip(bytes) ? await (await local.officeEngine()).docxToPdf(bytes) : undefined;
       const result = await local.run('sign.seal', {
         document: bytes,
@@ -91,6 +98,7 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
         auditTrail,
         eventId: opts.eventId,
         auditPages: opts.certificate,
+        ...(opts.level ? { level: opts.level } : {}),
       });
       if (result.timestampSkipped) process.stderr.write(`warning: signed without a timestamp: ${result.timestampSkipped}\n`);
       pdf = result.pdf;
