@@ -86,3 +86,65 @@ export function readSignerInfos(buf: Uint8Array): SignerInfoView[] | undefined {
   }
   return out;
 }
+
+/** EncapsulatedContentInfo ::= SEQUENCE { eContentType OID, eContent [0] EXPLICIT OCTET STRING OPTIONAL }. */
+export function readEncapsulated(buf: Uint8Array): { eContentType: string; content?: Uint8Array } | undefined {
+  const seq = readTlv(buf, 0, buf.length);
+  const [type, wrapped, extra] = (seq && seq.tag === 0x30 && seq.end === buf.length ? readTlvChildren(buf, seq) : undefined) ?? [];
+  const eContentType = type?.tag === 0x06 ? parseOid(bytesOf(buf, type)) : undefined;
+  if (!eContentType || extra) return undefined;
+  if (!wrapped) return { eContentType };
+  const inner = wrapped.tag === 0xa0 ? readTlvChildren(buf, wrapped) : undefined;
+  // Only a primitive OCTET STRING here; a BER-constructed one goes through the schema path.
+  if (!inner || inner.length !== 1 || inner[0]!.tag !== 0x04) return undefined;
+  return { eContentType, content: buf.subarray(inner[0]!.start, inner[0]!.contentEnd) };
+}
+
+/** The content of a primitive OCTET STRING element (a message-digest attribute value). */
+export function readOctetString(buf: Uint8Array): Uint8Array | undefined {
+  const t = readTlv(buf, 0, buf.length);
+  return t && t.tag === 0x04 && t.end === buf.length ? buf.subarray(t.start, t.contentEnd) : undefined;
+}
+
+/** A GeneralizedTime's value (YYYYMMDDHHMMSS[.fff]Z, the only form RFC 3161 and RFC 5280 allow). */
+function generalizedTime(buf: Uint8Array, t: Tlv): Date | undefined {
+  if (t.tag !== 0x18) return undefined;
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{1,9}))?Z$/.exec(Buffer.from(buf.subarray(t.start, t.contentEnd)).toString('latin1'));
+  if (!m) return undefined;
+  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
+  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, ms));
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+/**
+ * TSTInfo ::= SEQUENCE { version, policy, messageImprint { AlgorithmIdentifier, OCTET STRING }, serialNumber,
+ * genTime GeneralizedTime, ... }: what the verifier needs (genTime, the imprint and its algorithm).
+ */
+export function readTstInfo(buf: Uint8Array): { genTime: Date; imprintAlgorithm: AlgorithmView; imprint: Uint8Array } | undefined {
+  const seq = readTlv(buf, 0, buf.length);
+  const f = seq && seq.tag === 0x30 ? readTlvChildren(buf, seq) : undefined;
+  if (!f || f.length < 5 || f[0]!.tag !== 0x02 || f[1]!.tag !== 0x06 || f[2]!.tag !== 0x30 || f[3]!.tag !== 0x02) return undefined;
+  const [alg, hashed, extra] = readTlvChildren(buf, f[2]!) ?? [];
+  const imprintAlgorithm = algorithm(buf, alg);
+  const genTime = generalizedTime(buf, f[4]!);
+  if (!imprintAlgorithm || !hashed || hashed.tag !== 0x04 || extra || !genTime) return undefined;
+  return { genTime, imprintAlgorithm, imprint: buf.subarray(hashed.start, hashed.contentEnd) };
+}
+
+/**
+ * The first ESSCertID(v2) of a SigningCertificate(V2) value: { [hashAlgorithm], certHash OCTET STRING,
+ * [issuerSerial] } (v1 has no algorithm: SHA-1). Undefined when it does not read.
+ */
+export function readEssCertId(buf: Uint8Array, v2: boolean): { algorithm?: string; certHash: Uint8Array } | undefined {
+  const outer = readTlv(buf, 0, buf.length);
+  const certs = outer && outer.tag === 0x30 ? readTlvChildren(buf, outer)?.[0] : undefined;
+  const first = certs && certs.tag === 0x30 ? readTlvChildren(buf, certs)?.[0] : undefined;
+  const f = first && first.tag === 0x30 ? readTlvChildren(buf, first) : undefined;
+  if (!f || f.length === 0) return undefined;
+  let i = 0;
+  let alg: string | undefined;
+  if (v2 && f[0]!.tag === 0x30) alg = algorithm(buf, f[i++])?.algorithm;
+  const hash = f[i];
+  if (!hash || hash.tag !== 0x04 || (v2 && f[0]!.tag === 0x30 && !alg)) return undefined;
+  return { ...(alg ? { algorithm: alg } : {}), certHash: buf.subarray(hash.start, hash.contentEnd) };
+}

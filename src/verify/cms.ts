@@ -24,7 +24,15 @@ import {
   parseSmallInteger,
   serialize,
 } from '../crypto/asn1.js';
-import { readSignerInfos, type AttributeView, type SignerInfoView } from './cms-lite.js';
+import {
+  readEncapsulated,
+  readEssCertId,
+  readOctetString,
+  readSignerInfos,
+  readTstInfo,
+  type AttributeView,
+  type SignerInfoView,
+} from './cms-lite.js';
 import { certificateFields, octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
 
 export const DIGEST_BY_OID: Record<string, string> = {
@@ -212,7 +220,8 @@ const valuesOf = (attrs: AttributeView[] | undefined, type: string): ArrayBuffer
 export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8Array | undefined): CmsResult {
   const result: CmsResult = { errors: [], warnings: [], digestMatches: false, signatureValid: false, certificates: [] };
   // SignedData ::= { version, digestAlgorithms, encapContentInfo, [0] certificates, [1] crls, signerInfos }
-  let encapInfo: EncapsulatedContentInfo;
+  // The schema's EncapsulatedContentInfo, or the header reading of it (content already unwrapped).
+  let encapInfo: EncapsulatedContentInfo | { eContentType: string; content?: Uint8Array };
   let signerInfos: SignerInfoView[];
   let certDers: Uint8Array[];
   let raw: { signedAttrs?: Uint8Array; sidIssuer?: Uint8Array };
@@ -221,7 +230,10 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
     if (split?.crls) result.revocationRaw = { crlsField: split.crls };
     if (split) {
       // Fast path: certificates are cut out as raw slices; the schema decodes only the small parts.
-      encapInfo = parseAs(split.encap, EncapsulatedContentInfo, cmsError);
+      const lite = readEncapsulated(split.encap);
+      encapInfo = lite
+        ? { eContentType: lite.eContentType, ...(lite.content ? { content: lite.content } : {}) }
+        : parseAs(split.encap, EncapsulatedContentInfo, cmsError);
       // Signer infos read by headers (cms-lite.ts); the schema only when they do not read cleanly.
       signerInfos = readSignerInfos(split.signerInfos) ?? [...parseAs(split.signerInfos, SignerInfos, cmsError)];
       certDers = split.certs;
@@ -242,7 +254,7 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
     return result;
   }
   const eContentType = encapInfo.eContentType;
-  const encapsulated = encapsulatedContent(encapInfo);
+  const encapsulated = encapInfo instanceof EncapsulatedContentInfo ? encapsulatedContent(encapInfo) : encapInfo.content;
   result.encapsulatedContent = encapsulated;
   const certIds: CertIds[] = [];
   for (const c of certDers) {
@@ -296,12 +308,13 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   }
   if (eContentType === OID.tstInfo && encapsulated) {
     try {
-      const tst = parseAs(encapsulated, TSTInfo, cmsError);
-      result.tstInfo = {
-        genTime: tst.genTime,
-        imprintAlgorithm: digestOfAlgorithm(tst.messageImprint.hashAlgorithm.algorithm, tst.messageImprint.hashAlgorithm.parameters),
-        imprint: new Uint8Array(tst.messageImprint.hashedMessage.buffer),
-      };
+      const lite = readTstInfo(encapsulated);
+      const tst = lite
+        ? { genTime: lite.genTime, alg: lite.imprintAlgorithm, imprint: lite.imprint }
+        : (({ genTime, messageImprint: m }) => ({ genTime, alg: m.hashAlgorithm, imprint: new Uint8Array(m.hashedMessage.buffer) }))(
+            parseAs(encapsulated, TSTInfo, cmsError),
+          );
+      result.tstInfo = { genTime: tst.genTime, imprintAlgorithm: digestOfAlgorithm(tst.alg.algorithm, tst.alg.parameters), imprint: tst.imprint };
     } catch {
       result.errors.push('TSTInfo not parseable');
     }
@@ -313,7 +326,8 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
     const md = valuesOf(signedAttrs, OID.messageDigest);
     let mdValue: Uint8Array | undefined;
     try {
-      mdValue = md.length === 1 && md[0]!.length === 1 ? new Uint8Array(parseAs(md[0]![0]!, OctetString, cmsError).buffer) : undefined;
+      const v = md.length === 1 && md[0]!.length === 1 ? new Uint8Array(md[0]![0]!) : undefined;
+      mdValue = v && (readOctetString(v) ?? new Uint8Array(parseAs(v, OctetString, cmsError).buffer));
     } catch {
       mdValue = undefined;
     }
@@ -491,7 +505,12 @@ function checkSigningCertificateAttribute(attrs: Attribute[], signer: X509Certif
     // SigningCertificate(V2) ::= SEQUENCE { certs SEQUENCE OF ESSCertID(v2), ... }; the first names the signer.
     let alg: string;
     let expected: Buffer;
-    if (v2) {
+    const lite = readEssCertId(new Uint8Array(v2 ? v2[0]! : v1![0]!), !!v2);
+    if (lite) {
+      const oid = lite.algorithm ?? OID.sha256;
+      alg = v2 ? (DIGEST_BY_OID[oid] ?? oid) : 'SHA-1';
+      expected = Buffer.from(lite.certHash);
+    } else if (v2) {
       const first = parseAs(v2[0]!, SigningCertificateV2, cmsError).certs[0]!;
       alg = DIGEST_BY_OID[first.hashAlgorithm.algorithm] ?? first.hashAlgorithm.algorithm;
       expected = Buffer.from(first.certHash.buffer);
