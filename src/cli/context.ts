@@ -170,6 +170,16 @@ export class LocalEngines {
         const source = text.decodeText(bytes);
         return from === 'md' ? convert.markdownToDocx(source, { pageSize }) : convert.htmlToDocx(source, { pageSize });
       }
+      case 'convert.fromDocx': {
+        const { to, bytes, images } = input as EngineTasks['convert.fromDocx']['input'];
+        const convert = await import('../convert/index.js');
+        if (to === 'md') {
+          const r = convert.docxToMarkdown(bytes, { images });
+          return { text: r.markdown, warnings: r.warnings };
+        }
+        const r = convert.docxToHtml(bytes, { images });
+        return { text: r.html, warnings: r.warnings };
+      }
       case 'annotate.fill': {
         const { template, fields, strict, flatten } = input as EngineTasks['annotate.fill']['input'];
         const [{ annotateDocx }, { SafeFetcher }] = await Promise.all([import('../annotate/index.js'), import('../fetch/safe-fetch.js')]);

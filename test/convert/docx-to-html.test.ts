@@ -123,6 +123,20 @@ describe('docxToHtml', () => {
     assertInert(html);
   });
 
+  it('turns bookmarks into ids and PAGEREF \\h fields into links to them, never a link inside a link', () => {
+    const body =
+      '<w:p><w:hyperlink w:anchor="_Toc1"><w:r><w:t xml:space="preserve">Intro </w:t></w:r><w:r><w:fldChar w:fldCharType="begin"/></w:r>' +
+      '<w:r><w:instrText xml:space="preserve"> PAGEREF _Toc1 \\h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>3</w:t></w:r>' +
+      '<w:r><w:fldChar w:fldCharType="end"/></w:r></w:hyperlink></w:p>' +
+      '<w:p><w:r><w:t xml:space="preserve">See page </w:t></w:r><w:fldSimple w:instr=" PAGEREF _Toc1 \\h "><w:r><w:t>3</w:t></w:r></w:fldSimple></w:p>' +
+      '<w:p><w:bookmarkStart w:id="0" w:name="_Toc1"/><w:r><w:t>Intro</w:t></w:r><w:bookmarkEnd w:id="0"/></w:p>';
+    const { html } = docxToHtml(pkg(body));
+    expect(html).toContain('<p><a href="#_Toc1">Intro 3</a></p>');
+    expect(html).toContain('<p>See page <a href="#_Toc1">3</a></p>');
+    expect(html).toContain('<p><a id="_Toc1"></a>Intro</p>');
+    assertInert(html);
+  });
+
   it.skipIf(!hasCorpus)(
     'converts the corpus into inert HTML',
     () => {
