@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FolioError } from '../errors.js';
 import { inferSourceFormat, type SourceFormat, type TargetFormat } from '../convert/index.js';
-import type { DocxToPdfOptions } from '../office/types.js';
+import type { CommentsMode, DocxToPdfOptions } from '../office/types.js';
 import { runBatch, printSummary, type BatchItem } from './batch.js';
 import { defaultJobs, isRemote, LocalEngines, remoteClient, type GlobalOptions } from './context.js';
 import { expandInputs, extensionOf, outputPath, type InputFile } from './inputs.js';
@@ -16,6 +16,8 @@ export interface ConvertCommandOptions {
   trackedChanges?: 'markup' | 'accept' | 'reject';
   pdfa?: '1b' | '2b' | '3b';
   tagged?: boolean;
+  /** DOCX → PDF: Word comments left out, in a column beside the text, or as PDF comment annotations. */
+  comments?: CommentsMode;
   pageSize?: 'A4' | 'Letter';
   /** DOCX → md|html: images as data URIs or dropped. */
   images?: 'inline' | 'drop';
@@ -46,6 +48,10 @@ interface Job extends BatchItem {
 }
 
 export async function convertCommand(args: string[], opts: ConvertCommandOptions, g: GlobalOptions): Promise<number> {
+  if (opts.comments === 'annotations' && opts.pdfa) {
+    // As the API answers 400: PDF/A forbids annotations without appearance streams, which these are.
+    throw new CliError('USAGE', '--comments annotations cannot be combined with --pdfa (PDF/A forbids them); use --comments margin', EXIT_USAGE);
+  }
   const jobs = g.jobs ?? defaultJobs();
   const accepted = new Set(opts.from ? SOURCE_EXTENSIONS[opts.from] : Object.values(SOURCE_EXTENSIONS).flat());
   // What a folder contributes: sources of the right kind that are not already the target format.
@@ -65,7 +71,12 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
     outputs.set(item.output, item.label);
   }
 
-  const pdfOptions: DocxToPdfOptions = { trackedChanges: opts.trackedChanges ?? 'markup', pdfa: opts.pdfa, tagged: opts.tagged };
+  const pdfOptions: DocxToPdfOptions = {
+    trackedChanges: opts.trackedChanges ?? 'markup',
+    pdfa: opts.pdfa,
+    tagged: opts.tagged,
+    comments: opts.comments ?? 'none',
+  };
   let work: (job: Job) => Promise<Uint8Array>;
   let close = async () => {};
   if (isRemote(g)) {
@@ -80,6 +91,7 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
           trackedChanges: opts.trackedChanges,
           pdfa: opts.pdfa,
           tagged: opts.tagged,
+          comments: opts.comments,
           pageSize: opts.pageSize,
           images: opts.images,
           filename: path.basename(job.input.absolute),

@@ -285,6 +285,7 @@ export class FolioClient {
       trackedChanges: options.trackedChanges,
       pdfa: options.pdfa,
       tagged: options.tagged,
+      comments: options.comments,
       pageSize: options.pageSize,
       images: options.images,
     })}`;
