@@ -35,7 +35,8 @@ function docx(body: string, parts: Record<string, string> = {}): Uint8Array {
     },
     ...Object.entries(parts).map(([name, data]) => ({ name, data })),
   ];
-  return new Uint8Array(buildZip(entries.map((e) => ({ name: e.name, data: Buffer.from(e.data) }))));
+  // Stored, not deflated: a repetitive hostile body must reach the reader, not the ratio bound.
+  return new Uint8Array(buildZip(entries.map((e) => ({ name: e.name, data: Buffer.from(e.data), store: true }))));
 }
 
 describe('docxToMarkdown on packages Folio writes', () => {
@@ -160,6 +161,15 @@ describe('docxToMarkdown bounds', () => {
     // Nine levels at most: a bullet (2 columns) and eight numbered levels (3 columns each).
     expect(Math.max(...indents)).toBe(2 + 7 * 3);
     expect(out).toContain('i299');
+  });
+
+  it('reads a paragraph of 50,000 nested field begins as its text, with a bounded field stack', () => {
+    const begin =
+      '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>HYPERLINK "https://x.example/"</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>';
+    const body = `<w:p>${begin.repeat(50_000)}<w:r><w:t>inner</w:t></w:r>${'<w:r><w:fldChar w:fldCharType="end"/></w:r>'.repeat(50_000)}</w:p>`;
+    const out = md(docx(body)).markdown;
+    expect(out).toContain('inner');
+    expect(out.length).toBeLessThan(1000);
   });
 
   it('refuses a table beyond the cell bound', () => {

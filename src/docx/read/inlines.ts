@@ -40,12 +40,16 @@ export function safeHref(target: string): string | undefined {
 }
 
 const EMU_PER_PX = 9525;
+/** Open links and fields in one paragraph (Word nests a handful: TOC → hyperlink → PAGEREF). */
+const MAX_FRAMES = 16;
 
 export class InlineReader {
   private readonly stack: Frame[] = [{ kind: 'root', items: [] }];
   /** w:txbxContent elements met in this paragraph. */
   readonly floating: XElement[] = [];
   private unsafeLinks = 0;
+  /** Field begins past MAX_FRAMES, whose separate/end marks are skipped too. */
+  private ignoredFields = 0;
 
   constructor(private readonly ctx: ReadContext) {}
 
@@ -273,8 +277,15 @@ export class InlineReader {
   }
 
   private fieldChar(type: string | undefined): void {
+    // Fields nested beyond a few levels are read as plain content (a hostile run of begins must not build a
+    // deep frame stack that every later close walks).
+    if (this.ignoredFields > 0 && type !== 'begin') {
+      if (type === 'end') this.ignoredFields--;
+      return;
+    }
     if (type === 'begin') {
-      this.stack.push({ kind: 'field', items: [], phase: 'instr', instr: '' });
+      if (this.stack.length >= MAX_FRAMES) this.ignoredFields++;
+      else this.stack.push({ kind: 'field', items: [], phase: 'instr', instr: '' });
       return;
     }
     let idx = this.stack.length - 1;
