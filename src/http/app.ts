@@ -31,6 +31,7 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 /** A JSON body carries the document in base64 (4/3 larger) plus fields: room for that, no more. */
 export const MAX_JSON_BODY_BYTES = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 2 * 1024 * 1024;
 export const MAX_IN_FLIGHT_PER_KEY = 10;
+const HEALTH_ROUTE = '/v1/health';
 
 export interface ApiAppOptions {
   logger: Logger;
@@ -212,10 +213,11 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     const seconds = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e9 : 0;
     const route = request.routeOptions.url ?? 'unmatched';
     opts.metrics?.observe(request.method, route, reply.statusCode, seconds);
-    requestLineLogger.info(
-      { reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(seconds * 1000) },
-      'request completed',
-    );
+    const line = { reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(seconds * 1000) };
+    // Load balancers and probes poll health every few seconds each: a 200 health answer is logged at debug
+    // (it would be most of an idle server's log, and metrics count it); any other answer at info.
+    if (route === HEALTH_ROUTE && reply.statusCode === 200) requestLineLogger.debug(line, 'request completed');
+    else requestLineLogger.info(line, 'request completed');
     done();
   });
 
