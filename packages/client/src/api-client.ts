@@ -282,6 +282,8 @@ export class FolioClient {
     const path = `/v1/convert${query({
       from: options.from,
       to: options.to,
+      width: options.width,
+      pages: options.pages,
       trackedChanges: options.trackedChanges,
       pdfa: options.pdfa,
       tagged: options.tagged,
