@@ -246,6 +246,15 @@ export class Lexer {
     const start = this.pos;
     const close = buf.indexOf(0x3e, start + 1);
     if (close < 0 || close >= this.end) throw new PdfSyntaxError('unterminated hex string');
+    // Fast path for the common case (signature /Contents: kilobytes of hex, no white space): Node's decoder.
+    const len = close - start - 1;
+    if (len % 2 === 0 && len >= 64) {
+      const text = latin1(buf, start + 1, close);
+      if (/^[0-9A-Fa-f]*$/.test(text)) {
+        this.pos = close + 1;
+        return { kind: 'string', bytes: new Uint8Array(Buffer.from(text, 'hex')), hex: true, start, end: close + 1 };
+      }
+    }
     const out = new Uint8Array(Math.ceil((close - start - 1) / 2));
     let n = 0;
     let hi = -1;

@@ -104,6 +104,15 @@ export const EKU_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
 
 /** The keyUsage bits a signer needs (X.509 bit 0 digitalSignature, bit 1 nonRepudiation); undefined if absent. */
 export function keyUsageOf(cert: X509Certificate): { digitalSignature: boolean; nonRepudiation: boolean } | undefined {
+  // Certificates come from the bounded parse cache (cms.ts), so the same object recurs across signatures.
+  if (keyUsageCache.has(cert)) return keyUsageCache.get(cert);
+  const ku = readKeyUsage(cert);
+  keyUsageCache.set(cert, ku);
+  return ku;
+}
+const keyUsageCache = new WeakMap<X509Certificate, { digitalSignature: boolean; nonRepudiation: boolean } | undefined>();
+
+function readKeyUsage(cert: X509Certificate): { digitalSignature: boolean; nonRepudiation: boolean } | undefined {
   const ext = certificateFields(new Uint8Array(cert.raw))?.extensions.find((e) => Buffer.compare(e.oid, KEY_USAGE_OID) === 0);
   if (!ext) return undefined;
   try {

@@ -7,7 +7,7 @@
  * not read cleanly gives undefined and verifyCms falls back to the schema.
  */
 import { parseOid, toArrayBuffer } from '../crypto/asn1.js';
-import { readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
+import { octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
 
 export interface AlgorithmView {
   algorithm: string;
@@ -95,9 +95,9 @@ export function readEncapsulated(buf: Uint8Array): { eContentType: string; conte
   if (!eContentType || extra) return undefined;
   if (!wrapped) return { eContentType };
   const inner = wrapped.tag === 0xa0 ? readTlvChildren(buf, wrapped) : undefined;
-  // Only a primitive OCTET STRING here; a BER-constructed one goes through the schema path.
-  if (!inner || inner.length !== 1 || inner[0]!.tag !== 0x04) return undefined;
-  return { eContentType, content: buf.subarray(inner[0]!.start, inner[0]!.contentEnd) };
+  // A primitive OCTET STRING, or a BER-constructed one (pieces joined, as pkijs and Java signers write it).
+  const content = inner?.length === 1 ? octetStringContents(bytesOf(buf, inner[0]!)) : undefined;
+  return content ? { eContentType, content } : undefined;
 }
 
 /** The content of a primitive OCTET STRING element (a message-digest attribute value). */
