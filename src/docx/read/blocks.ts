@@ -170,7 +170,7 @@ class BlockBuilder {
     else if (level === 0 && (style.code || (hasContent && allMonospace(p)))) kind = 'code';
     // A heading numbered by its style (1. Introduction) stays a heading; a direct list number makes an item.
     const list = lvl && !lvl.hidden && !((kind === 'heading' || kind === 'hr') && fromStyle) ? { numId: numId!, ilvl, lvl } : undefined;
-    if (!hasContent && kind !== 'hr' && kind !== 'heading' && !(kind === 'code' && (this.lastCode || style.code)) && !list) return undefined;
+    if (!hasContent && kind !== 'hr' && !(kind === 'code' && (this.lastCode || style.code)) && !list) return undefined;
     return {
       kind,
       level,
