@@ -162,7 +162,7 @@ class BlockBuilder {
     const outline = num(val(pPr, 'w:outlineLvl'));
     let level = outline !== undefined && outline >= 0 && outline <= 8 ? outline + 1 : (style.heading ?? 0);
     level = Math.min(level, 6);
-    const hasContent = all.some((i) => (i.t !== 'text' && i.t !== 'anchor') || (i.t === 'text' && /\S/.test(i.text)));
+    const hasContent = all.some((i) => (i.t !== 'text' && i.t !== 'anchor' && i.t !== 'br') || (i.t === 'text' && /\S/.test(i.text)));
     const pBdr = pPr && child(pPr, 'w:pBdr');
     const ruled = !!pBdr && (isBorder(child(pBdr, 'w:bottom')) || isBorder(child(pBdr, 'w:top')));
     let kind: ParaInfo['kind'] = level ? 'heading' : 'para';
