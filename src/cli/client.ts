@@ -22,8 +22,11 @@ export interface CliClient {
   convert(
     file: CliPathUpload,
     options: {
-      from?: 'docx' | 'md' | 'html';
-      to?: 'pdf' | 'docx' | 'md' | 'html';
+      from?: 'docx' | 'md' | 'html' | 'pdf';
+      to?: 'pdf' | 'docx' | 'md' | 'html' | 'png' | 'jpeg';
+      /** Page previews (to png|jpeg). */
+      width?: string;
+      pages?: string;
       images?: 'inline' | 'drop';
       trackedChanges?: 'markup' | 'accept' | 'reject';
       pdfa?: '1b' | '2b' | '3b';

@@ -1,4 +1,4 @@
-/** `folio convert`: files, folders and globs to PDF, DOCX, Markdown or HTML, locally or through the API. */
+/** `folio convert`: files, folders and globs to PDF, DOCX, Markdown, HTML or page previews, locally or through the API. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { FolioError } from '../errors.js';
@@ -8,10 +8,16 @@ import { runBatch, printSummary, type BatchItem } from './batch.js';
 import { defaultJobs, isRemote, LocalEngines, remoteClient, type GlobalOptions } from './context.js';
 import { expandInputs, extensionOf, outputPath, type InputFile } from './inputs.js';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatBytes } from './output.js';
+import { isPreviewFormat, localPreview, previewExtension, previewRequest } from './preview.js';
+import type { PreviewFormat, PreviewRequest } from '../preview/index.js';
 
 export interface ConvertCommandOptions {
-  to: TargetFormat;
-  from?: SourceFormat;
+  to: TargetFormat | PreviewFormat;
+  /** 'pdf' for page previews only (as the API's `from`). */
+  from?: SourceFormat | 'pdf';
+  /** Page previews (to png|jpeg): image width in px and pages such as "1-3,5", as typed (checked as the API does). */
+  width?: string;
+  pages?: string;
   out?: string;
   trackedChanges?: 'markup' | 'accept' | 'reject';
   pdfa?: '1b' | '2b' | '3b';
@@ -33,7 +39,7 @@ export const SOURCE_EXTENSIONS: Record<SourceFormat, string[]> = {
 
 const PAIRS = new Set(['docx>pdf', 'docx>md', 'docx>html', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf']);
 
-function checkPair(from: SourceFormat, to: TargetFormat): void {
+function checkPair(from: SourceFormat, to: string): void {
   if (!PAIRS.has(`${from}>${to}`)) {
     throw new FolioError(
       'UNSUPPORTED_CONVERSION',
@@ -52,11 +58,20 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
     // As the API answers 400: PDF/A forbids annotations without appearance streams, which these are.
     throw new CliError('USAGE', '--comments annotations cannot be combined with --pdfa (PDF/A forbids them); use --comments margin', EXIT_USAGE);
   }
+  const preview: { format: PreviewFormat; req: PreviewRequest } | undefined = isPreviewFormat(opts.to)
+    ? { format: opts.to, req: previewRequest(opts.width, opts.pages) }
+    : undefined;
+  if (!preview && (opts.width !== undefined || opts.pages !== undefined)) {
+    throw new CliError('USAGE', '--width and --pages apply to page previews only (--to png|jpeg)', EXIT_USAGE);
+  }
   const jobs = g.jobs ?? defaultJobs();
-  const accepted = new Set(opts.from ? SOURCE_EXTENSIONS[opts.from] : Object.values(SOURCE_EXTENSIONS).flat());
+  // Previews are made of DOCX and PDF files (a folder contributes those); conversions of the API's sources.
+  const sources = (from: SourceFormat | 'pdf') => (from === 'pdf' ? ['pdf'] : SOURCE_EXTENSIONS[from]);
+  const accepted = new Set(opts.from ? sources(opts.from) : preview ? [...SOURCE_EXTENSIONS.docx, 'pdf'] : Object.values(SOURCE_EXTENSIONS).flat());
+  const ext = preview ? previewExtension(preview.format, preview.req) : opts.to;
   // What a folder contributes: sources of the right kind that are not already the target format.
-  const inputs = await expandInputs(args, (name) => accepted.has(extensionOf(name)) && extensionOf(name) !== opts.to);
-  const items: Job[] = inputs.map((input) => ({ input, label: input.display, output: outputPath(input, opts.to, opts.out) }));
+  const inputs = await expandInputs(args, (name) => accepted.has(extensionOf(name)) && extensionOf(name) !== ext);
+  const items: Job[] = inputs.map((input) => ({ input, label: input.display, output: outputPath(input, ext, opts.out) }));
   const outputs = new Map<string, string>();
   for (const item of items) {
     if (path.resolve(item.output) === item.input.absolute)
@@ -88,6 +103,8 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
         {
           from: opts.from,
           to: opts.to,
+          width: opts.width,
+          pages: opts.pages,
           trackedChanges: opts.trackedChanges,
           pdfa: opts.pdfa,
           tagged: opts.tagged,
@@ -106,6 +123,8 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
     if (opts.to === 'pdf') local.officeEngine().catch(() => undefined);
     work = async (job) => {
       const bytes = new Uint8Array(await fs.promises.readFile(job.input.absolute));
+      if (preview) return localPreview(bytes, job.input.absolute, opts.from, preview.format, preview.req, () => local.officeEngine());
+      if (opts.from === 'pdf') throw new FolioError('UNSUPPORTED_CONVERSION', `A PDF source is for page previews only (--to png|jpeg)`);
       const from = opts.from ?? inferSourceFormat(job.input.absolute, bytes);
       if (!from) throw new FolioError('VALIDATION_ERROR', 'Cannot tell the format from the name or content; pass --from docx|md|html');
       checkPair(from, opts.to);

@@ -73,10 +73,23 @@ export function buildProgram(): Command {
 
   program
     .command('convert')
-    .description('Convert files, folders and globs: DOCX → PDF, Markdown or HTML; Markdown/HTML → DOCX or PDF')
-    .argument('<inputs...>', 'files, folders (their .docx/.md/.html files, recursively) or quoted globs')
-    .addOption(new Option('-t, --to <format>', 'target format').choices(['pdf', 'docx', 'md', 'html']).default('pdf'))
-    .addOption(new Option('-f, --from <format>', 'source format (default: from each file name and content)').choices(['docx', 'md', 'html']))
+    .description('Convert files, folders and globs: DOCX → PDF, Markdown or HTML; Markdown/HTML → DOCX or PDF; DOCX/PDF → page previews (PNG, JPEG)')
+    .argument('<inputs...>', 'files, folders (their .docx/.md/.html files, for previews .docx/.pdf, recursively) or quoted globs')
+    .addOption(
+      new Option('-t, --to <format>', 'target format (png, jpeg: page previews)')
+        .choices(['pdf', 'docx', 'md', 'html', 'png', 'jpeg'])
+        .default('pdf'),
+    )
+    .addOption(
+      new Option('-f, --from <format>', 'source format (default: from each file name and content; pdf for previews only)').choices([
+        'docx',
+        'md',
+        'html',
+        'pdf',
+      ]),
+    )
+    .option('--width <px>', 'previews: image width in pixels, at most 4000 (default 800)')
+    .option('--pages <list>', 'previews: pages such as 1-3,5, at most 50 (default 1); several pages → a ZIP of page-<n>.png|jpg')
     .option('-o, --out <dir>', 'write results here, mirroring the folders given (default: beside each input)')
     .addOption(
       new Option('--tracked-changes <mode>', 'DOCX → PDF: show tracked changes as markup, or print the document with them accepted or rejected')
@@ -105,6 +118,8 @@ export function buildProgram(): Command {
         "folio convert 'notes/**/*.md' --to docx --out docx/",
         'folio convert page.txt --from md --to docx',
         'folio convert report.docx --to md --images drop     # → report.md',
+        'folio convert report.pdf --to png --width 400        # → report.png, the first page 400 px wide',
+        'folio convert report.docx --to jpeg --pages 1-3,5    # → report.zip: page-1.jpg … page-5.jpg',
         'folio --server http://localhost:8080 --key $FOLIO_API_KEY convert a.docx b.md',
         '',
         'Each document is written as soon as it is done; a bad one is reported and the rest go on. The run ends',
@@ -118,9 +133,11 @@ export function buildProgram(): Command {
         return convertCommand(
           inputs,
           {
-            to: opts.to as 'pdf' | 'docx' | 'md' | 'html',
+            to: opts.to as 'pdf' | 'docx' | 'md' | 'html' | 'png' | 'jpeg',
+            width: opts.width as string | undefined,
+            pages: opts.pages as string | undefined,
             images: opts.images as 'inline' | 'drop' | undefined,
-            from: opts.from as 'docx' | 'md' | 'html' | undefined,
+            from: opts.from as 'docx' | 'md' | 'html' | 'pdf' | undefined,
             out: opts.out as string | undefined,
             trackedChanges: opts.trackedChanges as 'markup' | 'accept' | 'reject',
             pdfa: opts.pdfa as '1b' | '2b' | '3b' | undefined,
