@@ -159,8 +159,9 @@ class BlockBuilder {
     ilvl = clampLevel(ilvl); // Word has nine levels: a hostile ilvl cannot nest lists deeper
     const lvl = numId !== undefined && numId !== '0' ? this.ctx.numbering.level(numId, ilvl) : undefined;
 
-    const outline = num(val(pPr, 'w:outlineLvl'));
-    let level = outline !== undefined && outline >= 0 && outline <= 8 ? outline + 1 : (style.heading ?? 0);
+    // Headings come from the style chain (as Word's Heading styles, Title and outline levels of styles); a
+    // direct w:outlineLvl only puts body text in the navigation pane and stays a paragraph (pandoc agrees).
+    let level = style.heading ?? 0;
     level = Math.min(level, 6);
     const hasContent = all.some((i) => (i.t !== 'text' && i.t !== 'anchor' && i.t !== 'br') || (i.t === 'text' && /\S/.test(i.text)));
     const pBdr = pPr && child(pPr, 'w:pBdr');

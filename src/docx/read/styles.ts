@@ -129,7 +129,8 @@ export class StyleSheet {
     for (const s of chain) {
       const pPr = child(s.el, 'w:pPr');
       const name = s.name;
-      if (info.heading === undefined) {
+      // Table-of-contents entry styles ("toc 1"...) are not headings, whatever outline level they inherit.
+      if (info.heading === undefined && !/^toc\s*\d/.test(name)) {
         const m = /^heading\s*([1-9])$/.exec(name) ?? /^Heading([1-9])$/.exec(s.id);
         if (m) info.heading = Number(m[1]);
         else if (name === 'title') info.heading = 1;
