@@ -54,7 +54,8 @@ describe('CRL', () => {
   });
 
   it('a signer revoked after the (timestamped) signing time is still valid at signing time', () => {
-    const at = new Date(Date.now() - 5_000);
+    // Not before the certificate's notBefore (issued moments ago in beforeAll).
+    const at = new Date();
     // Revoked 30 s after signing, listed in a CRL issued a minute after signing (within the clock-skew allowance).
     const crl = makeCrl(rootOf(pki), {
       revoked: [{ certPem: pki.rsa.certPem, at: new Date(at.getTime() + 30_000) }],
