@@ -131,8 +131,9 @@ export class StyleSheet {
       const name = s.name;
       // Table-of-contents entry styles ("toc 1"...) are not headings, whatever outline level they inherit.
       if (info.heading === undefined && !/^toc\s*\d/.test(name)) {
-        const m = /^heading\s*([1-9])$/.exec(name) ?? /^Heading([1-9])$/.exec(s.id);
-        if (m) info.heading = Number(m[1]);
+        // "heading 0" (seen in the wild) is a top-level heading, as pandoc reads it.
+        const m = /^heading\s*([0-9])$/.exec(name) ?? /^Heading([0-9])$/.exec(s.id);
+        if (m) info.heading = Math.max(1, Number(m[1]));
         else if (name === 'title') info.heading = 1;
         else {
           const ol = pPr && child(pPr, 'w:outlineLvl');
