@@ -34,6 +34,7 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
   // 100,000-deep quotes or lists are flattened, never overflow.
   const md = new MarkdownIt('commonmark', { html: true, linkify: ext.has('autolink'), typographer: false, maxNesting: 64 });
   fastTokens(md);
+  noteHtmlRules(md);
   if (ext.has('table')) md.enable('table');
   if (ext.has('strikethrough')) {
     md.enable('strikethrough');
@@ -42,7 +43,6 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
   if (ext.has('autolink')) {
     md.enable(['linkify']);
     md.linkify.set({ fuzzyLink: true, fuzzyEmail: true });
-    keepDelimitersOutOfInlineLinks(md);
     // markdown-it first tests a whole paragraph's source, where linkify-it sees no link in "~~www.a.com~~"
     // ("www." right after a tilde). Test with tildes as spaces as well; each text token is then matched
     // exactly (a token with no match stays text).
@@ -53,10 +53,21 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
     // linkify-it's fuzzy scan (a costly regex over every paragraph and text token). Links it would find there
     // are bare domains, which the scope rule below unwraps anyway.
     linkify.test = (text: string) => MAY_HOLD_GFM_LINK.test(text) && (test(text) || (text.includes('~') && test(text.replace(/~/g, ' '))));
-    linkify.match = (text: string) => match(text) ?? ([] as unknown as ReturnType<typeof match>);
+    linkify.match = (text: string) => {
+      const links = match(text);
+      if (links?.length) linkified = true;
+      return links ?? ([] as unknown as ReturnType<typeof match>);
+    };
+    // Set when linkify (core or inline rule) may have made a link: without one, the scope rule below has
+    // nothing to unwrap, and its pass over every inline token is skipped. Reset by that rule (one parse at a
+    // time: parsing is synchronous; a parse that throws leaves it set, which only costs one pass).
+    let linkified = false;
+    keepDelimitersOutOfInlineLinks(md, () => (linkified = true));
     // GFM's extended autolinks are scheme://, www. and e-mail addresses; linkify-it's fuzzy mode also links
     // bare domains ("example.com"), which GFM leaves as text: unwrap those.
     md.core.ruler.after('linkify', 'gfm-autolink-scope', (state) => {
+      if (!linkified) return;
+      linkified = false;
       for (const block of state.tokens) {
         if (block.type !== 'inline' || !block.children) continue;
         const kids = block.children;
@@ -202,7 +213,7 @@ function gfmAutolinkEnd(
  * the closing tildes (it gives back trailing * only). GFM never ends an autolink in ~ or _: give those back
  * to the inline parser, so they can close a strikethrough or emphasis.
  */
-function keepDelimitersOutOfInlineLinks(md: MarkdownItInstance): void {
+function keepDelimitersOutOfInlineLinks(md: MarkdownItInstance, onLink: () => void): void {
   const rules = (md.inline.ruler as unknown as { __rules__: Array<{ name: string; fn: InlineRule }> }).__rules__;
   const original = rules.find((r) => r.name === 'linkify')?.fn;
   if (!original) return;
@@ -210,6 +221,7 @@ function keepDelimitersOutOfInlineLinks(md: MarkdownItInstance): void {
     const s = state as unknown as InlineState;
     if (!original(s, silent)) return false;
     if (silent) return true;
+    onLink();
     const n = s.tokens.length;
     const open = s.tokens[n - 3];
     const text = s.tokens[n - 2];
@@ -252,6 +264,7 @@ const FILTERED_TAG = /<(?=\/?(?:title|textarea|style|xmp|iframe|noembed|noframes
 
 function tagFilter(md: MarkdownItInstance): void {
   md.core.ruler.push('gfm-tagfilter', (state) => {
+    if (!(state.env as RenderEnv).folioHtml) return;
     for (const t of state.tokens) {
       if (t.type === 'html_block') t.content = t.content.replace(FILTERED_TAG, '&lt;');
       else if (t.type === 'inline' && t.children) {
@@ -374,13 +387,47 @@ function compactBlockNewlines(md: MarkdownItInstance): void {
 
 export interface RenderEnv {
   folioRawHtml?: boolean;
+  /** Set when markdown-it's raw HTML rules matched (see noteHtmlRules). */
+  folioHtml?: boolean;
   [key: string | symbol]: unknown; // markdown-it plugins keep their state here (footnotes, references)
+}
+
+/**
+ * Raw HTML tokens come only from markdown-it's html_block and html_inline rules (the task-list checkboxes,
+ * made by a core rule, are neither filtered nor counted as raw HTML). Noting in the env when either rule
+ * matched lets the tag filter and folio-raw-html skip their passes over every token when the document has
+ * none: each pass over the ~200,000 tokens of the 1 MB benchmark cost 10–15 ms.
+ */
+function noteHtmlRules(md: MarkdownItInstance): void {
+  type Rule = (state: { env: RenderEnv }, ...rest: unknown[]) => boolean;
+  for (const [ruler, name] of [
+    [md.block.ruler, 'html_block'],
+    [md.inline.ruler, 'html_inline'],
+  ] as const) {
+    const rule = (ruler as unknown as { __rules__: Array<{ name: string; fn: Rule; alt: string[] }> }).__rules__.find((r) => r.name === name);
+    if (!rule) continue;
+    const original = rule.fn;
+    // `at` resets the rule's alt chains unless given: html_block interrupts paragraphs, quotes, references.
+    (ruler as unknown as { at(name: string, fn: Rule, options: { alt: string[] }): void }).at(
+      name,
+      (state, ...rest) => {
+        if (!original(state, ...rest)) return false;
+        state.env.folioHtml = true;
+        return true;
+      },
+      { alt: rule.alt.slice() },
+    );
+  }
 }
 
 /** The last core rule: notes in the render env whether any raw HTML token is left in the stream. */
 function noteRawHtml(md: MarkdownItInstance): void {
   md.core.ruler.push('folio-raw-html', (state) => {
     let raw = false;
+    if (!(state.env as RenderEnv).folioHtml) {
+      (state.env as RenderEnv).folioRawHtml = raw;
+      return;
+    }
     for (const t of state.tokens) {
       if (t.type === 'html_block') raw = true;
       else if (t.type === 'inline' && t.children) {
