@@ -168,7 +168,12 @@ class BlockBuilder {
     const ruled = !!pBdr && (isBorder(child(pBdr, 'w:bottom')) || isBorder(child(pBdr, 'w:top')));
     let kind: ParaInfo['kind'] = level ? 'heading' : 'para';
     if (!hasContent && (ruled || style.names.includes('horizontal rule'))) kind = 'hr';
-    else if (level === 0 && (style.code || (hasContent && allMonospace(p)))) kind = 'code';
+    else if (level === 0 && hasContent) {
+      // A code style whose every run is set in a proportional font (an "HTML Preformatted" paragraph retyped in
+      // Times) is text; any paragraph set entirely in a monospace font is code.
+      const fonts = directFonts(p);
+      if ((style.code && !(fonts.runs > 0 && fonts.proportional === fonts.runs)) || (fonts.runs > 0 && fonts.mono === fonts.runs)) kind = 'code';
+    } else if (level === 0 && style.code) kind = 'code';
     // A heading numbered by its style (1. Introduction) stays a heading; a direct list number makes an item.
     const list = lvl && !lvl.hidden && !((kind === 'heading' || kind === 'hr') && fromStyle) ? { numId: numId!, ilvl, lvl } : undefined;
     if (!hasContent && kind !== 'hr' && !(kind === 'code' && (this.lastCode || style.code)) && !list) return undefined;
@@ -375,22 +380,23 @@ function isBorder(e: XElement | undefined): boolean {
   return v !== undefined && v !== 'nil' && v !== 'none';
 }
 
-/** Every run with text in the paragraph has a monospace font set directly (a code block typed in Word). */
-function allMonospace(p: XElement): boolean {
-  let runs = 0;
-  let mono = true;
+/** Runs with text in the paragraph, and how many set a monospace or a proportional font directly. */
+function directFonts(p: XElement): { runs: number; mono: number; proportional: number } {
+  const out = { runs: 0, mono: 0, proportional: 0 };
   walk(p, (e) => {
-    if (!mono) return 'skip';
     if (e.name === 'w:del' || e.name === 'w:moveFrom') return 'skip';
     if (e.name !== 'w:r') return undefined;
     if (!childElements(e, 'w:t').length) return 'skip';
-    runs++;
+    out.runs++;
     const fonts = child(child(e, 'w:rPr') ?? e, 'w:rFonts');
     const font = fonts && (attr(fonts, 'w:ascii') ?? attr(fonts, 'w:hAnsi'));
-    if (!font || !MONOSPACE.test(font.trim())) mono = false;
+    if (font) {
+      if (MONOSPACE.test(font.trim())) out.mono++;
+      else out.proportional++;
+    }
     return 'skip';
   });
-  return runs > 0 && mono;
+  return out;
 }
 
 /** The text of inlines as a code block holds it: breaks are new lines, pictures and notes are dropped. */
