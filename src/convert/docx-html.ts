@@ -53,8 +53,8 @@ function paraStyle(f: ParaFormat): string {
   return css.length ? ` style="${css.join(';')}"` : '';
 }
 
-function runHtml(text: string, m: Marks): string {
-  let s = htmlEscape(text).replace(/\t/g, '&emsp;');
+function runHtml(text: string, m: Marks, pre = false): string {
+  let s = pre ? htmlEscape(text) : htmlEscape(text).replace(/\t/g, '&emsp;');
   if (m.code) s = `<code>${s}</code>`;
   if (m.sup) s = `<sup>${s}</sup>`;
   if (m.sub) s = `<sub>${s}</sub>`;
@@ -107,6 +107,18 @@ export function htmlInlines(ctx: HtmlContext, list: Inline[]): string {
   return out;
 }
 
+/** A code block's lines with their emphasis kept (no <code> per run: the block is code), breaks as new lines. */
+function codeInlines(ctx: HtmlContext, list: Inline[]): string {
+  let out = '';
+  for (const i of list) {
+    if (i.t === 'text') out += runHtml(i.text, { ...i.m, code: undefined }, true);
+    else if (i.t === 'br') out += '\n';
+    else if (i.t === 'link') out += `<a href="${htmlEscape(i.href)}">${codeInlines(ctx, i.children)}</a>`;
+    else if (i.t === 'check') out += i.checked ? '☒' : '☐';
+  }
+  return out;
+}
+
 const BORDER = 'border:1px solid #000';
 
 export function htmlBlocks(ctx: HtmlContext, list: Block[]): string {
@@ -122,7 +134,7 @@ export function htmlBlocks(ctx: HtmlContext, list: Block[]): string {
         out.push(`<h${b.level}${paraStyle(b.f)}>${htmlInlines(ctx, b.inlines)}</h${b.level}>`);
         break;
       case 'code':
-        out.push(`<pre><code>${htmlEscape(b.text)}</code></pre>`);
+        out.push(`<pre><code>${codeInlines(ctx, b.inlines)}</code></pre>`);
         break;
       case 'hr':
         out.push('<hr>');

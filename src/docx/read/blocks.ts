@@ -232,7 +232,7 @@ class BlockBuilder {
 
   private block(info: ParaInfo): Block {
     if (info.kind === 'hr') return { t: 'hr' };
-    if (info.kind === 'code') return { t: 'code', text: plainText(info.inlines) };
+    if (info.kind === 'code') return { t: 'code', text: plainText(info.inlines), inlines: info.inlines };
     if (info.kind === 'heading') return { t: 'heading', level: info.level, inlines: info.inlines, f: info.f };
     return { t: 'para', inlines: info.inlines, f: info.f };
   }
@@ -292,6 +292,7 @@ class BlockBuilder {
     const last = cur[cur.length - 1];
     if (block.t === 'code' && last && last === this.lastCode) {
       last.text += '\n' + block.text;
+      last.inlines.push({ t: 'br' }, ...block.inlines);
       return;
     }
     cur.push(block);

@@ -51,7 +51,8 @@ export interface ParaFormat {
 export type Block =
   | { t: 'para'; inlines: Inline[]; f: ParaFormat }
   | { t: 'heading'; level: number; inlines: Inline[]; f: ParaFormat }
-  | { t: 'code'; text: string }
+  /** `inlines`: the same lines with their run formatting (breaks between lines), which HTML can keep. */
+  | { t: 'code'; text: string; inlines: Inline[] }
   | { t: 'hr' }
   | { t: 'quote'; blocks: Block[] }
   | { t: 'list'; ordered: boolean; start: number; items: ListItem[] }
