@@ -108,7 +108,7 @@ export function htmlInlines(ctx: HtmlContext, list: Inline[]): string {
 }
 
 /** A code block's lines with their emphasis kept (no <code> per run: the block is code), breaks as new lines. */
-function codeInlines(ctx: HtmlContext, list: Inline[]): string {
+export function codeInlines(ctx: HtmlContext, list: Inline[]): string {
   let out = '';
   for (const i of list) {
     if (i.t === 'text') out += runHtml(i.text, { ...i.m, code: undefined }, true);

@@ -10,7 +10,7 @@
  * (png, jpeg, gif, webp as Markdown images; other kinds as <img>) or, without data, their alt text.
  */
 import type { Block, DocModel, Inline, Marks, TableRow } from '../docx/read/model.js';
-import { htmlBlocks, htmlEscape, type HtmlContext } from './docx-html.js';
+import { codeInlines, htmlBlocks, htmlEscape, type HtmlContext } from './docx-html.js';
 
 interface Ctx {
   warnings: Set<string>;
@@ -384,6 +384,11 @@ function blocks(ctx: Ctx, all: Block[]): string {
         break;
       }
       case 'code': {
+        // Emphasis inside a code block (keywords in bold) has no Markdown form: an HTML <pre> block keeps it.
+        if (b.inlines.some((i) => i.t === 'text' && (i.m.b || i.m.i || i.m.s || i.m.u))) {
+          s = `<pre><code>${codeInlines(ctx.html, b.inlines)}</code></pre>`;
+          break;
+        }
         const runs = b.text.match(/^[ \t]*`{3,}/gm) ?? [];
         const fence = '`'.repeat(Math.max(3, ...runs.map((r) => r.trim().length + 1)));
         s = b.text === '' ? `${fence}\n${fence}` : `${fence}\n${b.text}\n${fence}`;
