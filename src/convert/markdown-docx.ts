@@ -93,14 +93,27 @@ const KNOWN_INLINE = new Set([
   'html_inline',
 ]);
 
-/** Whether the direct writer knows every token, and the element count the DOM would have stays in bounds. */
-function writable(parse: MarkdownParse): boolean {
+type NoteIndex = Map<number, { open: number; close: number }>;
+
+/**
+ * Whether the direct writer knows every token, and the element count the DOM would have stays in bounds.
+ * The same pass fills `notes` (footnote_open and footnote_close index by note id), which saves the writer
+ * one more pass over every token.
+ */
+function writable(parse: MarkdownParse, notes: NoteIndex): boolean {
   const { tokens, md } = parse;
   if (md.options.breaks || md.options.highlight) return false;
   // A loop rather than a recursive closure: this visits every token, and inline children nest one level only.
   let elements = 0;
-  for (const t of tokens) {
+  let noteOpen = -1;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
     if (!KNOWN_BLOCK.has(t.type)) return false;
+    if (t.type === 'footnote_open') noteOpen = i;
+    else if (t.type === 'footnote_close' && noteOpen >= 0) {
+      notes.set((tokens[noteOpen]!.meta as { id: number }).id, { open: noteOpen, close: i });
+      noteOpen = -1;
+    }
     if (t.nesting !== -1 && t.type !== 'inline' && !t.hidden) elements++;
     const children = t.children;
     if (!children) continue;
@@ -120,7 +133,8 @@ function writable(parse: MarkdownParse): boolean {
 
 /** The body for a parsed Markdown document, or undefined when it must go through the DOM. */
 export function markdownDocxBody(parse: MarkdownParse, options: ConvertOptions): ConvertedBody | undefined {
-  if (!writable(parse)) return undefined;
+  const notes: NoteIndex = new Map();
+  if (!writable(parse, notes)) return undefined;
   const opts = bodyOptions(options);
   const w = new WordWriter({
     relIdPrefix: opts.relIdPrefix,
@@ -129,7 +143,7 @@ export function markdownDocxBody(parse: MarkdownParse, options: ConvertOptions):
     styledHeaderRows: opts.styledHeaderRows,
   });
   const images = new ImageStore(w.relationships, w.warnings, opts.mediaPrefix, opts.firstDrawingId);
-  const writer = new MarkdownWriter(parse, w, images, opts.textWidthTwips);
+  const writer = new MarkdownWriter(parse, w, images, opts.textWidthTwips, notes);
   writer.write();
   w.flush();
   return collectBody(w, images.media, w.frame.blocks.join(''));
@@ -147,8 +161,6 @@ interface Open {
 
 class MarkdownWriter {
   private readonly tokens: MdToken[];
-  /** footnote_open index by note id, and its footnote_close. */
-  private readonly notes = new Map<number, { open: number; close: number }>();
   /**
    * Each note's tokens without its back-references, made once: markdown-it-footnote writes one per reference,
    * so a note cited n times holds n of them, and skipping them on each of the n copies was n².
@@ -162,18 +174,10 @@ class MarkdownWriter {
     private readonly w: WordWriter,
     private readonly images: ImageStore,
     private readonly widthTwips: number,
+    /** footnote_open index by note id, and its footnote_close (see writable). */
+    private readonly notes: NoteIndex,
   ) {
     this.tokens = parse.tokens;
-    let open = -1;
-    for (let i = 0; i < this.tokens.length; i++) {
-      const t = this.tokens[i]!;
-      if (t.type === 'footnote_open') open = i;
-      else if (t.type === 'footnote_close' && open >= 0) {
-        const id = (this.tokens[open]!.meta as { id: number }).id;
-        this.notes.set(id, { open, close: i });
-        open = -1;
-      }
-    }
   }
 
   write(): void {
@@ -468,31 +472,41 @@ class MarkdownWriter {
     // The first row, a header row, is bold through the table style (see WriterOptions.styledHeaderRows).
     const styledFirst = w.styledHeaderRows && rows[0]!.header;
     tblPr += w.styledHeaderRows ? tableLookXml(styledFirst) : TABLE_LOOK;
-    let xml = tableStartXml(tblPr, grid);
+    // Joined once, as the writer joins a paragraph (see WordWriter.flush): no cons string per cell.
+    const xml: string[] = [tableStartXml(tblPr, grid)];
     const savedPageBreak = w.pendingPageBreak;
     w.pendingPageBreak = false;
+    // Cells of one column with the same boldness and alignment share one context: the walk never changes a
+    // context it is given (a cell's has no list item to number), and a table of n rows made 2n objects a column.
+    const cellContexts = new Map<string, Ctx>();
     for (const [r, row] of rows.entries()) {
-      xml += rowStartXml(row.header);
+      xml.push(rowStartXml(row.header));
       for (let c = 0; c < ncols; c++) {
         const cell = row.cells[c];
         const width = grid[c]!;
         if (!cell) {
-          xml += `<w:tc><w:tcPr>${cellWidthXml(width)}</w:tcPr><w:p/></w:tc>`;
+          xml.push(`<w:tc><w:tcPr>${cellWidthXml(width)}</w:tcPr><w:p/></w:tc>`);
           continue;
         }
         const saved = w.beginFrame();
-        const cellCtx = cellContext(ctx, cell.header && !(styledFirst && r === 0), width);
-        if (cell.align) cellCtx.para.jc = jcOf(cell.align);
+        const bold = cell.header && !(styledFirst && r === 0);
+        const key = `${c}${bold ? 'b' : ''}${cell.align ?? ''}`;
+        let cellCtx = cellContexts.get(key);
+        if (!cellCtx) {
+          cellCtx = cellContext(ctx, bold, width);
+          if (cell.align) cellCtx.para.jc = jcOf(cell.align);
+          cellContexts.set(key, cellCtx);
+        }
         if (cell.inline?.children) this.inline(cell.inline.children, cellCtx);
         w.flush();
         const { blocks, lastIsTable } = w.endFrame(saved);
-        xml += cellXml(cellWidthXml(width), blocks, lastIsTable);
+        xml.push(cellXml(cellWidthXml(width), blocks, lastIsTable));
       }
-      xml += '</w:tr>';
+      xml.push('</w:tr>');
     }
-    xml += '</w:tbl>';
+    xml.push('</w:tbl>');
     w.pendingPageBreak = savedPageBreak;
-    w.addTable(xml);
+    w.addTable(xml.join(''));
     return end;
   }
 }
