@@ -235,8 +235,9 @@ export class ModificationAnalyzer {
 
   /**
    * `auditRevisions` (0-based) are Folio audit revisions (see audit-revision.ts): what they define is
-   * reported once as SIGNATURES_ONLY, and an object they rewrote is judged as it stood before them, so a
-   * change made by any other revision is still seen.
+   * reported once as SIGNATURES_ONLY, and an object they rewrote is judged stretch by stretch between them
+   * (each change by the revisions that made it), so a change made by any other revision is still seen and
+   * the audit revision's own change is not charged to a DSS or timestamp revision after it.
    */
   analyze(fromRev: number, signedEnd: number, auditRevisions: ReadonlySet<number> = new Set()): ModificationResult {
     const doc = this.doc;
@@ -246,46 +247,53 @@ export class ModificationAnalyzer {
     for (const r of [...auditRevisions].sort((x, y) => x - y)) {
       if (r > fromRev) details.push({ revision: r, kind: 'added', level: 'SIGNATURES_ONLY', issue: AUDIT_REVISION_DETAIL });
     }
-    type Item = { num: number; a?: ResolvedObject; b?: ResolvedObject; rev: number };
+    /** One change of an object: from its state at `aRev` to its state at `bRev` (0-based), last made by `rev`. */
+    type Item = { num: number; a?: ResolvedObject; b?: ResolvedObject; rev: number; aRev: number; bRev: number };
+    // The last change of each object (what the role-less objects' referrer analysis looks up), and every change.
     const items = new Map<number, Item>();
+    const changes: Item[] = [];
     for (const num of doc.numbersChangedAfter(fromRev)) {
-      let b = doc.resolve(num, last);
-      let rev = doc.entryAt(num, last)?.revision ?? last;
-      let aRev = fromRev;
-      if (auditRevisions.size > 0) {
-        // What audit revisions define is exempt; what other revisions define is judged against the state
-        // just before (or just after) the audit revisions, so their changes are never folded into an exemption.
-        const defs = doc.definitionsOf(num).filter((r) => r > fromRev && r <= last);
-        const audits = defs.filter((r) => auditRevisions.has(r));
-        if (audits.length > 0) {
-          const others = defs.filter((r) => !auditRevisions.has(r));
-          if (others.length === 0) continue;
-          if (others.every((r) => r < audits[0]!)) {
-            b = doc.resolve(num, audits[0]! - 1);
-            rev = others[others.length - 1]!;
-          } else if (others.every((r) => r > audits[audits.length - 1]!)) {
-            aRev = audits[audits.length - 1]!;
+      // Without audit revisions an object's change is judged from the signed revision to the final one. What
+      // audit revisions define is exempt; the changes other revisions make are judged in the stretches between
+      // the audit revisions that rewrote the object (before the first, between two, after the last), each
+      // against the state the stretch started from, so they are never folded into an exemption, and a change
+      // made by an exempt revision (the /Names, /AF and /AcroForm of a later Folio signature's catalog) is
+      // never attributed to the DSS or timestamp revision that rewrites the same object afterwards.
+      const defs = auditRevisions.size > 0 ? doc.definitionsOf(num).filter((r) => r > fromRev && r <= last) : [];
+      const audits = defs.filter((r) => auditRevisions.has(r));
+      const stretches: Array<[number, number]> = [];
+      if (audits.length === 0) stretches.push([fromRev, last]);
+      else {
+        let start = fromRev;
+        for (const au of [...audits, last + 1]) {
+          const end = au - 1;
+          if (defs.some((r) => r > start && r <= end)) stretches.push([start, end]);
+          start = au;
+        }
+      }
+      for (const [aRev, bRev] of stretches) {
+        const b = doc.resolve(num, bRev);
+        const rev = audits.length === 0 ? (doc.entryAt(num, last)?.revision ?? last) : defs.filter((r) => r > aRev && r <= bRev).pop()!;
+        const a = doc.resolve(num, aRev);
+        if (!a && !b) continue;
+        if (a && b && a.entry === b.entry) continue;
+        if (a && b && b.declaredNum === num && b.offset === a.offset && b.entry.type === 1 && a.entry.type === 1) continue;
+        if (a && b && b.declaredNum === num && sameValue(doc.buf, a.value, b.value)) {
+          if (b.offset !== undefined && b.offset < signedEnd && b.offset !== a.offset) {
+            details.push({
+              object: num,
+              revision: rev,
+              kind: 're-pointed',
+              level: 'OTHER',
+              issue: `object ${num} now resolves to an older body at offset ${b.offset} inside the signed bytes`,
+            });
           }
-          // Interleaved: judged from the signed revision to the final one, with no exemption.
+          continue;
         }
+        const item = { num, a, b, rev, aRev, bRev };
+        items.set(num, item);
+        changes.push(item);
       }
-      const a = doc.resolve(num, aRev);
-      if (!a && !b) continue;
-      if (a && b && a.entry === b.entry) continue;
-      if (a && b && b.declaredNum === num && b.offset === a.offset && b.entry.type === 1 && a.entry.type === 1) continue;
-      if (a && b && b.declaredNum === num && sameValue(doc.buf, a.value, b.value)) {
-        if (b.offset !== undefined && b.offset < signedEnd && b.offset !== a.offset) {
-          details.push({
-            object: num,
-            revision: rev,
-            kind: 're-pointed',
-            level: 'OTHER',
-            issue: `object ${num} now resolves to an older body at offset ${b.offset} inside the signed bytes`,
-          });
-        }
-        continue;
-      }
-      items.set(num, { num, a, b, rev });
     }
 
     details.push(...trailerChanges(doc, fromRev, this.infoAt(fromRev)));
@@ -294,13 +302,19 @@ export class ModificationAnalyzer {
     const deferred: Item[] = [];
     // Per object: whether all its details belong to a long-term-validation update.
     const ltaNums = new Map<number, boolean>();
-    const push = (it: Item, kind: ModificationDetail['kind'], level: ModificationLevel, issue: string, extra: Partial<ModificationDetail> = {}) => {
+    const push = (
+      it: { num: number; rev: number },
+      kind: ModificationDetail['kind'],
+      level: ModificationLevel,
+      issue: string,
+      extra: Partial<ModificationDetail> = {},
+    ) => {
       levels.set(it.num, maxLevel(levels.get(it.num) ?? 'NONE', level));
       ltaNums.set(it.num, (ltaNums.get(it.num) ?? true) && !!extra.ltaUpdate && level === 'SIGNATURES_ONLY');
       details.push({ object: it.num, revision: it.rev, kind, level, issue, ...extra });
     };
 
-    for (const it of items.values()) {
+    for (const it of changes) {
       const { num, a, b } = it;
       if (!b) {
         push(it, 'deleted', 'OTHER', `object ${num} was deleted`);
@@ -395,7 +409,7 @@ export class ModificationAnalyzer {
             const added: number[] = [];
             let afLevel: ModificationLevel =
               changed.includes('AcroForm') && isDict(dictOf(b.value)?.map.get('AcroForm'))
-                ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), fromRev, added)
+                ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), it.aRev, it.bRev, added)
                 : 'SIGNATURES_ONLY';
             if (changed.includes('Metadata')) afLevel = maxLevel(afLevel, this.judgeXmpAt(fromRev).level);
             // Judged revision by revision, also when the endpoints agree (changed, then changed back).
@@ -410,14 +424,14 @@ export class ModificationAnalyzer {
         }
         case 'acroform': {
           const added: number[] = [];
-          const level = a ? this.compareAcroForm(a.value, b.value, fromRev, added, LTA_ACROFORM_KEYS) : 'SIGNATURES_ONLY';
+          const level = a ? this.compareAcroForm(a.value, b.value, it.aRev, it.bRev, added, LTA_ACROFORM_KEYS) : 'SIGNATURES_ONLY';
           push(it, kind, level, `interactive form dictionary ${kind}`, lta(!!a && level === 'SIGNATURES_ONLY' && onlyDocTimestampsAdded(doc, added)));
           break;
         }
         case 'page':
         case 'pages': {
           const added: number[] = [];
-          const j = judgePageTree(doc, role, num, kind, a?.value, b.value, (x, y) => this.compareList(x, y, fromRev, added));
+          const j = judgePageTree(doc, role, num, kind, a?.value, b.value, (x, y) => this.compareList(x, y, it.aRev, it.bRev, added));
           push(it, kind, j.level, j.issue, lta(j.level === 'SIGNATURES_ONLY' && onlyDocTimestampsAdded(doc, added)));
           break;
         }
@@ -543,28 +557,32 @@ export class ModificationAnalyzer {
     aRaw: PdfValue | undefined,
     bRaw: PdfValue | undefined,
     fromRev: number,
+    toRev: number,
     added?: number[],
     ltaKeys: ReadonlySet<string> = LTA_ACROFORM_KEYS,
   ): ModificationLevel {
     const doc = this.doc;
     const a = doc.dictAt(aRaw, fromRev);
-    const b = doc.dictAt(bRaw, doc.last);
+    const b = doc.dictAt(bRaw, toRev);
     if (!a || !b) {
-      if (b && added) this.compareList(undefined, b.map.get('Fields'), fromRev, added);
+      if (b && added) this.compareList(undefined, b.map.get('Fields'), fromRev, toRev, added);
       return a || b ? 'SIGNATURES_ONLY' : 'NONE';
     }
     const changed = changedKeys(doc, a, b);
     if (!changed.every((k) => ['Fields', 'SigFlags', 'DR', 'DA', 'NeedAppearances'].includes(k))) return 'OTHER';
-    const level = changed.includes('Fields') ? this.compareList(a.map.get('Fields'), b.map.get('Fields'), fromRev, added) : 'SIGNATURES_ONLY';
+    const level = changed.includes('Fields') ? this.compareList(a.map.get('Fields'), b.map.get('Fields'), fromRev, toRev, added) : 'SIGNATURES_ONLY';
     if (added && !changed.every((k) => ltaKeys.has(k))) added.length = 0;
     return level;
   }
 
-  /** A list of references (Annots, Fields) may only grow; the level is that of what was added (collected in `added`). */
-  private compareList(aRaw: PdfValue | undefined, bRaw: PdfValue | undefined, fromRev: number, added?: number[]): ModificationLevel {
+  /**
+   * A list of references (Annots, Fields) may only grow from `fromRev` to `toRev`; the level is that of what
+   * was added (collected in `added`).
+   */
+  private compareList(aRaw: PdfValue | undefined, bRaw: PdfValue | undefined, fromRev: number, toRev: number, added?: number[]): ModificationLevel {
     const doc = this.doc;
     const a = doc.deref(aRaw, fromRev);
-    const b = doc.deref(bRaw, doc.last);
+    const b = doc.deref(bRaw, toRev);
     const aRefs = new Set((Array.isArray(a) ? a : []).filter(isRef).map((r) => r.num));
     const bList = Array.isArray(b) ? b : [];
     const bRefs = new Set(bList.filter(isRef).map((r) => r.num));

@@ -10,7 +10,8 @@ import { PDFArray, PDFName, PDFString } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { signViaApi, verifyViaApi } from './api.js';
-import { appendUpdate, makePdf, makePki, pdfsigSign, serialize, type TestPki } from './fixtures.js';
+import { appendUpdate, makePdf, makePki, pdfsigSign, serialize, signPdf, type TestPki } from './fixtures.js';
+import { appendDss, certDer } from './ltv-fixtures.js';
 import { openPdf } from '../../src/verify/index.js';
 import type { PdfRef, PdfValue } from '../../src/pdf/index.js';
 import { appendPage, changeContentStream } from './attacks.js';
@@ -97,6 +98,42 @@ describe('signing an already signed PDF with Folio', () => {
       'SIGNATURES_ONLY',
       'NONE',
     ]);
+  });
+
+  it('B-LTA-shaped, signed again by Folio and made B-LTA again: the first signature sees only exempt or LTV changes', async () => {
+    // Folio signature, DSS, document timestamp; Folio signature (audit revision), DSS, document timestamp. The
+    // catalog is rewritten by every revision; the /Names, /AF and /AcroForm of the second Folio revision are
+    // exempt for the first signature and must not be charged to the DSS/timestamp revisions after it.
+    const ltv = (pdf: Uint8Array, n: number, sneak = false) => {
+      let d = appendDss(pdf, { certs: [certDer(pki.caPem)] });
+      if (sneak) {
+        const doc = openPdf(d);
+        const root = doc.trailerAt(doc.last)!.map.get('Root') as PdfRef;
+        const cat = new Map(doc.catalogAt(doc.last)!.map);
+        cat.set('OpenAction', { kind: 'ref', num: 1, gen: 0 });
+        d = appendUpdate(d, [{ num: root.num, body: serialize({ kind: 'dict', map: cat, start: 0, end: 0 }) }]);
+      }
+      return signPdf(d, { signer: pki.tsa, subFilter: 'ETSI.RFC3161', fieldName: `Archive-${n}` });
+    };
+    const resigned = await sign(api, ltv(folioSigned, 1));
+    const r = await verify(api, ltv(resigned, 2));
+    expect(r.signatureCount).toBe(4);
+    expect(r.valid).toBe(true);
+    const first = r.signatures[0].modificationsAfter;
+    expect(first.level).toBe('SIGNATURES_ONLY');
+    expect(first.details).toContainEqual(expect.objectContaining({ issue: AUDIT_DETAIL }));
+    for (const d of first.details) expect(d.issue === AUDIT_DETAIL || d.ltaUpdate || d.level === 'NONE', d.issue).toBe(true);
+    expect(r.signatures[2].modificationsAfter.level).toBe('SIGNATURES_ONLY');
+
+    // The same with a catalog change (/OpenAction) sneaked in between the second DSS and its timestamp.
+    const sneaked = await verify(api, ltv(resigned, 2, true));
+    expect(sneaked.valid).toBe(false);
+    for (const i of [0, 2]) {
+      expect(sneaked.signatures[i].modificationsAfter.level).toBe('OTHER');
+      expect(sneaked.signatures[i].modificationsAfter.details).toContainEqual(
+        expect.objectContaining({ level: 'OTHER', issue: expect.stringContaining('OpenAction') }),
+      );
+    }
   });
 
   it('signed by pdfsig, then by Folio: valid, the pdfsig signature sees SIGNATURES_ONLY', async () => {
