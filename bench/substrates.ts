@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { docxProblem, pdfProblem, type RequestSpec } from '../test/adversarial/generators.js';
 import { FolioProcess, ROOT, freePort, percentile, serverEnv, type SendResult } from '../test/adversarial/server.js';
+import { reportMarkdown } from './support.js';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const BASELINE_REF = process.env.BASELINE_REF?.trim() || undefined;
@@ -32,34 +33,6 @@ const p50 = (xs: number[]) => percentile(xs, 50);
 const p90 = (xs: number[]) => percentile(xs, 90);
 
 // ─── inputs ───
-
-/** A report-like Markdown document of about `bytes` bytes: every block kind a business report uses. */
-function reportMarkdown(bytes: number): string {
-  const parts = ['# Quarterly operations report\n\nPrepared by the *operations* team. Figures are **provisional** until audit.\n\n'];
-  let size = parts[0]!.length;
-  for (let i = 1; size < bytes; i++) {
-    const block =
-      `## ${i}. Region ${i} review\n\n` +
-      `Revenue in region ${i} grew by **${(i * 1.7).toFixed(1)}%** over the quarter, driven by the *renewal* programme ` +
-      `and the [new partner portal](https://example.com/portal/${i}). The \`ingest-${i}\` pipeline processed ` +
-      `${1000 + i * 37} batches; see the appendix for the method.[^r${i}]\n\n` +
-      `### ${i}.1 Highlights\n\n` +
-      `- Customer retention held at _${90 + (i % 9)}%_\n  - enterprise accounts: **stable**\n  - small business: up by ${i % 5} points\n` +
-      `- Support backlog reduced\n  1. first-line tickets closed within a day\n  2. escalations reviewed weekly\n- Two audits completed\n\n` +
-      `| Metric | Q${(i % 4) + 1} | Previous | Change |\n|:--|--:|--:|:-:|\n` +
-      `| Revenue (k€) | ${1200 + i * 13} | ${1150 + i * 11} | ▲ |\n| Active users | ${5000 + i * 90} | ${4800 + i * 85} | ▲ |\n` +
-      `| Incidents | ${i % 7} | ${(i + 3) % 7} | ▼ |\n\n` +
-      `> "The quarter confirmed the plan; the risks are in *delivery*, not demand." — regional lead ${i}\n\n` +
-      '```ts\n' +
-      `const region${i} = await report.load({ id: ${i}, quarter: 'Q${(i % 4) + 1}' });\n` +
-      `console.log(region${i}.summary());\n` +
-      '```\n\n' +
-      `[^r${i}]: Source: finance extract ${i}, reconciled against the ledger.\n\n`;
-    parts.push(block);
-    size += block.length;
-  }
-  return parts.join('');
-}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-substrates-'));
 const smallMd = reportMarkdown(11 * 1024);
