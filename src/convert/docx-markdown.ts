@@ -59,7 +59,18 @@ function linkDestination(href: string): string {
   return href.replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\').replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
 }
 
-const linkTitle = (t: string | undefined) => (t ? ` "${t.replace(/[\\"]/g, '\\$&').replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')}"` : '');
+/**
+ * Alt text and titles may hold line breaks (Word's generated image descriptions have blank lines); a blank
+ * line inside `![…](…)` or `"…"` ends the paragraph and breaks the syntax, so they are written on one line.
+ */
+const oneLine = (t: string) => t.replace(/[ \t]*[\r\n\u2028\u2029][\s]*/g, ' ');
+
+const linkTitle = (t: string | undefined) =>
+  t
+    ? ` "${oneLine(t)
+        .replace(/[\\"]/g, '\\$&')
+        .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')}"`
+    : '';
 
 const MD_IMAGE = /^image\/(png|jpeg|gif|webp)$/;
 
@@ -182,11 +193,12 @@ class InlineWriter {
       }
       case 'image': {
         this.setMarks([...inherited]);
-        if (!i.data) return i.alt ? this.emit(escapeMarkdown(i.alt, this.lineStart)) : undefined;
+        const alt = oneLine(i.alt);
+        if (!i.data) return alt ? this.emit(escapeMarkdown(alt, this.lineStart)) : undefined;
         const uri = `data:${i.data.mime};base64,${Buffer.from(i.data.bytes).toString('base64')}`;
-        if (MD_IMAGE.test(i.data.mime)) return this.emit(`![${escapeMarkdown(i.alt, false)}](${uri}${linkTitle(i.title)})`);
+        if (MD_IMAGE.test(i.data.mime)) return this.emit(`![${escapeMarkdown(alt, false)}](${uri}${linkTitle(i.title)})`);
         const size = (i.widthPx ? ` width="${i.widthPx}"` : '') + (i.heightPx ? ` height="${i.heightPx}"` : '');
-        return this.emit(`<img src="${uri}" alt="${htmlEscape(i.alt)}"${size}>`);
+        return this.emit(`<img src="${uri}" alt="${htmlEscape(alt)}"${size}>`);
       }
       case 'note': {
         const n = this.ctx.notes.get(`${i.kind}:${i.id}`);

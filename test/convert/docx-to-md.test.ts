@@ -110,6 +110,33 @@ describe('docxToMarkdown on hand-written WordprocessingML', () => {
     expect(out).not.toContain('HYPERLINK');
   });
 
+  it('writes alt text and link titles with blank lines on one line, so the image and link syntax holds', async () => {
+    const { default: MarkdownIt } = await import('markdown-it');
+    const rels =
+      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="i1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/image1.png"/>' +
+      '<Relationship Id="h1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.org/" TargetMode="External"/></Relationships>';
+    // Word's generated descriptions look like this: "Table\n\nDescription automatically generated".
+    const body =
+      '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">' +
+      '<wp:extent cx="9525" cy="9525"/><wp:docPr id="1" name="Picture 1" descr="Table [x]&#10;&#10;Description \\ automatically&#13;&#10;generated"/>' +
+      '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
+      '<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:blipFill><a:blip r:embed="i1"/></pic:blipFill></pic:pic>' +
+      '</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>' +
+      '<w:p><w:hyperlink r:id="h1" w:tooltip="first&#10;&#10;second"><w:r><w:t>link</w:t></w:r></w:hyperlink></w:p>';
+    const out = md(docx(body, { 'word/_rels/document.xml.rels': rels, 'word/media/image1.png': 'png bytes' })).markdown;
+    const tokens = new MarkdownIt().parse(out, {});
+    const inline = tokens.filter((t) => t.type === 'inline').flatMap((t) => t.children ?? []);
+    const images = inline.filter((t) => t.type === 'image');
+    expect(images).toHaveLength(1);
+    expect(images[0]!.attrGet('src')).toMatch(/^data:image\/png;base64,/);
+    expect((images[0]!.children ?? []).map((t) => t.content).join('')).toBe('Table [x] Description \\ automatically generated');
+    const links = inline.filter((t) => t.type === 'link_open');
+    expect(links).toHaveLength(1);
+    expect(links[0]!.attrGet('href')).toBe('https://example.org/');
+    expect(links[0]!.attrGet('title')).toBe('first second');
+  });
+
   it('drops javascript: link targets and keeps the text', () => {
     const rels =
       '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="h1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="java&#9;script:alert(1)" TargetMode="External"/></Relationships>';
