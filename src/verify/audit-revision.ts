@@ -21,6 +21,7 @@ import {
   type PdfValue,
 } from '../pdf/index.js';
 import { auditTrailText } from './audit-trail.js';
+import type { ReferrerIndex } from './referrers.js';
 import { forEachPage, hasVisibleAppearance } from './signatures.js';
 
 export const AUDIT_REVISION_DETAIL = 'audit-trail pages and attachment appended by a signature issued by this service';
@@ -43,7 +44,7 @@ const DISQUALIFYING_ANOMALIES = new Set([...STRUCTURAL_ANOMALIES, 'NESTED_OBJECT
  * Why revision `rev` (0-based) is not shaped like a Folio audit revision, or undefined when it is.
  * `referrers` maps an object number to the objects referring to it at the final revision.
  */
-export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referrers: () => Map<number, Set<number>>): string | undefined {
+export function auditRevisionShapeProblem(doc: PdfDocument, rev: number, referrers: () => ReferrerIndex): string | undefined {
   if (rev < 1 || rev > doc.last) return 'not an incremental update';
   const prev = rev - 1;
   const revision = doc.revisions[rev]!;

@@ -7,7 +7,6 @@
  * refers to them at the final revision, so an appearance stream shared with page content is "OTHER".
  */
 import {
-  collectRefs,
   isDict,
   isName,
   isRef,
@@ -31,6 +30,7 @@ import { judgePageTree } from './rules/pages.js';
 import { changedKeys, fieldName, hasRealContents, isEmptyValue, isInfoLike } from './rules/shared.js';
 import { LTA_ACROFORM_KEYS, LTA_CATALOG_KEYS, isDocTimestampDict, onlyDocTimestampsAdded } from './rules/lta.js';
 import { classifySigField } from './rules/signature-field.js';
+import { lazyReferrerIndex, type ReferrerIndex } from './referrers.js';
 
 /**
  * METADATA (a new /Info or a changed XMP /Metadata stream) is never permitted after signing: no DocMDP level
@@ -101,7 +101,7 @@ export type PushDetail = (
 const lta = (yes: boolean): Partial<ModificationDetail> => (yes ? { ltaUpdate: true } : {});
 
 export class ModificationAnalyzer {
-  private referrers?: Map<number, Set<number>>;
+  private referrers?: ReferrerIndex;
   private readonly roleCache = new Map<number, Role>();
   private readonly catalogNum?: number;
   private readonly acroFormNum?: number;
@@ -128,24 +128,13 @@ export class ModificationAnalyzer {
     this.metadataNum = isRef(meta) ? meta.num : undefined;
   }
 
-  /** Who refers to each object at the final revision (built once, bounded). */
-  referrerIndex(): Map<number, Set<number>> {
+  /** Who refers to each object at the final revision (built once, bounded; referrers.ts). */
+  referrerIndex(): ReferrerIndex {
     if (this.referrers) return this.referrers;
-    const index = new Map<number, Set<number>>();
     const nums = new Set<number>();
     for (const r of this.doc.revisions) for (const n of r.entries.keys()) nums.add(n);
-    let count = 0;
-    for (const n of nums) {
-      if (++count > MAX_INDEX_OBJECTS) break;
-      const v = this.doc.resolve(n, this.doc.last)?.value;
-      collectRefs(v, (ref) => {
-        let s = index.get(ref);
-        if (!s) index.set(ref, (s = new Set()));
-        s.add(n);
-      });
-    }
-    this.referrers = index;
-    return index;
+    this.referrers = lazyReferrerIndex(this.doc, nums, MAX_INDEX_OBJECTS);
+    return this.referrers;
   }
 
   private role(num: number, value: PdfValue | undefined): Role {
@@ -441,7 +430,7 @@ export class ModificationAnalyzer {
     }
 
     // Objects without a role of their own take the level of what refers to them now.
-    const index = deferred.length ? this.referrerIndex() : new Map<number, Set<number>>();
+    const index: ReferrerIndex = deferred.length ? this.referrerIndex() : new Map<number, Set<number>>();
     const visiting = new Set<number>();
     const levelOf = (num: number): ModificationLevel | undefined => {
       const known = levels.get(num);
