@@ -6,7 +6,8 @@
  */
 import { FolioError } from '../errors.js';
 import { isDict, isName, isRef, isStream, isString, type PdfDict, type PdfDocument, type PdfValue, type PdfString } from '../pdf/index.js';
-import { verifyCms, createDigest, type CmsResult } from './cms.js';
+import type { Hash } from 'node:crypto';
+import { verifyCms, createDigest, nodeHash, type CmsResult } from './cms.js';
 
 export type Coverage = 'ENTIRE_FILE' | 'ENTIRE_REVISION' | 'PARTIAL' | 'UNCLEAR';
 
@@ -350,10 +351,27 @@ export function rangeDigest(doc: PdfDocument, br: number[], alg: string): Uint8A
     );
   }
   hashedBytes.set(doc, spent);
-  const hash = createDigest(alg)!;
-  for (let i = 0; i < br.length; i += 2) hash.update(doc.buf.subarray(br[i]!, br[i]! + br[i + 1]!));
+  let hash = createDigest(alg)!;
+  let from = 0;
+  // Every signature's first range starts at byte 0 and later signatures' first ranges extend earlier ones (the
+  // bytes before each /Contents): the hash state at the end of the longest first range seen so far is kept per
+  // algorithm and continued, so a 100-page file signed three times is not hashed from the start three times.
+  // XOFs (SHAKE) are left out: a copied state's output length is not the one asked for.
+  const prefixes = nodeHash(alg)?.startsWith('shake') ? undefined : (prefixStates.get(doc) ?? prefixStates.set(doc, new Map()).get(doc)!);
+  if (prefixes && br[0] === 0) {
+    const kept = prefixes.get(alg);
+    if (kept && kept.end <= br[1]!) {
+      hash = kept.hash.copy();
+      from = kept.end;
+    }
+    hash.update(doc.buf.subarray(from, br[1]!));
+    if (!kept || kept.end <= br[1]!) prefixes.set(alg, { end: br[1]!, hash: hash.copy() });
+    from = 2;
+  } else from = 0;
+  for (let i = from; i < br.length; i += 2) hash.update(doc.buf.subarray(br[i]!, br[i]! + br[i + 1]!));
   return hash.digest();
 }
+const prefixStates = new WeakMap<PdfDocument, Map<string, { end: number; hash: Hash }>>();
 
 /**
  * CMS bytes parsed per document. One signature's /Contents is capped at MAX_CMS_BYTES, but many fields can
