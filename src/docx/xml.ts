@@ -200,8 +200,20 @@ function parseInto(holder: XElement, xml: string, part: string, budget?: ParseBu
     if (c1 === 0x2f /* / */) {
       const gt = xml.indexOf('>', lt);
       if (gt < 0) throw malformed(part);
-      const name = xml.slice(lt + 2, gt).trim();
-      if (name !== cur.name || stack.length === 1) throw malformed(part, `has a mismatched closing tag </${name.slice(0, 40)}>`);
+      // Compared in place (the same as `xml.slice(lt + 2, gt).trim() === cur.name`, names hold no whitespace):
+      // no string per closing tag.
+      let p = lt + 2;
+      while (p < gt && isSpace(xml.charCodeAt(p))) p++;
+      let matches = stack.length > 1 && xml.startsWith(cur.name, p) && p + cur.name.length <= gt;
+      for (let k = p + cur.name.length; matches && k < gt; k++) matches = isSpace(xml.charCodeAt(k));
+      if (!matches)
+        throw malformed(
+          part,
+          `has a mismatched closing tag </${xml
+            .slice(lt + 2, gt)
+            .trim()
+            .slice(0, 40)}>`,
+        );
       stack.pop();
       cur = stack[stack.length - 1]!;
       i = gt + 1;
