@@ -33,7 +33,7 @@ const SECONDS = Number(process.env.CAPACITY_SECONDS ?? 10);
 const CLIENTS = Number(process.env.CAPACITY_CLIENTS ?? 2);
 const INGEST_SECONDS = Number(process.env.CAPACITY_INGEST_SECONDS ?? 10);
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-const CORPUS = path.resolve(import.meta.dirname, '../../shared/corpus/docx');
+const CORPUS = '/work/shared/corpus/docx';
 
 const load = () =>
   os

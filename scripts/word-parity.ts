@@ -218,9 +218,7 @@ async function main(): Promise<void> {
   const json = args.includes('--json');
   const keepAt = args.indexOf('--keep');
   const keep = keepAt >= 0 ? args[keepAt + 1] : undefined;
-  const folder =
-    args.find((a, i) => !a.startsWith('--') && i !== keepAt + 1) ??
-    path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/corpus/word-pdf');
+  const folder = args.find((a, i) => !a.startsWith('--') && i !== keepAt + 1) ?? '/work/shared/corpus/word-pdf';
   const { OfficePool } = await import('../src/office/index.js');
   const pool = new OfficePool({ workers: 1, queueSize: 64, timeoutMs: 120_000 });
   await pool.start();

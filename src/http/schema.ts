@@ -17,8 +17,10 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 
 /** `T | null` written as JSON Schema's type list where T is a primitive. */
 export function Nullable<T extends TSchema>(schema: T, options: Record<string, unknown> = {}): TUnsafe<Static<T> | null> {
-  const s = schema as unknown as { type?: string };
-  if (typeof s.type === 'string') return Type.Unsafe<Static<T> | null>({ ...schema, type: [s.type, 'null'], ...options });
+  const s = schema as unknown as { type?: string; enum?: unknown[] };
+  // An enum must list null too: JSON Schema checks `enum` as well as `type`, so null would fail otherwise.
+  const nullEnum = Array.isArray(s.enum) ? { enum: [...s.enum, null] } : {};
+  if (typeof s.type === 'string') return Type.Unsafe<Static<T> | null>({ ...schema, type: [s.type, 'null'], ...nullEnum, ...options });
   return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }], ...options });
 }
 

@@ -20,7 +20,7 @@ import { parseDocument } from 'htmlparser2';
 import { isTag, isText, type AnyNode, type Element } from 'domhandler';
 import { emptyExtract, linkKey, words, type Extract } from './docx-export-reference.js';
 
-export const CORPUS_DOCX = path.resolve(import.meta.dirname, '../../../shared/corpus/docx');
+export const CORPUS_DOCX = '/work/shared/corpus/docx';
 /** The corpus's three deliberately unreadable files (encrypted, truncated, fuzzed), as test/office skips them. */
 export const BROKEN_CORPUS_FILES = ['poi--bug53475-password-is-pass.docx', 'poi--truncated62886.docx', 'poi--clusterfuzz-XWPF-5313273089884160.docx'];
 

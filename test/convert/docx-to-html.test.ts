@@ -14,7 +14,7 @@ import { authed, startTestApi, type TestApi } from '../helpers/api.js';
 import { buildZip } from '../support/zip.js';
 import { PNG_1x1 } from './helpers.js';
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus/docx');
+const CORPUS = '/work/shared/corpus/docx';
 const hasCorpus = fs.existsSync(CORPUS);
 const ALL = ['table', 'strikethrough', 'tasklist', 'footnotes', 'autolink'] as const;
 

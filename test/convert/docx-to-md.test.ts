@@ -12,7 +12,7 @@ import { buildZip } from '../support/zip.js';
 import { refusal } from '../support/refusal.js';
 import { PNG_1x1 } from './helpers.js';
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus/docx');
+const CORPUS = '/work/shared/corpus/docx';
 const hasCorpus = fs.existsSync(CORPUS);
 const corpus = (name: string) => new Uint8Array(fs.readFileSync(path.join(CORPUS, name)));
 const md = (bytes: Uint8Array, images?: 'inline' | 'drop') => docxToMarkdown(bytes, { images });

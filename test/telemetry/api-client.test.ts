@@ -105,7 +105,7 @@ describe('FolioClient against the running API', () => {
       expect([...out.bytes.subarray(0, 2)]).toEqual([0x50, 0x4b]);
       const doc = await new Folio({ telemetry: { enabled: false } }).open(out.bytes);
       expect(doc.documentId).toMatch(/^[0-9a-f]{64}$/);
-      await expectApiError(client.convert(md, { from: 'md', to: 'md' as never }), 400, 'VALIDATION_ERROR');
+      await expectApiError(client.convert(md, { from: 'md', to: 'xlsx' as never }), 400, 'VALIDATION_ERROR');
     }),
   );
 

@@ -223,7 +223,7 @@ export type VerifyDocumentResponse = {
   };
   signatures: Array<{
     type?: 'signature' | 'timestamp';
-    level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+    level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null;
     revocation?: {
       status: 'GOOD' | 'REVOKED' | 'UNKNOWN' | 'NOT_CHECKED';
       checkedAt?: string;
