@@ -21,6 +21,7 @@ import { FolioProcess, ROOT, freePort, percentile, serverEnv, type SendResult } 
 import { reportMarkdown } from './support.js';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const WARMUP_REQUESTS = 3;
 const BASELINE_REF = process.env.BASELINE_REF?.trim() || undefined;
 const CORPUS_DOCX = '/work/shared/corpus/docx';
 const DOCX_FILES = ['mammoth--simple-list.docx', 'docx4j--tables.docx', 'pandoc--comments.docx'];
@@ -232,7 +233,9 @@ for (const input of inputs) {
   const t0 = performance.now();
   const cells = new Map<Target['name'], Cell>(targets.map((t) => [t.name, { ms: [], cpuMs: [], errors: [] }]));
   results.set(input.label, cells);
-  for (const t of targets) await send(t, input.spec); // warm-up: JIT, the office worker's first document
+  // Warm-up: a running server is warm, and one request leaves the engine thread's JIT cold for the small
+  // inputs; three per server and input, as bench/docx-export.ts does.
+  for (let w = 0; w < WARMUP_REQUESTS; w++) for (const t of targets) await send(t, input.spec);
   // Sequential requests, the servers in turn (the order alternating), so load on the host falls on both alike.
   for (let i = 0; i < input.runs; i++) {
     for (const t of i % 2 ? [...targets].reverse() : targets) {
