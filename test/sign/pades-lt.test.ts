@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, startTestApi, type TestApi } from '../helpers/api.js';
 import { buildCrl } from '../../src/sign/index.js';
-import { makePdf, nssDbTrusting, pdfsigBlocks, postSign, qpdfCheck, signBody, tmpDir, writeTemp } from './helpers.js';
+import { lastSignature, makePdf, nssDbTrusting, pdfsigBlocks, postSign, qpdfCheck, signBody, tmpDir, writeTemp } from './helpers.js';
 import { freePort, pdfsigAsync, readDss, run, signatureContents, startApiAtPublicUrl } from './ltv-helpers.js';
 import { startTestTsa, type TestTsa } from './tsa-server.js';
 
@@ -239,8 +239,7 @@ describe('B-LTA', () => {
     const m = [...text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)].pop()!;
     const [a, b, c, d] = m.slice(1, 5).map(Number) as [number, number, number, number];
     const covered = Buffer.concat([Buffer.from(out.subarray(a, a + b)), Buffer.from(out.subarray(c, c + d))]);
-    const tokenHex = text.slice(b + 1, c - 1).replace(/(00)+$/, '');
-    const token = writeTemp(work, 'doc.tst', Buffer.from(tokenHex.length % 2 ? `${tokenHex}0` : tokenHex, 'hex'));
+    const token = writeTemp(work, 'doc.tst', lastSignature(out).cms); // cut at its DER length, not at trailing zeros
     const data = writeTemp(work, 'covered.bin', covered);
     const ca = writeTemp(work, 'tsa-root.pem', tsa.rootPem);
     const untrusted = writeTemp(work, 'tsa-cert.pem', tsa.tsaCertPem);

@@ -134,10 +134,21 @@ export function signatureContents(pdf: Uint8Array): Uint8Array[] {
     const start = Number(m[2]);
     const end = Number(m[3]);
     if (end <= start) continue;
-    const hex = text.slice(start + 1, end - 1).replace(/(00)+$/, '');
-    out.push(new Uint8Array(Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex')));
+    // Cut at the DER length of the outer SEQUENCE, not at the trailing zeros: a CMS may itself end in 0x00
+    // (about 1 signature in 256), and stripping zeros would then key the VRI by a truncated value.
+    const padded = Buffer.from(text.slice(start + 1, end - 1), 'hex');
+    out.push(new Uint8Array(padded.subarray(0, derEnd(padded))));
   }
   return out;
+}
+
+/** End of the DER element at the start of `b` (definite lengths, as every CMS here is written). */
+function derEnd(b: Uint8Array): number {
+  const first = b[1] ?? 0;
+  if (first < 0x80) return 2 + first;
+  let len = 0;
+  for (let i = 0; i < (first & 0x7f); i++) len = len * 256 + (b[2 + i] ?? 0);
+  return 2 + (first & 0x7f) + len;
 }
 
 const toAb = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
