@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { contractPdf as makePdf } from './support.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
@@ -33,23 +33,6 @@ async function server(): Promise<void> {
       process.exit(0);
     });
   });
-}
-
-async function makePdf(pages: number): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let i = 0; i < pages; i++) {
-    const page = doc.addPage([595.28, 841.89]);
-    for (let line = 0; line < 40; line++) {
-      page.drawText(`Page ${i + 1}, clause ${line + 1}: the parties agree to the terms set out in this agreement.`, {
-        x: 40,
-        y: 800 - line * 18,
-        size: 10,
-        font,
-      });
-    }
-  }
-  return doc.save();
 }
 
 function body(pdf: Uint8Array, level: string): string {

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -58,4 +59,22 @@ export function reportMarkdown(bytes: number): string {
     size += block.length;
   }
   return parts.join('');
+}
+
+/** A contract-like PDF of `pages` A4 pages of text, the input of the signing benchmarks. */
+export async function contractPdf(pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage([595.28, 841.89]);
+    for (let line = 0; line < 40; line++) {
+      page.drawText(`Page ${i + 1}, clause ${line + 1}: the parties agree to the terms set out in this agreement.`, {
+        x: 40,
+        y: 800 - line * 18,
+        size: 10,
+        font,
+      });
+    }
+  }
+  return doc.save();
 }
