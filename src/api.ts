@@ -69,7 +69,7 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
     throw e;
   }
   const signing = await loadSigningIdentity(config, logger);
-  const enginePool = createEnginePool(config, logger, signing);
+  const enginePool = createEnginePool(config, logger, signing, { warmUp: true });
   // Its own thread, so a body never waits behind long engine jobs; parsing a 33 MB body takes about 1 s.
   const bodyPool = createEnginePool(config, logger, signing, { workers: 1, timeoutMs: 15_000, memoryMb: 256, preloadEngines: false });
   const services: Services = {
@@ -143,6 +143,7 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     authenticator: services.auth,
     limiter,
     metrics: opts.metrics,
+    trustProxy: opts.config.trustProxy,
     // Only capabilities whose engine can serve get routes, so /openapi.json lists only what works.
     routes: [healthRoutes(services), ...CAPABILITIES.filter((c) => c.available(services)).map((c) => c.routes(services)), playgroundRoutes()],
   });

@@ -2,6 +2,7 @@
  * Configuration from the environment (CONTRACT §9). Every variable is optional; a bad value stops
  * start-up with one line naming the variable (ConfigError.message is that line).
  */
+import net from 'node:net';
 import path from 'node:path';
 import { usableCpus } from './cpu-quota.js';
 
@@ -54,7 +55,15 @@ export interface Config {
   authClientWindowMs: number;
   authRegisterPerClient: number;
   authVerifyPerClient: number;
+  /**
+   * Which peers may name the client in `X-Forwarded-For` (Fastify's `trustProxy`): `false` (default: the
+   * socket's address is the client), `true` (every peer), a hop count, or addresses/CIDRs (and proxy-addr's
+   * `loopback`, `linklocal`, `uniquelocal`). The per-client windows key on the address this yields.
+   */
+  trustProxy: TrustProxy;
 }
+
+export type TrustProxy = boolean | number | string[];
 
 export class ConfigError extends Error {
   constructor(
@@ -105,6 +114,43 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+/** proxy-addr's names of address ranges, accepted in a TRUST_PROXY list as they are. */
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: `false`/`true`, a hop count (the number of proxies in front of the API, each appending to
+ * `X-Forwarded-For`), or a comma-separated list of proxy addresses, CIDRs or named ranges.
+ */
+function trustProxy(env: Env): TrustProxy {
+  const name = 'TRUST_PROXY';
+  const raw = str(env, name);
+  if (raw === undefined || /^false$/i.test(raw)) return false;
+  if (/^true$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 32) throw new ConfigError(name, `hop count must be at most 32, got ${hops}`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (NAMED_RANGES.includes(entry)) continue;
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = net.isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+      throw new ConfigError(
+        name,
+        `entry "${entry}" is not an IP address, a CIDR (address/prefix) or one of ${NAMED_RANGES.join(', ')}; ` +
+          'the variable is true, false, a hop count or a comma-separated list of those',
+      );
+    }
+  }
+  return entries.length === 0 ? false : entries;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -181,5 +227,6 @@ export function loadConfig(env: Env = process.env): Config {
     authClientWindowMs: int(env, 'AUTH_CLIENT_WINDOW_SECONDS', 600, 10, 86_400) * 1000,
     authRegisterPerClient: int(env, 'AUTH_REGISTER_PER_CLIENT', 20, 1, 1_000_000),
     authVerifyPerClient: int(env, 'AUTH_VERIFY_PER_CLIENT', 30, 1, 1_000_000),
+    trustProxy: trustProxy(env),
   };
 }

@@ -45,6 +45,11 @@ export interface ApiAppOptions {
    * without it every body is parsed here.
    */
   parseLargeJson?: (body: Buffer) => Promise<unknown>;
+  /**
+   * Which peers may name the client in `X-Forwarded-For` (config TRUST_PROXY, Fastify's `trustProxy`):
+   * `request.ip`, which keys the per-client windows, is the forwarded address only behind a trusted proxy.
+   */
+  trustProxy?: boolean | number | string[];
   /** Route plugins; each registers its own paths. */
   routes: Array<(app: FastifyInstance) => Promise<void>>;
 }
@@ -60,6 +65,7 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     // No per-request child logger: the request id is written explicitly in the lines that need it.
     childLoggerFactory: (logger) => logger,
     genReqId: requestIdFor,
+    trustProxy: trustProxyOption(opts.trustProxy),
     requestIdHeader: false,
     bodyLimit: MAX_JSON_BODY_BYTES,
     routerOptions: { maxParamLength: 200 },
@@ -270,6 +276,17 @@ function openApiOperation({ schema, url, route }: { schema: FastifySchema; url: 
     out.body = { content: { ...content, 'multipart/form-data': { schema: multipartBody } } };
   }
   return { schema: out as FastifySchema, url };
+}
+
+/**
+ * Fastify's `trustProxy` for TRUST_PROXY. A hop count becomes proxy-addr's hop function (the socket's peer
+ * is hop 0, the last `X-Forwarded-For` entry hop 1, …): Fastify 5.12 itself trusts nothing for a number,
+ * because a hop count cannot tell a proxy from a client connecting directly. So a count is only right where
+ * nothing but the proxies can reach the API (docs/operations.md); addresses or CIDRs are right everywhere.
+ */
+function trustProxyOption(trust: ApiAppOptions['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== 'number') return trust ?? false;
+  return (_address, hop) => hop < trust;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
