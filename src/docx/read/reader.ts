@@ -1,19 +1,24 @@
 /**
  * DOCX → document model (model.ts): the package is opened once with openDocx (its bounds), each part is
- * parsed with the lossless XML tree (xml.ts: no DOCTYPE, bounded depth, one element budget for all the
- * parts of the document), and the body, then the notes its references name, are read into blocks. Pictures
+ * parsed once into xml.ts's tree by the read-only parse (parse.ts: parseXml's tree and bounds, no DOCTYPE,
+ * bounded depth, one element budget for all the parts of the document), and the body, then the notes its
+ * references name, are read into blocks. Pictures
  * are embedded within a byte budget; beyond it, or with `images: 'drop'`, they keep only their alt text.
  */
 import { FolioError } from '../../errors.js';
 import { DEFAULT_PACKAGE_LIMITS, openDocx, type DocxPackage } from '../package.js';
-import { attr, child, childElements, MAX_DOCUMENT_ELEMENTS, parseXml, textContent, type ParseBudget, type XElement } from '../xml.js';
+import { attr, child, childElements, MAX_DOCUMENT_ELEMENTS, textContent, type ParseBudget, type XDocument, type XElement } from '../xml.js';
 import { nodeCounter, type ReadContext, type ReadLimits, type Relationship } from './context.js';
 import { readBlocks } from './blocks.js';
 import type { DocModel, ImageData, Note } from './model.js';
 import { Numbering } from './numbering.js';
+import { parseForRead } from './parse.js';
 import { StyleSheet } from './styles.js';
 
 export type { ReadLimits } from './context.js';
+
+/** A parse of one part into xml.ts's tree (parseForRead; parseXml gives the same tree, for comparison). */
+export type PartParser = (xml: string, part: string, budget?: ParseBudget) => XDocument;
 
 export const DEFAULT_READ_LIMITS: ReadLimits = {
   maxNodes: 2_000_000,
@@ -64,6 +69,7 @@ class Reader {
   constructor(
     private readonly pkg: DocxPackage,
     private readonly options: ReadOptions,
+    private readonly parsePart: PartParser,
   ) {
     this.limits = { ...DEFAULT_READ_LIMITS, ...options.limits };
     this.count = nodeCounter(this.limits.maxNodes);
@@ -71,7 +77,7 @@ class Reader {
 
   private parse(part: string): XElement | undefined {
     const text = this.pkg.text(part);
-    return text === undefined ? undefined : parseXml(text, part, this.budget).root;
+    return text === undefined ? undefined : this.parsePart(text, part, this.budget).root;
   }
 
   private rels(part: string): { byId: Map<string, Relationship>; byType: Map<string, string> } {
@@ -200,6 +206,11 @@ class Reader {
 
 /** Reads a DOCX into the document model. Throws FolioError (INVALID_FILE_FORMAT, UNPROCESSABLE_DOCUMENT). */
 export function readDocxModel(bytes: Uint8Array, options: ReadOptions = {}): DocModel {
+  return readDocxModelWith(parseForRead, bytes, options);
+}
+
+/** readDocxModel with another parse of the parts (scripts/docx-read-identity.ts compares parseXml's read). */
+export function readDocxModelWith(parse: PartParser, bytes: Uint8Array, options: ReadOptions = {}): DocModel {
   const pkg = openDocx(bytes, { ...DEFAULT_PACKAGE_LIMITS, partLabel: 'a part the converter reads' });
-  return new Reader(pkg, options).read();
+  return new Reader(pkg, options, parse).read();
 }

@@ -1,0 +1,294 @@
+/**
+ * The read-only XML parse of the DOCX exporter (docx→md, docx→html): the same tree as parseXml (xml.ts), with
+ * the same bounds and the same errors, built with less work, since the exporter reads the tree and never
+ * writes it back:
+ * - attributes are kept as the span of their start tag and split into [name, escaped value] pairs only when
+ *   the reader asks for them (most elements' attributes, the rsid* of every paragraph and run, are never
+ *   read); the span is checked while the tag is scanned, so a malformed or over-long attribute list is refused
+ *   at parse time as parseXml refuses it;
+ * - leaves share one frozen empty child list;
+ * - element names are taken from a small cache instead of a new string per tag (Word repeats a few dozen);
+ * - the DOCTYPE/ENTITY check and the start-tag count (the element bound, checked before a node is built) are
+ *   one pass over the part instead of three.
+ *
+ * Hand-written rather than a SAX library (saxes, htmlparser2): the readers consume xml.ts's node interface,
+ * whose text and attribute values stay escaped (decodeXml decodes them where read); a library decodes as it
+ * goes, and re-escaping to keep the interface would cost more than this scanner, which is xml.ts's own
+ * scanner minus the lossless bookkeeping. test/docx/read-parse.test.ts checks that both give the same tree
+ * (names, attributes, text, order) for every part of the corpus, and the same errors for malformed input.
+ */
+import { FolioError } from '../../errors.js';
+import {
+  MAX_DOCUMENT_ELEMENTS,
+  MAX_XML_ATTRIBUTES,
+  MAX_XML_DEPTH,
+  MAX_XML_ELEMENTS,
+  parseXml,
+  type ParseBudget,
+  type XDocument,
+  type XElement,
+  type XNode,
+} from '../xml.js';
+
+// Local copies: a module-namespace binding read in the scanner's inner loop costs a call under some loaders.
+const MAX_DEPTH = MAX_XML_DEPTH;
+const MAX_ATTRIBUTES = MAX_XML_ATTRIBUTES;
+const NO_CHILDREN: XNode[] = Object.freeze([]) as unknown as XNode[];
+
+/** JavaScript's `\s` on a char code (xml.ts's isSpace: the tree must split where parseXml splits). */
+function isSpace(c: number): boolean {
+  if (c < 0x80) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * An element whose attributes are split on first use. `from`/`to` is the attribute span of its start tag,
+ * already checked to be a well-formed `name = "value"` sequence (the shape parseXml's fast path reads).
+ */
+class ReadElement implements XElement {
+  declare readonly type: 'el';
+  children: XNode[] = NO_CHILDREN;
+  private split: Array<[string, string]> | undefined;
+
+  constructor(
+    public name: string,
+    public parent: XElement | undefined,
+    private readonly src: string,
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
+
+  get attrs(): Array<[string, string]> {
+    return (this.split ??= this.from >= this.to ? [] : splitAttrs(this.src, this.from, this.to));
+  }
+
+  set attrs(v: Array<[string, string]>) {
+    this.split = v;
+  }
+}
+(ReadElement.prototype as { type: string }).type = 'el';
+
+/** [name, escaped value] pairs of a span checked by scanStartTag (so no error path here). */
+function splitAttrs(xml: string, from: number, to: number): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  let p = from;
+  for (;;) {
+    while (p < to && isSpace(xml.charCodeAt(p))) p++;
+    if (p >= to) return out;
+    const nameStart = p;
+    for (; p < to; p++) {
+      const c = xml.charCodeAt(p);
+      if (c === 0x3d || isSpace(c)) break;
+    }
+    const name = xml.slice(nameStart, p);
+    while (xml.charCodeAt(p) !== 0x3d) p++;
+    p++;
+    while (isSpace(xml.charCodeAt(p))) p++;
+    const q = xml.charCodeAt(p);
+    const close = xml.indexOf(q === 0x22 ? '"' : "'", p + 1);
+    const raw = xml.slice(p + 1, close);
+    // Single-quoted values are normalised to double quotes, as parseXml does.
+    out.push([name, q === 0x22 ? raw : raw.replace(/"/g, '&quot;')]);
+    p = close + 1;
+  }
+}
+
+/** Element names seen lately, by a hash of their length and two characters: one string per distinct name. */
+const NAME_CACHE: Array<string | undefined> = new Array<string | undefined>(1024).fill(undefined);
+
+function nameAt(xml: string, from: number, to: number): string {
+  const len = to - from;
+  const h = (len * 31 + xml.charCodeAt(to - 1) * 7 + (len > 2 ? xml.charCodeAt(from + 2) : 0)) & 1023;
+  const hit = NAME_CACHE[h];
+  if (hit !== undefined && hit.length === len && xml.startsWith(hit, from)) return hit;
+  const name = xml.slice(from, to);
+  // Copied out of the part (a short slice is a copy anyway; a long one would keep the whole part alive).
+  NAME_CACHE[h] = len > 64 ? undefined : name;
+  return name;
+}
+
+function malformed(part: string, why = 'is not well-formed XML'): FolioError {
+  return new FolioError('UNPROCESSABLE_DOCUMENT', `The part ${part} ${why}`);
+}
+
+/**
+ * Parses a whole part for reading. Same result, bounds and errors as parseXml (xml.ts); the elements'
+ * attributes are split lazily. Anything the fast scanner does not take in one step (odd spacing, unquoted or
+ * duplicated-quote attributes, names with slashes) is handed to parseXml, so odd input is read exactly as
+ * before.
+ */
+export function parseForRead(xml: string, part: string, budget?: ParseBudget): XDocument {
+  const limit = Math.min(MAX_XML_ELEMENTS, budget?.elements ?? MAX_XML_ELEMENTS);
+  // One pass: the DOCTYPE/ENTITY refusal (assertNoDoctype: anywhere in the part, any case) and the count of
+  // start tags (a '<' before a name character; comments and CDATA may over-count), so an element bomb is
+  // refused before a single node of it is built.
+  let starts = 0;
+  for (let k = xml.indexOf('<'); k >= 0; k = xml.indexOf('<', k + 1)) {
+    const c = xml.charCodeAt(k + 1);
+    if (c === 0x21 /* ! */) {
+      if (startsWithUpper(xml, k + 2, 'DOCTYPE') || startsWithUpper(xml, k + 2, 'ENTITY')) {
+        throw malformed(part, 'declares a DOCTYPE or entities, which are not allowed');
+      }
+    } else if (c !== 0x2f && c !== 0x3f) starts++;
+  }
+  if (starts > limit) {
+    throw malformed(
+      part,
+      budget && budget.elements < MAX_XML_ELEMENTS
+        ? `brings the document's parts beyond ${MAX_DOCUMENT_ELEMENTS} elements together`
+        : `has more than ${MAX_XML_ELEMENTS} elements`,
+    );
+  }
+  const fast = parseFast(xml, part);
+  // Not taken in one step: parseXml reads it (and refuses it with its own message if it must).
+  if (!fast) return parseXml(xml, part, budget);
+  if (budget) budget.elements = Math.max(0, budget.elements - fast.elements);
+  return fast.doc;
+}
+
+/** `xml` holds `word` at `at`, in any case (ASCII letters only). */
+function startsWithUpper(xml: string, at: number, word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = xml.charCodeAt(at + i);
+    if ((c >= 0x61 && c <= 0x7a ? c - 0x20 : c) !== word.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/**
+ * The tree, or undefined when the part needs parseXml (an unusual start tag, or an error: parseXml then gives
+ * the error with its own message). Errors parseXml gives at the same point (depth, attribute count, a
+ * mismatched closing tag) are thrown here directly, with parseXml's messages.
+ */
+function parseFast(xml: string, part: string): { doc: XDocument; elements: number } | undefined {
+  const top: XNode[] = [];
+  const stack: ReadElement[] = [];
+  let cur: ReadElement | undefined;
+  let elements = 0;
+  let i = 0;
+  const n = xml.length;
+  const add = (node: XNode) => {
+    if (!cur) top.push(node);
+    else if (cur.children === NO_CHILDREN) cur.children = [node];
+    else cur.children.push(node);
+  };
+  while (i < n) {
+    const lt = xml.indexOf('<', i);
+    if (lt < 0) {
+      add({ type: 'text', raw: xml.slice(i) });
+      break;
+    }
+    if (lt > i) add({ type: 'text', raw: xml.slice(i, lt) });
+    const c1 = xml.charCodeAt(lt + 1);
+    if (c1 === 0x2f /* / */) {
+      const gt = xml.indexOf('>', lt);
+      if (gt < 0 || !cur) return undefined;
+      let p = lt + 2;
+      while (p < gt && isSpace(xml.charCodeAt(p))) p++;
+      let matches = xml.startsWith(cur.name, p) && p + cur.name.length <= gt;
+      for (let k = p + cur.name.length; matches && k < gt; k++) matches = isSpace(xml.charCodeAt(k));
+      if (!matches) return undefined;
+      stack.pop();
+      cur = stack[stack.length - 1];
+      i = gt + 1;
+      continue;
+    }
+    if (c1 === 0x21 /* ! */) {
+      let end: number;
+      if (xml.startsWith('<!--', lt)) end = xml.indexOf('-->', lt + 4) + 3;
+      else if (xml.startsWith('<![CDATA[', lt)) end = xml.indexOf(']]>', lt + 9) + 3;
+      else return undefined;
+      if (end < 3) return undefined;
+      add({ type: 'raw', raw: xml.slice(lt, end) });
+      i = end;
+      continue;
+    }
+    if (c1 === 0x3f /* ? */) {
+      const end = xml.indexOf('?>', lt + 2);
+      if (end < 0) return undefined;
+      add({ type: 'raw', raw: xml.slice(lt, end + 2) });
+      i = end + 2;
+      continue;
+    }
+    // Start tag: the name (up to whitespace, '/' or '>'), then `name="value"` pairs separated by whitespace,
+    // then '>' or '/>'. Anything else (a quote or '/' in a name, an attribute without '=' or quotes, a '/' not
+    // before '>') is left to parseXml.
+    let p = lt + 1;
+    for (; p < n; p++) {
+      const c = xml.charCodeAt(p);
+      if (c === 0x3e || c === 0x2f || isSpace(c)) break;
+      if (c === 0x22 || c === 0x27) return undefined;
+    }
+    if (p === lt + 1 || p >= n) return undefined;
+    const nameEnd = p;
+    let count = 0;
+    let selfClosing = false;
+    let attrEnd: number;
+    for (;;) {
+      while (p < n && isSpace(xml.charCodeAt(p))) p++;
+      const c = xml.charCodeAt(p);
+      if (c === 0x3e /* > */) {
+        attrEnd = p;
+        break;
+      }
+      if (c === 0x2f /* / */) {
+        if (xml.charCodeAt(p + 1) !== 0x3e) return undefined;
+        selfClosing = true;
+        attrEnd = p;
+        p++;
+        break;
+      }
+      if (p >= n) return undefined;
+      // An attribute name: up to '=' or whitespace.
+      const nameStart = p;
+      for (; p < n; p++) {
+        const d = xml.charCodeAt(p);
+        if (d === 0x3d || d === 0x2f || d === 0x3e || d === 0x22 || d === 0x27 || d === 0x3c || isSpace(d)) break;
+      }
+      if (p === nameStart) return undefined;
+      while (p < n && isSpace(xml.charCodeAt(p))) p++;
+      if (xml.charCodeAt(p) !== 0x3d) return undefined;
+      p++;
+      while (p < n && isSpace(xml.charCodeAt(p))) p++;
+      const q = xml.charCodeAt(p);
+      if (q !== 0x22 && q !== 0x27) return undefined;
+      const close = xml.indexOf(q === 0x22 ? '"' : "'", p + 1);
+      if (close < 0) return undefined;
+      if (++count > MAX_ATTRIBUTES) throw malformed(part, `has an element with more than ${MAX_XML_ATTRIBUTES} attributes`);
+      p = close + 1;
+    }
+    const node = new ReadElement(nameAt(xml, lt + 1, nameEnd), cur, xml, nameEnd, count ? attrEnd : nameEnd);
+    elements++;
+    add(node);
+    if (!selfClosing) {
+      stack.push(node);
+      // parseXml's stack holds the document too: it refuses the 512th open element.
+      if (stack.length >= MAX_DEPTH) throw malformed(part, `nests elements deeper than ${MAX_XML_DEPTH} levels`);
+      cur = node;
+    }
+    i = p + 1;
+  }
+  if (stack.length !== 0) return undefined;
+  let root: XElement | undefined;
+  let prolog = '';
+  let epilog = '';
+  for (const c of top) {
+    if (c.type === 'el') {
+      if (root) return undefined;
+      root = c;
+    } else if (!root) prolog += c.raw;
+    else epilog += c.raw;
+  }
+  if (!root) return undefined;
+  return { doc: { prolog, root, epilog }, elements };
+}
