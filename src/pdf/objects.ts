@@ -249,10 +249,13 @@ export class Lexer {
     // Fast path for the common case (signature /Contents: kilobytes of hex, no white space): Node's decoder.
     const len = close - start - 1;
     if (len % 2 === 0 && len >= 64) {
-      const text = latin1(buf, start + 1, close);
-      if (/^[0-9A-Fa-f]*$/.test(text)) {
+      // Node's hex decoder stops at the first pair that is not hex: a full-length result means all of it was.
+      const bytes = Buffer.from(latin1(buf, start + 1, close), 'hex');
+      if (bytes.length * 2 === len) {
         this.pos = close + 1;
-        return { kind: 'string', bytes: new Uint8Array(Buffer.from(text, 'hex')), hex: true, start, end: close + 1 };
+        // A plain Uint8Array of its own (small results come from Buffer's shared pool: copied).
+        const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes);
+        return { kind: 'string', bytes: own, hex: true, start, end: close + 1 };
       }
     }
     const out = new Uint8Array(Math.ceil((close - start - 1) / 2));

@@ -28,7 +28,26 @@ export interface PathResult {
 
 const MAX_PATH = 10;
 
-export function buildPath(leaf: X509Certificate, pool: X509Certificate[], store: TrustStore, at: Date): PathResult {
+/**
+ * Results of `subordinate.verify(issuer.publicKey)` within one verification: the signatures, their timestamp
+ * tokens and the document timestamp of one file share a few certificates (the TSA's is checked against its
+ * root once per token otherwise). Scoped to one `verifyPdf` call by its caller.
+ */
+export type LinkMemo = WeakMap<X509Certificate, Map<X509Certificate, boolean>>;
+
+function verifiesUnder(cert: X509Certificate, issuer: X509Certificate, memo: LinkMemo | undefined): boolean {
+  let row = memo?.get(cert);
+  const hit = row?.get(issuer);
+  if (hit !== undefined) return hit;
+  const ok = safe(() => cert.verify(issuer.publicKey));
+  if (memo) {
+    if (!row) memo.set(cert, (row = new Map()));
+    row.set(issuer, ok);
+  }
+  return ok;
+}
+
+export function buildPath(leaf: X509Certificate, pool: X509Certificate[], store: TrustStore, at: Date, memo?: LinkMemo): PathResult {
   const path: X509Certificate[] = [leaf];
   const problems: string[] = [];
   let chainValid = false;
@@ -41,10 +60,10 @@ export function buildPath(leaf: X509Certificate, pool: X509Certificate[], store:
       break;
     }
     const candidates = [...store.anchors, ...pool].filter((c) => c.fingerprint256 !== current.fingerprint256 && safe(() => current.checkIssued(c)));
-    const issuer = candidates.find((c) => safe(() => current.verify(c.publicKey)));
+    const issuer = candidates.find((c) => verifiesUnder(current, c, memo));
     if (!issuer) {
       if (safe(() => current.checkIssued(current))) {
-        chainValid = safe(() => current.verify(current.publicKey));
+        chainValid = verifiesUnder(current, current, memo);
         if (!chainValid) problems.push('the self-signed root certificate does not verify');
         problems.push('the path ends at a root that is not a trust anchor');
       } else {

@@ -47,10 +47,24 @@ function refFollows(buf: Uint8Array, p: number, stop: number): boolean {
   return buf[p] === 0x52 && !isRegular(buf[p + 1]);
 }
 
+/** Byte classes of the PDF lexer, one table lookup per byte in the scan's loop. */
+const REGULAR = 0;
+const WHITE = 1;
+const DELIM = 2;
+const DIGIT = 3;
+const CLASS = new Uint8Array(256);
+for (const c of [0x20, 0x0a, 0x0d, 0x09, 0x0c, 0x00]) CLASS[c] = WHITE;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = DELIM;
+for (let c = 0x30; c <= 0x39; c++) CLASS[c] = DIGIT;
+CLASS[0x2e] = DIGIT; // `.`: part of a number token
+
 /**
  * Calls `add` with the integer part of every number token followed by `gen R` in the object at `offset`, skipping
- * literal strings and comments, until the keyword `stream` or `endobj` outside any dictionary or array.
- * False when neither is met within `end` and the scan bound (the caller then parses the object).
+ * literal strings, hex strings, names and comments, until the keyword `stream` or `endobj` outside any
+ * dictionary or array. False when neither is met within `end` and the scan bound (the caller then parses the
+ * object). A name is skipped whole, as the reader's lexer reads it (`/` and the regular characters after it,
+ * digits included), so `/F9 0 R` is no candidate; every other regular run is stepped through byte by byte, so
+ * a signed number (`+1 0 R`) still is.
  */
 export function scanNumbers(buf: Uint8Array, offset: number, end: number, add: (n: number) => void): boolean {
   const stop = Math.min(end, buf.length, offset + MAX_SCAN_BYTES);
@@ -58,6 +72,38 @@ export function scanNumbers(buf: Uint8Array, offset: number, end: number, add: (
   let i = offset;
   while (i < stop) {
     const c = buf[i]!;
+    const k = CLASS[c]!;
+    if (k === WHITE) {
+      i++;
+      continue;
+    }
+    if (k === DIGIT) {
+      // A number token; its integer part is a candidate when `gen R` follows, as the reader's lexer reads a
+      // reference (gen digits, whitespace or comments, then R ending the token).
+      let v = 0;
+      let dot = false;
+      for (; i < stop; i++) {
+        const d = buf[i]!;
+        if (d === 0x2e) dot = true;
+        else if (d >= 0x30 && d <= 0x39) {
+          if (!dot && v < 1e9) v = v * 10 + (d - 0x30);
+        } else break;
+      }
+      if (refFollows(buf, i, stop)) add(v);
+      continue;
+    }
+    if (k === REGULAR) {
+      if (depth === 0 && (c === 0x73 || c === 0x65) && !isRegular(buf[i - 1]) && (word(buf, i, 'stream') || word(buf, i, 'endobj'))) return true;
+      i++;
+      continue;
+    }
+    // Delimiters.
+    if (c === 0x2f) {
+      // A name: the regular characters after `/`.
+      i++;
+      while (i < stop && CLASS[buf[i]!] !== WHITE && CLASS[buf[i]!] !== DELIM) i++;
+      continue;
+    }
     if (c === 0x28) {
       // Literal string: nested parentheses, backslash escapes.
       let nest = 1;
@@ -71,38 +117,24 @@ export function scanNumbers(buf: Uint8Array, offset: number, end: number, add: (
       }
       continue;
     }
-    if (c === 0x3c && buf[i + 1] !== 0x3c) {
+    if (c === 0x3c) {
+      if (buf[i + 1] === 0x3c) {
+        depth += 2; // `<<`, closed by two `>`
+        i += 2;
+        continue;
+      }
       // Hex string (a signature's /Contents: tens of kilobytes): no reference inside.
       const close = buf.indexOf(0x3e, i + 1);
       if (close < 0 || close >= stop) return false;
       i = close + 1;
       continue;
     }
-    if (c === 0x3c) {
-      depth += 2; // `<<`, closed by two `>`
-      i += 2;
-      continue;
-    }
     if (c === 0x25) {
       while (i < stop && buf[i] !== 0x0a && buf[i] !== 0x0d) i++;
       continue;
     }
-    if ((c >= 0x30 && c <= 0x39) || c === 0x2e) {
-      // A number token; its integer part is a candidate when `gen R` follows, as the reader's lexer reads a
-      // reference (gen digits, whitespace or comments, then R ending the token).
-      let v = 0;
-      let dot = false;
-      while (i < stop && ((buf[i]! >= 0x30 && buf[i]! <= 0x39) || buf[i] === 0x2e)) {
-        if (buf[i] === 0x2e) dot = true;
-        else if (!dot && v < 1e9) v = v * 10 + (buf[i]! - 0x30);
-        i++;
-      }
-      if (refFollows(buf, i, stop)) add(v);
-      continue;
-    }
     if (c === 0x5b) depth++;
     else if (c === 0x3e || c === 0x5d) depth = Math.max(0, depth - 1);
-    else if (depth === 0 && !isRegular(buf[i - 1]) && ((c === 0x73 && word(buf, i, 'stream')) || (c === 0x65 && word(buf, i, 'endobj')))) return true;
     i++;
   }
   return false;

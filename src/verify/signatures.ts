@@ -374,6 +374,18 @@ export function rangeDigest(doc: PdfDocument, br: number[], alg: string): Uint8A
 const prefixStates = new WeakMap<PdfDocument, Map<string, { end: number; hash: Hash }>>();
 
 /**
+ * SHA-256 of the whole file (the answer's `document.sha256`), hex. The longest SHA-256 prefix state that the
+ * ByteRange digests kept (the bytes before the last such signature's /Contents) is a prefix of the file too:
+ * only the rest is hashed.
+ */
+export function fileSha256Hex(doc: PdfDocument): string {
+  const kept = prefixStates.get(doc)?.get('SHA-256');
+  const from = kept && kept.end <= doc.buf.length ? kept.end : 0;
+  const hash = from > 0 ? kept!.hash.copy() : createDigest('SHA-256')!;
+  return hash.update(doc.buf.subarray(from)).digest('hex');
+}
+
+/**
  * CMS bytes parsed per document. One signature's /Contents is capped at MAX_CMS_BYTES, but many fields can
  * point at the same large signature dictionary, and each would be parsed again.
  */

@@ -4,11 +4,12 @@
  * revision it covers, judged against DocMDP/FieldMDP. Indications follow ETSI EN 319 102-1 (as EU DSS and
  * pyHanko use them); `valid` is about integrity and modifications only, trust is reported beside it.
  */
-import crypto, { type X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import { openPdf, isDict, isName, isString, isRef, type PdfDict, type PdfDocument } from '../pdf/index.js';
 import {
   checkByteRange,
   checkCrypto,
+  fileSha256Hex,
   findSignatures,
   parsePdfDate,
   decodeText,
@@ -17,7 +18,7 @@ import {
   type UnsignedSignatureField,
 } from './signatures.js';
 import { ModificationAnalyzer, levelRank, type ModificationDetail, type ModificationLevel } from './modifications.js';
-import { buildPath, subjectParts, keyUsageOf, EKU_TIME_STAMPING, type TrustStore } from './certificates.js';
+import { buildPath, subjectParts, keyUsageOf, EKU_TIME_STAMPING, type LinkMemo, type TrustStore } from './certificates.js';
 import { verifyCms, createDigest } from './cms.js';
 import { readAuditTrail, type AuditTrailAnswer } from './audit-trail.js';
 import { auditRevisionShapeProblem } from './audit-revision.js';
@@ -122,7 +123,8 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
   // A signature dictionary inline in its field's /V: the field's body holds its /ByteRange.
   for (const s of fields.signatures) if (s.inline && s.sigOffset !== undefined && s.sigEnd !== undefined) known.push([s.sigOffset, s.sigEnd]);
   const dss = readDss(doc);
-  const examined = fields.signatures.map((sig) => examineSignature(doc, sig, options, known, dss));
+  const links: LinkMemo = new WeakMap();
+  const examined = fields.signatures.map((sig) => examineSignature(doc, sig, options, known, dss, links));
   const auditRevisions = findAuditRevisions(doc, examined, analyzer);
   const reports = examined.map((ex) => judgeSignature(doc, ex, analyzer, certification, auditRevisions));
   assignLevels(examined, reports, dss, options.trust);
@@ -145,7 +147,7 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
     documentTimestampCount: reports.length - sigs.length,
     signatures: reports,
     unsignedSignatureFields: fields.unsigned.map((u: UnsignedSignatureField) => ({ fieldName: u.fieldName, hasAppearance: u.hasAppearance })),
-    document: { sha256: crypto.createHash('sha256').update(bytes).digest('hex'), revisions: doc.revisions.length, size: bytes.length },
+    document: { sha256: fileSha256Hex(doc), revisions: doc.revisions.length, size: bytes.length },
   };
   if (lastSig) result.signer = { name: lastSig.signer?.name ?? null, email: lastSig.signer?.email ?? null, signedAt: lastSig.signedAt };
   const intactRevisions = reports
@@ -218,7 +220,14 @@ function fieldMdpLocks(doc: PdfDocument, sigDict: PdfDict): string[] | 'ALL' | u
 }
 
 /** First pass over a signature: structure, cryptography, timestamp and certificate path. */
-function examineSignature(doc: PdfDocument, sig: FoundSignature, options: VerifyOptions, known: Array<[number, number]>, dss: DssData | undefined) {
+function examineSignature(
+  doc: PdfDocument,
+  sig: FoundSignature,
+  options: VerifyOptions,
+  known: Array<[number, number]>,
+  dss: DssData | undefined,
+  links: LinkMemo,
+) {
   const trust = options.trust;
   const last = doc.last;
   const problems: string[] = [];
@@ -253,7 +262,7 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, options: Verify
     const tst = tsa.tstInfo;
     const h = tst?.imprintAlgorithm ? createDigest(tst.imprintAlgorithm) : undefined;
     const imprintOk = !!tst && !!h && h.update(sv).digest().equals(Buffer.from(tst.imprint));
-    const tsaPath = tsa.signerCertificate && tst ? buildPath(tsa.signerCertificate, tsa.certificates, trust, tst.genTime) : undefined;
+    const tsaPath = tsa.signerCertificate && tst ? buildPath(tsa.signerCertificate, tsa.certificates, trust, tst.genTime, links) : undefined;
     // RFC 3161 §2.3: the TSA's certificate carries the timeStamping extended key usage.
     const tsaEku = !!tsa.signerCertificate?.keyUsage?.includes(EKU_TIME_STAMPING);
     if (tsa.signerCertificate && !tsaEku) warnings.push('TIMESTAMP_INVALID: the TSA certificate lacks the timeStamping extended key usage');
@@ -289,7 +298,7 @@ function examineSignature(doc: PdfDocument, sig: FoundSignature, options: Verify
     const tlv = contents && readTlv(contents, 0, contents.length);
     const vri = contents ? (dss?.vri.get(sha1Hex(contents)) ?? (tlv ? dss?.vri.get(sha1Hex(contents.subarray(0, tlv.end))) : undefined)) : undefined;
     ltvCerts = [...(dss?.certs ?? []), ...(vri?.certs ?? [])];
-    path = buildPath(signerCert, [...cms!.certificates, ...ltvCerts], trust, at);
+    path = buildPath(signerCert, [...cms!.certificates, ...ltvCerts], trust, at, links);
     const items = [
       ...(vri?.items ?? []),
       ...(dss?.items ?? []),

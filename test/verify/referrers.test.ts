@@ -55,11 +55,15 @@ describe('referrer index by raw scan', () => {
       { num: n + 2, body: '<</Length 12 /F 4 0 R>>\nstream\n6 0 R 8 0 R\nendstream' },
       // A name that ends in digits before `0 R`, and a signed number.
       { num: n + 3, body: '[/F9 0 R +1 0 R 2 0 R]' },
+      // Names are skipped whole (digits and `#` escapes included), up to the next delimiter or white space.
+      { num: n + 4, body: '<</F9/G /X 8 0 R /H#20 9 0 R/J(x)/K 3 0 R /L-1 5 0 R>>' },
     ]);
     const full = expectSameIndex(tricky);
     expect(full.get(1)).toContain(n);
     expect(full.get(2)).toContain(n + 1);
     expect(full.get(4)).toContain(n + 2);
     expect(full.get(6)?.has(n + 2) ?? false).toBe(false);
+    expect(full.get(8)).toContain(n + 4);
+    expect(full.get(5)).toContain(n + 4);
   });
 });
