@@ -183,6 +183,12 @@ export function htmlBlocks(ctx: HtmlContext, list: Block[]): string {
         out.push(parts.join('\n'));
         break;
       }
+      case 'source': {
+        // What Word shows for it (the Markdown source may hold raw HTML, which a DOCX's HTML never passes on).
+        const inner = htmlBlocks(ctx, b.blocks);
+        if (inner) out.push(inner);
+        break;
+      }
     }
   }
   return out.join('\n');

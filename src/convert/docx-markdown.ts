@@ -38,6 +38,8 @@ const markSet = (m: Marks): MarkKind[] => ORDER.filter((k) => m[k]);
 export function escapeMarkdown(text: string, lineStart: boolean): string {
   let s = text.replace(/[\\`*[\]<~|]/g, '\\$&');
   s = s.replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
+  // `!` before a link would make it an image.
+  s = s.replace(/!$/, '\\!');
   // `_` delimits emphasis only at a word boundary.
   s = s.replace(/_/g, (m, i: number) => (/[\p{L}\p{N}]/u.test(text[i - 1] ?? ' ') && /[\p{L}\p{N}]/u.test(text[i + 1] ?? ' ') ? m : '\\_'));
   if (lineStart) {
@@ -426,6 +428,10 @@ function blocks(ctx: Ctx, all: Block[]): string {
       }
       case 'table':
         s = table(ctx, b);
+        break;
+      case 'source':
+        // Written as the source it came from (raw HTML, images by URL): its lines, without trailing blank ones.
+        s = b.markdown.replace(/\s+$/, '');
         break;
     }
     prevList = thisList;

@@ -88,8 +88,9 @@ export function htmlToWordFragment(html: string, opts: FragmentOptions = {}): Wo
   return fragment(html, opts, false);
 }
 
-function fragment(html: string, opts: FragmentOptions, depthBounded: boolean): WordFragment {
+function fragment(html: string, opts: FragmentOptions, depthBounded: boolean, islandKey?: string): WordFragment {
   const conv = new HtmlConverter(fragmentDefaults(opts));
+  conv.islandKey = islandKey;
   return collectBody(conv.w, conv.images.media, conv.convert(html, depthBounded), conv.title);
 }
 
@@ -118,6 +119,7 @@ export function bodyOptions(options: ConvertOptions): Required<FragmentOptions> 
   return fragmentDefaults({ textWidthTwips: pageGeometry(options.pageSize).textWidth, relIdPrefix: 'rId', firstNumId: 1, styledHeaderRows: true });
 }
 
-export function convertHtml(html: string, options: ConvertOptions, depthBounded = false): ConvertedBody {
-  return fragment(html, bodyOptions(options), depthBounded);
+/** `islandKey`: the key of the source islands (markdown-islands.ts) in HTML rendered from Markdown. */
+export function convertHtml(html: string, options: ConvertOptions, depthBounded = false, islandKey?: string): ConvertedBody {
+  return fragment(html, bodyOptions(options), depthBounded, islandKey);
 }

@@ -8,6 +8,7 @@ import type { DocxToPdfOptions, OfficeEngine } from '../office/types.js';
 import { decodeText } from './text.js';
 import { markdownForDocx, parseMarkdown } from './markdown.js';
 import { markdownDocxBody } from './markdown-docx.js';
+import { hasIslands, islandHtml } from './markdown-islands.js';
 import { buildDocxPackage } from './package.js';
 import { convertHtml, convertMarkdownDom, type ConvertOptions } from './html-to-docx.js';
 
@@ -24,8 +25,13 @@ export type TargetFormat = 'pdf' | 'docx' | 'md' | 'html';
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
   // Without raw HTML, WordprocessingML is written straight from markdown-it's tokens; with it, through the
   // HTML walk (over a DOM built from the tokens, or over the rendered HTML).
+  // Raw HTML and images go through the HTML walk with their Markdown kept beside them (markdown-islands.ts).
   const parse = parseMarkdown(markdown, { extensions: options.markdownExtensions });
-  const direct = parse.rawHtml ? undefined : markdownDocxBody(parse, options);
+  if (hasIslands(parse)) {
+    const { html, key } = islandHtml(parse);
+    return buildDocxPackage(convertHtml(html, options, !parse.rawHtml, key), options);
+  }
+  const direct = markdownDocxBody(parse, options);
   if (direct) return buildDocxPackage(direct, options);
   const md = markdownForDocx(parse);
   const body = 'dom' in md ? convertMarkdownDom(md.dom, options) : convertHtml(md.html, options, !md.rawHtml);

@@ -320,6 +320,8 @@ export interface MarkdownParse {
   env: RenderEnv;
   /** Whether raw HTML (other than the task-list checkboxes) is left in the token stream. */
   rawHtml: boolean;
+  /** The text parsed (after the BOM and quote capping), which token maps index by line. */
+  source: string;
 }
 
 /** Parses Markdown for the DOCX path (BOM dropped, block quotes deeper than MAX_QUOTE_DEPTH capped). */
@@ -329,7 +331,7 @@ export function parseMarkdown(markdown: string, options: MarkdownOptions = {}): 
   const env: RenderEnv = {};
   const md = markdownRenderer(options.extensions ?? GFM_EXTENSIONS);
   const tokens = md.parse(markdown, env);
-  return { md, tokens, env, rawHtml: env.folioRawHtml !== false };
+  return { md, tokens, env, rawHtml: env.folioRawHtml !== false, source: markdown };
 }
 
 /**

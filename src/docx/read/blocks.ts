@@ -12,10 +12,10 @@
  * - horizontal rules: empty paragraphs with a border (or the Horizontal Rule style).
  */
 import { FolioError } from '../../errors.js';
-import { attr, child, childElements, walk, type XElement, type XNode } from '../xml.js';
+import { attr, child, childElements, decodeXml, walk, type XElement, type XNode } from '../xml.js';
 import { QUOTE_STEP, type ReadContext } from './context.js';
 import { InlineReader } from './inlines.js';
-import type { Block, Inline, ListItem, ParaFormat, TableCell, TableRow } from './model.js';
+import { SOURCE_TAG, sourceFingerprint, type Block, type Inline, type ListItem, type ParaFormat, type TableCell, type TableRow } from './model.js';
 import type { LevelInfo } from './numbering.js';
 import { isOn, MONOSPACE } from './styles.js';
 
@@ -90,7 +90,7 @@ class BlockBuilder {
           break;
         case 'w:sdt': {
           const content = child(n, 'w:sdtContent');
-          if (content) this.nodes(content.children, depth + 1);
+          if (content && !this.source(n, content, depth)) this.nodes(content.children, depth + 1);
           break;
         }
         case 'w:customXml':
@@ -110,6 +110,18 @@ class BlockBuilder {
           break;
       }
     }
+  }
+
+  /** A content control of Folio's Markdown writer keeping a block's Markdown (model.ts SOURCE_TAG), while unedited. */
+  private source(sdt: XElement, content: XElement, depth: number): boolean {
+    const tag = val(child(sdt, 'w:sdtPr'), 'w:tag');
+    if (!tag?.startsWith(SOURCE_TAG)) return false;
+    const colon = tag.indexOf(':', SOURCE_TAG.length);
+    if (colon < 0 || tag.slice(SOURCE_TAG.length, colon) !== sourceFingerprint(textOf(content))) return false;
+    this.closeLists();
+    this.lastCode = undefined;
+    this.place(this.root, 0, { t: 'source', markdown: tag.slice(colon + 1), blocks: readBlocks(this.ctx, content.children, depth + 1) });
+    return true;
   }
 
   private info(p: XElement): ParaInfo | undefined {
@@ -441,4 +453,13 @@ function leadingCheckAt(inlines: Inline[]): boolean | undefined {
     }
   }
   return undefined;
+}
+
+/** The text of an element's w:t descendants, in order (what sourceFingerprint is taken of). */
+function textOf(root: XElement): string {
+  let out = '';
+  walk(root, (e) => {
+    if (e.name === 'w:t') for (const t of e.children) if (t.type === 'text') out += decodeXml(t.raw);
+  });
+  return out;
 }

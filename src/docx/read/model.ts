@@ -56,7 +56,30 @@ export type Block =
   | { t: 'hr' }
   | { t: 'quote'; blocks: Block[] }
   | { t: 'list'; ordered: boolean; start: number; items: ListItem[] }
-  | { t: 'table'; rows: TableRow[]; bordered: boolean };
+  | { t: 'table'; rows: TableRow[]; bordered: boolean }
+  /**
+   * Markdown Word cannot say (raw HTML, images by URL), kept by Folio's Markdown → DOCX writer next to what it
+   * shows for it (`blocks`), and read back only while that content is unchanged (see SOURCE_TAG).
+   */
+  | { t: 'source'; markdown: string; blocks: Block[] };
+
+/**
+ * A block content control whose w:tag is `folio-md:<fingerprint>:<Markdown>` wraps what Folio's Markdown →
+ * DOCX writer made of a top-level Markdown block that a DOCX cannot carry (raw HTML is interpreted, an image
+ * by URL is never fetched and shows its alt text). The fingerprint is that of the text of the content's w:t
+ * elements: once the content is edited in Word it no longer matches and the content is read as any other.
+ */
+export const SOURCE_TAG = 'folio-md:';
+
+/** FNV-1a (32 bits, hex) of a content's text: a change detector, not a security measure. */
+export function sourceFingerprint(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
 
 export interface ListItem {
   blocks: Block[];

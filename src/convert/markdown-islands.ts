@@ -1,0 +1,156 @@
+/**
+ * Source islands: the Markdown of top-level blocks that a DOCX cannot carry, kept next to what Word shows
+ * for them so DOCX → Markdown (src/docx/read, docx-markdown.ts) gives the Markdown back (issue 17's round
+ * trip). Two things are such: raw HTML (Word shows it interpreted: `<b>x</b>` is bold x, a comment is
+ * nothing, so its markup is gone) and images (by URL they are never fetched, CONTRACT §3, and show their alt
+ * text; the address and title would be lost).
+ *
+ * The rendered HTML of each such block is wrapped in a <folio-island> element carrying its source lines and
+ * a per-conversion key (raw HTML in the input cannot forge one); the HTML walk writes it as a block content
+ * control whose w:tag holds the source and a fingerprint of the content's text (model.ts SOURCE_TAG). Blocks
+ * whose raw HTML opens elements a later block closes (`<div>` … `</div>` around Markdown) are one island, so
+ * the wrapper never changes how the HTML nests. Link reference definitions an island's links use are copied
+ * into its source (a definition elsewhere in the document is not part of the island).
+ *
+ * Bounds: one pass over the tokens; the sources together are at most the input's size plus the copied
+ * definitions, which are checked against a fixed budget of label comparisons and copied at most once each.
+ */
+import { randomBytes } from 'node:crypto';
+import type { MarkdownParse, MdToken } from './markdown.js';
+import { TASK_CHECKBOX } from './markdown-tasklists.js';
+
+export const ISLAND_ELEMENT = 'folio-island';
+
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(\/?)>/g;
+const UNTERMINATED = 1e9;
+/** Label comparisons spent on copying reference definitions, per document. */
+const DEFINITION_BUDGET = 200_000;
+
+interface Range {
+  start: number;
+  end: number;
+  island: boolean;
+  footnote: boolean;
+  balance: number;
+}
+
+/** Whether some top-level block needs an island (then the document goes through the HTML walk). */
+export function hasIslands(parse: MarkdownParse): boolean {
+  if (parse.rawHtml) return true;
+  const r: Range = { start: 0, end: 0, island: false, footnote: false, balance: 0 };
+  const containers: string[] = [];
+  for (const t of parse.tokens) {
+    inspect(t, r, containers);
+    if (r.island) return true;
+  }
+  return false;
+}
+
+/** The document's HTML with its islands wrapped, and the key the walk must see on them. */
+export function islandHtml(parse: MarkdownParse): { html: string; key: string } {
+  const { md, tokens, env } = parse;
+  const key = randomBytes(9).toString('base64url');
+  const lines = parse.source.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD').split('\n');
+  const ranges: Range[] = [];
+  for (let i = 0; i < tokens.length;) {
+    let j = i + 1;
+    if (tokens[i]!.nesting === 1) for (let d = 1; j < tokens.length && d > 0; j++) d += tokens[j]!.nesting;
+    const r: Range = { start: i, end: j, island: false, footnote: false, balance: 0 };
+    const containers: string[] = [];
+    for (let k = i; k < j; k++) inspect(tokens[k]!, r, containers);
+    ranges.push(r);
+    i = j;
+  }
+  const render = (a: number, b: number) => md.renderer.render(tokens.slice(a, b), md.options, env);
+  const refs = Object.entries((env as { references?: Record<string, { href: string; title: string }> }).references ?? {});
+  const copied = new Set<string>();
+  let budget = DEFINITION_BUDGET;
+  let html = '';
+  for (let n = 0; n < ranges.length; n++) {
+    const first = ranges[n]!;
+    const map = tokens[first.start]!.map;
+    if (!first.island || first.footnote || !map) {
+      html += render(first.start, first.end);
+      continue;
+    }
+    // Extend over the blocks an unclosed element spans, and over HTML blocks in a row (text between them is
+    // one paragraph for the HTML walk: an island boundary would end it).
+    let last = first;
+    let balance = first.balance;
+    const htmlBlock = (r: Range) => r.end === r.start + 1 && tokens[r.start]!.type === 'html_block';
+    while (
+      n + 1 < ranges.length &&
+      (balance > 0 || (htmlBlock(last) && htmlBlock(ranges[n + 1]!))) &&
+      !ranges[n + 1]!.footnote &&
+      tokens[ranges[n + 1]!.start]!.map
+    ) {
+      last = ranges[++n]!;
+      balance += last.balance;
+    }
+    let source = lines.slice(map[0], tokens[last.start]!.map![1]).join('\n');
+    const defs: string[] = [];
+    if (source.includes(']')) {
+      const folded = source.replace(/\s+/g, ' ').toLowerCase().toUpperCase();
+      for (const [label, ref] of refs) {
+        if (--budget < 0) break;
+        if (copied.has(label) || !folded.includes(label)) continue;
+        copied.add(label);
+        defs.push(`[${label}]: <${ref.href.replace(/[\\<>]/g, '\\$&')}>` + (ref.title ? ` "${ref.title.replace(/[\\"&]/g, '\\$&')}"` : ''));
+      }
+    }
+    if (defs.length) source += '\n\n' + defs.join('\n');
+    // Still open at the end (an unterminated tag), it is left open as the HTML's elements are: a close tag
+    // would end that tag for the parser, which the plain HTML does not.
+    const close = balance > 0 ? '' : `</${ISLAND_ELEMENT}>`;
+    html += `<${ISLAND_ELEMENT} data-key="${key}" data-src="${escapeAttr(source)}">${render(first.start, last.end)}${close}`;
+  }
+  return { html, key };
+}
+
+function inspect(t: MdToken, r: Range, containers: string[]): void {
+  if (t.type.startsWith('footnote')) r.footnote = true;
+  // A code block's info string (its language) and a loose list's blank lines have no Word form either.
+  if (t.type === 'fence' && t.info.trim()) r.island = true;
+  if (t.type === 'paragraph_open' && !t.hidden && containers[containers.length - 1] === 'list_item_open') r.island = true;
+  if (t.nesting === 1) containers.push(t.type);
+  else if (t.nesting === -1) containers.pop();
+  // Emphasis inside the same emphasis (`*a *b* c*`) is one run of italics in Word.
+  const open: Record<string, number> = {};
+  if (t.type === 'html_block') {
+    r.island = true;
+    r.balance += balanceOf(t.content);
+  }
+  for (const c of t.children ?? []) {
+    if (c.nesting === 1 && (c.type === 'em_open' || c.type === 'strong_open' || c.type === 's_open')) {
+      if (open[c.type]) r.island = true;
+      open[c.type] = (open[c.type] ?? 0) + 1;
+    } else if (c.nesting === -1 && (c.type === 'em_close' || c.type === 'strong_close' || c.type === 's_close')) {
+      const o = c.type.replace('_close', '_open');
+      open[o] = (open[o] ?? 1) - 1;
+    }
+    if (c.type === 'image') r.island = true;
+    else if (c.type.startsWith('footnote')) r.footnote = true;
+    else if (c.type === 'html_inline' && !c.content.startsWith(TASK_CHECKBOX)) {
+      r.island = true;
+      r.balance += balanceOf(c.content);
+    }
+  }
+}
+
+/** Elements opened minus elements closed by a piece of raw HTML. */
+function balanceOf(html: string): number {
+  // Ending inside a tag or comment (`<div id="x"` then a blank line), it takes in what follows: to the end.
+  if (/<[a-zA-Z/!?][^>]*$/.test(html)) return UNTERMINATED;
+  let n = 0;
+  TAG.lastIndex = 0;
+  for (let m; (m = TAG.exec(html));) {
+    if (m[1]) n--;
+    else if (!m[3] && !VOID.has(m[2]!.toLowerCase())) n++;
+  }
+  return n;
+}
+
+function escapeAttr(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
