@@ -6,6 +6,10 @@
  *   the reader asks for them (most elements' attributes, the rsid* of every paragraph and run, are never
  *   read); the span is checked while the tag is scanned, so a malformed or over-long attribute list is refused
  *   at parse time as parseXml refuses it;
+ * - elements the exporter never looks at (UNREAD: layout, proofing and compatibility properties, such as
+ *   w:szCs, w:tcBorders, w:lang, w:rsid, and their subtrees) are checked as parseXml checks them, counted
+ *   against the same element budget, and left out of the tree, so they cost no heap and no garbage
+ *   collection (test/docx/read-parse.test.ts checks that no reader names one);
  * - leaves share one frozen empty child list;
  * - element names are taken from a small cache instead of a new string per tag (Word repeats a few dozen);
  * - the DOCTYPE/ENTITY check and the start-tag count (the element bound, checked before a node is built) are
@@ -29,6 +33,63 @@ import {
   type XElement,
   type XNode,
 } from '../xml.js';
+
+/**
+ * Elements (with everything inside them) the exporter's readers (blocks.ts, inlines.ts, styles.ts,
+ * numbering.ts, reader.ts) never name nor walk into for anything: run and paragraph properties of layout,
+ * proofing and compatibility, table geometry, style-sheet metadata. The most frequent names of the corpus's
+ * document, styles and numbering parts that no reader looks at. A reader that starts reading one must take
+ * it off this list (test/docx/read-parse.test.ts fails while a reader names one).
+ */
+export const UNREAD = new Set([
+  'w:szCs',
+  'w:bCs',
+  'w:iCs',
+  'w:lang',
+  'w:kern',
+  'w:noProof',
+  'w:proofErr',
+  'w:lastRenderedPageBreak',
+  'w:bookmarkEnd',
+  'w:rsid',
+  'w:spacing',
+  'w:adjustRightInd',
+  'w:autoSpaceDE',
+  'w:autoSpaceDN',
+  'w:widowControl',
+  'w:keepNext',
+  'w:keepLines',
+  'w:contextualSpacing',
+  'w:snapToGrid',
+  'w:textAlignment',
+  'w:tabs',
+  'w:tcBorders',
+  'w:tcW',
+  'w:tcMar',
+  'w:vAlign',
+  'w:hideMark',
+  'w:trHeight',
+  'w:tblW',
+  'w:tblInd',
+  'w:tblGrid',
+  'w:tblLayout',
+  'w:tblLook',
+  'w:tblCellMar',
+  'w:tblCellSpacing',
+  'w:tblStylePr',
+  'w:sectPr',
+  'w:latentStyles',
+  'w:uiPriority',
+  'w:unhideWhenUsed',
+  'w:semiHidden',
+  'w:qFormat',
+  'w:next',
+  'w:link',
+  'w:lvlJc',
+  'w:nsid',
+  'w:multiLevelType',
+  'w:tmpl',
+]);
 
 // Local copies: a module-namespace binding read in the scanner's inner loop costs a call under some loaders.
 const MAX_DEPTH = MAX_XML_DEPTH;
@@ -105,17 +166,27 @@ function splitAttrs(xml: string, from: number, to: number): Array<[string, strin
 
 /** Element names seen lately, by a hash of their length and two characters: one string per distinct name. */
 const NAME_CACHE: Array<string | undefined> = new Array<string | undefined>(1024).fill(undefined);
+/** Whether NAME_CACHE's name at the same index is in UNREAD. */
+const UNREAD_CACHE: boolean[] = new Array<boolean>(1024).fill(false);
+
+/** The cache index of the name xml[from, to), which nameAt has just returned. */
+let lastName = 0;
 
 function nameAt(xml: string, from: number, to: number): string {
   const len = to - from;
   const h = (len * 31 + xml.charCodeAt(to - 1) * 7 + (len > 2 ? xml.charCodeAt(from + 2) : 0)) & 1023;
+  lastName = h;
   const hit = NAME_CACHE[h];
   if (hit !== undefined && hit.length === len && xml.startsWith(hit, from)) return hit;
   const name = xml.slice(from, to);
-  // Copied out of the part (a short slice is a copy anyway; a long one would keep the whole part alive).
+  // Long names are not kept: a slice of a long part keeps the whole part alive.
   NAME_CACHE[h] = len > 64 ? undefined : name;
+  UNREAD_CACHE[h] = UNREAD.has(name);
   return name;
 }
+
+/** Whether the name nameAt returned last is in UNREAD. */
+const lastUnread = (name: string) => (NAME_CACHE[lastName] === name ? UNREAD_CACHE[lastName]! : UNREAD.has(name));
 
 function malformed(part: string, why = 'is not well-formed XML'): FolioError {
   return new FolioError('UNPROCESSABLE_DOCUMENT', `The part ${part} ${why}`);
@@ -173,6 +244,8 @@ function startsWithUpper(xml: string, at: number, word: string): boolean {
 function parseFast(xml: string, part: string): { doc: XDocument; elements: number } | undefined {
   const top: XNode[] = [];
   const stack: ReadElement[] = [];
+  /** Names of the open elements of an UNREAD subtree (checked, not built). */
+  const unread: string[] = [];
   let cur: ReadElement | undefined;
   let elements = 0;
   let i = 0;
@@ -188,18 +261,22 @@ function parseFast(xml: string, part: string): { doc: XDocument; elements: numbe
       add({ type: 'text', raw: xml.slice(i) });
       break;
     }
-    if (lt > i) add({ type: 'text', raw: xml.slice(i, lt) });
+    if (lt > i && unread.length === 0) add({ type: 'text', raw: xml.slice(i, lt) });
     const c1 = xml.charCodeAt(lt + 1);
     if (c1 === 0x2f /* / */) {
       const gt = xml.indexOf('>', lt);
       if (gt < 0 || !cur) return undefined;
+      const open = unread.length ? unread[unread.length - 1]! : cur.name;
       let p = lt + 2;
       while (p < gt && isSpace(xml.charCodeAt(p))) p++;
-      let matches = xml.startsWith(cur.name, p) && p + cur.name.length <= gt;
-      for (let k = p + cur.name.length; matches && k < gt; k++) matches = isSpace(xml.charCodeAt(k));
+      let matches = xml.startsWith(open, p) && p + open.length <= gt;
+      for (let k = p + open.length; matches && k < gt; k++) matches = isSpace(xml.charCodeAt(k));
       if (!matches) return undefined;
-      stack.pop();
-      cur = stack[stack.length - 1];
+      if (unread.length) unread.pop();
+      else {
+        stack.pop();
+        cur = stack[stack.length - 1];
+      }
       i = gt + 1;
       continue;
     }
@@ -209,14 +286,14 @@ function parseFast(xml: string, part: string): { doc: XDocument; elements: numbe
       else if (xml.startsWith('<![CDATA[', lt)) end = xml.indexOf(']]>', lt + 9) + 3;
       else return undefined;
       if (end < 3) return undefined;
-      add({ type: 'raw', raw: xml.slice(lt, end) });
+      if (unread.length === 0) add({ type: 'raw', raw: xml.slice(lt, end) });
       i = end;
       continue;
     }
     if (c1 === 0x3f /* ? */) {
       const end = xml.indexOf('?>', lt + 2);
       if (end < 0) return undefined;
-      add({ type: 'raw', raw: xml.slice(lt, end + 2) });
+      if (unread.length === 0) add({ type: 'raw', raw: xml.slice(lt, end + 2) });
       i = end + 2;
       continue;
     }
