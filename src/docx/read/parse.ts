@@ -344,8 +344,18 @@ function parseFast(xml: string, part: string): { doc: XDocument; elements: numbe
       if (++count > MAX_ATTRIBUTES) throw malformed(part, `has an element with more than ${MAX_XML_ATTRIBUTES} attributes`);
       p = close + 1;
     }
-    const node = new ReadElement(nameAt(xml, lt + 1, nameEnd), cur, xml, nameEnd, count ? attrEnd : nameEnd);
     elements++;
+    i = p + 1;
+    const name = nameAt(xml, lt + 1, nameEnd);
+    // Inside an UNREAD element, or one itself (below the root: the root is always built): checked, not built.
+    if (unread.length || (cur && lastUnread(name))) {
+      if (!selfClosing) {
+        unread.push(name);
+        if (stack.length + unread.length >= MAX_DEPTH) throw malformed(part, `nests elements deeper than ${MAX_XML_DEPTH} levels`);
+      }
+      continue;
+    }
+    const node = new ReadElement(name, cur, xml, nameEnd, count ? attrEnd : nameEnd);
     add(node);
     if (!selfClosing) {
       stack.push(node);
@@ -353,7 +363,6 @@ function parseFast(xml: string, part: string): { doc: XDocument; elements: numbe
       if (stack.length >= MAX_DEPTH) throw malformed(part, `nests elements deeper than ${MAX_XML_DEPTH} levels`);
       cur = node;
     }
-    i = p + 1;
   }
   if (stack.length !== 0) return undefined;
   let root: XElement | undefined;
