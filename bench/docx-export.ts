@@ -5,7 +5,9 @@
  * the same files, in one run. Then the same files over HTTP (`POST /v1/convert?to=md|html`, multipart, one
  * request at a time, against the real API started by bench/servers/foundation.ts), when this build accepts them. Per file the median of several runs (Folio at least BENCH_RUNS, default 5, up to 30 within ~0.5 s; pandoc 3,
  * or 1 when its first run takes over a second); the total is the sum of the per-file medians, and the ratio is
- * pandoc's total over Folio's (the issue's goal: ≥ 10×).
+ * pandoc's total over Folio's (the issue's goal: ≥ 10×). CPU time is measured too (Folio: process.cpuUsage
+ * around each run; pandoc: the children's user + system time from /proc/self/stat, 10 ms ticks) and totalled
+ * the same way: on a shared, loaded machine it is the steadier of the two ratios.
  *
  *   npm run bench -- docx-export          (BENCH_ONLY=substring keeps the files whose name contains it)
  */
@@ -27,32 +29,62 @@ const median = (xs: number[]) => {
  * Median of at least RUNS runs, more (up to 30, within ~0.5 s) for fast files: on a shared 2-core machine one
  * descheduled run is tens of milliseconds, which a median of five small-file runs does not absorb.
  */
-function timeFolio(fn: () => unknown): number {
+/** User + system CPU milliseconds of this process's waited-for children (Linux; undefined elsewhere). */
+function childrenCpu(): number | undefined {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 16 and 17 of proc(5) (cutime, cstime), counted from field 3 here; clock ticks of 10 ms.
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+const cpuNow = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+
+/** Wall and CPU medians of the last timeFolio / timePandoc call, in ms. */
+interface Timing {
+  wall: number;
+  cpu: number | undefined;
+}
+
+function timeFolio(fn: () => unknown): Timing {
   // Warm-up as a long-running server is warm: the JIT needs a few calls on a big document (on
   // docx4j--headers_footers.docx the first calls take 5× the later ones). Up to 3 calls within ~2 s.
   const warm = performance.now();
   for (let i = 0; i < 3 && (i === 0 || performance.now() - warm < 2000); i++) fn();
   const xs: number[] = [];
+  const cs: number[] = [];
   const start = performance.now();
   while (xs.length < RUNS || (xs.length < 30 && performance.now() - start < 500)) {
+    const c = cpuNow();
     const t = performance.now();
     fn();
     xs.push(performance.now() - t);
+    cs.push(cpuNow() - c);
   }
-  return median(xs);
+  return { wall: median(xs), cpu: median(cs) };
 }
 
-function timePandoc(file: string, to: 'md' | 'html'): number | undefined {
+function timePandoc(file: string, to: 'md' | 'html'): Timing | undefined {
   if (!hasPandoc) return undefined;
   const xs: number[] = [];
+  const cs: number[] = [];
   for (let i = 0; i < 3; i++) {
+    const c = childrenCpu();
     const t = performance.now();
     const r = spawnSync('pandoc', [...PANDOC_ARGS[to], file], { stdio: 'ignore', timeout: 300_000 });
     if (r.status !== 0) return undefined;
     xs.push(performance.now() - t);
+    const c2 = childrenCpu();
+    if (c !== undefined && c2 !== undefined) cs.push(c2 - c);
     if (xs[0]! > 1000) break; // a slow file: one run is figure enough, and the corpus stays within minutes
   }
-  return median(xs);
+  return { wall: median(xs), cpu: cs.length === xs.length ? median(cs) : undefined };
 }
 
 const only = process.env.BENCH_ONLY;
@@ -69,21 +101,36 @@ console.log(
 );
 
 const sum = { fm: 0, pm: 0, fh: 0, ph: 0 };
+/** CPU-time totals over the same files (undefined once a pandoc CPU figure is missing). */
+const cpu: Record<keyof typeof sum, number | undefined> = { fm: 0, pm: 0, fh: 0, ph: 0 };
 const ratios: { md: number[]; html: number[] } = { md: [], html: [] };
 const ms = (x: number | undefined) => (x === undefined ? 'failed' : x.toFixed(x < 10 ? 2 : 1));
+const addCpu = (k: keyof typeof sum, t: Timing) => {
+  const v = cpu[k];
+  cpu[k] = v === undefined || t.cpu === undefined ? undefined : v + t.cpu;
+};
 for (const f of files) {
   const full = path.join(CORPUS_DOCX, f);
   const bytes = new Uint8Array(fs.readFileSync(full));
-  let fm: number | undefined;
-  let fh: number | undefined;
+  let fmT: Timing | undefined;
+  let fhT: Timing | undefined;
   try {
-    fm = timeFolio(() => docxToMarkdown(bytes));
-    fh = timeFolio(() => docxToHtml(bytes));
+    fmT = timeFolio(() => docxToMarkdown(bytes));
+    fhT = timeFolio(() => docxToHtml(bytes));
   } catch {
     /* reported as failed below */
   }
-  const pm = timePandoc(full, 'md');
-  const ph = timePandoc(full, 'html');
+  const pmT = timePandoc(full, 'md');
+  const phT = timePandoc(full, 'html');
+  if (fmT && pmT) {
+    addCpu('fm', fmT);
+    addCpu('pm', pmT);
+  }
+  if (fhT && phT) {
+    addCpu('fh', fhT);
+    addCpu('ph', phT);
+  }
+  const [fm, fh, pm, ph] = [fmT?.wall, fhT?.wall, pmT?.wall, phT?.wall];
   // Totals over the files both sides convert, so a failure on either side does not skew the ratio.
   if (fm !== undefined && pm !== undefined) {
     sum.fm += fm;
@@ -108,6 +155,9 @@ console.log(
 console.log(
   `  docx→html: Folio ${sum.fh.toFixed(0)} ms, pandoc -t html ${sum.ph.toFixed(0)} ms: ${(sum.ph / sum.fh).toFixed(1)}× (median per-file ratio ${median(ratios.html).toFixed(0)}×)`,
 );
+const cpuRatio = (p: number | undefined, q: number | undefined) =>
+  p === undefined || q === undefined ? 'n/a' : `Folio ${q.toFixed(0)} ms, pandoc ${p.toFixed(0)} ms: ${(p / q).toFixed(1)}×`;
+console.log(`CPU time (user + system, sums of per-file medians): docx→md ${cpuRatio(cpu.pm, cpu.fm)}; docx→html ${cpuRatio(cpu.ph, cpu.fh)}`);
 console.log(
   `goal ≥ 10× pandoc: ${sum.pm / sum.fm >= 10 && sum.ph / sum.fh >= 10 ? 'met' : 'NOT met'}; load average ${os.loadavg()[0]!.toFixed(1)} at the end`,
 );
