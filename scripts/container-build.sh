@@ -29,9 +29,34 @@ ctr_dir="${FOLIO_CTR_DIR:-/tmp/folio-ctr}"
 base="${FOLIO_BASE_IMAGE:-localhost/folio-base:bookworm}"
 tag="${FOLIO_IMAGE:-folio:local}"
 mkdir -p "$ctr_dir"
+started=$SECONDS
+phase() { echo "container-build: [$((SECONDS - started)) s] $*" >&2; }
+
+# What a fresh Debian 12 machine lacks. Debian's podman depends on "crun | runc" and apt picks crun, which cannot
+# run containers on a hybrid cgroup mount (see above): runc is named. netavark (podman's bridge network, used by
+# the build's RUN steps and by `-p` in the test) needs iptables, which podman only suggests.
+missing=()
+for cmd in podman "${FOLIO_OCI_RUNTIME:-runc}" debootstrap iptables git node npm; do
+  command -v "$cmd" >/dev/null || missing+=("$cmd")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "container-build: missing ${missing[*]}: apt-get install -y podman runc debootstrap iptables (docs/operations.md, \"Building the image without a registry\")" >&2
+  exit 1
+fi
+# Room: the build needs about 2.5 GB in podman's storage (the image, its stages as build cache, the base) and
+# about 1.5 GB in its temporary directory while committing layers. Both default to the root filesystem
+# (/var/lib/containers/storage, /var/tmp); move them with graphroot in /etc/containers/storage.conf and TMPDIR.
+for dir in "$(podman info -f '{{.Store.GraphRoot}}')" "${TMPDIR:-/var/tmp}" "$ctr_dir"; do
+  mkdir -p "$dir"
+  free_kb="$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')"
+  if [ "$free_kb" -lt $((5 * 1024 * 1024)) ]; then
+    echo "container-build: only $((free_kb / 1024)) MB free at $dir, 5 GB wanted: set graphroot in /etc/containers/storage.conf, TMPDIR or FOLIO_CTR_DIR to a disk with room" >&2
+    exit 1
+  fi
+done
 
 if [ "${FOLIO_REBUILD_BASE:-0}" = 1 ] || ! podman image exists "$base"; then
-  echo "container-build: debootstrap bookworm into $ctr_dir/rootfs" >&2
+  phase "debootstrap bookworm into $ctr_dir/rootfs"
   rm -rf "$ctr_dir/rootfs"
   debootstrap --variant=minbase bookworm "$ctr_dir/rootfs" http://deb.debian.org/debian >"$ctr_dir/debootstrap.log" 2>&1 ||
     { tail -20 "$ctr_dir/debootstrap.log" >&2; exit 1; }
@@ -49,7 +74,7 @@ EOF
   fi
   rm -rf "$ctr_dir/rootfs/var/cache/apt/archives/"*.deb "$ctr_dir/rootfs/var/lib/apt/lists/"*
   tar -C "$ctr_dir/rootfs" -c . | podman import "${changes[@]}" - "$base" >/dev/null
-  echo "container-build: base image $base imported" >&2
+  phase "base image $base imported"
 fi
 
 ctx="$(mktemp -d "$ctr_dir/context.XXXXXX")"
@@ -65,8 +90,9 @@ cp -r "$(npm root -g)/npm" "$node_tree/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$node_tree/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$node_tree/bin/npx"
 
-echo "container-build: building $tag (Node $(node --version) from this host, base $base)" >&2
+phase "building $tag (Node $(node --version) from this host, base $base)"
 podman "${PODMAN_GLOBAL[@]}" build "${PODMAN_LIMITS[@]}" --format docker \
   --build-arg BASE_IMAGE="$base" --build-arg NODE_DIST=context \
   -t "$tag" -f "$ctx/Dockerfile" "$ctx"
 podman image ls "$tag"
+phase "done"

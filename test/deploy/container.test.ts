@@ -8,7 +8,8 @@
  * signing key in use, the ingest mode of the same image, and `podman stop` (SIGTERM through tini) during a
  * conversion: the conversion still answers 200 and the container exits 0.
  *
- * Podman flags of this sandbox (runc, ulimits) come from scripts/container-env.sh's defaults.
+ * Podman flags of this sandbox (runc, ulimits) come from scripts/container-env.sh, sourced. The image build is
+ * not part of `npm test` (about 15 minutes): scripts/container-build.sh makes it once per machine.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,18 +18,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../adversarial/server.js';
-import { convert, makeSigningKey, newKey, SAMPLE_MARKDOWN, waitHealthy } from './support.js';
+import { convert, makeSigningKey, newKey, ROOT, SAMPLE_MARKDOWN, waitHealthy } from './support.js';
 
 const IMAGE = process.env.FOLIO_IMAGE ?? 'folio:local';
-const GLOBAL = ['--runtime', process.env.FOLIO_OCI_RUNTIME ?? 'runc'];
-const nofile = process.env.FOLIO_ULIMIT_NOFILE ?? '16384';
-const nproc = process.env.FOLIO_ULIMIT_NPROC ?? '4096';
-const LIMITS = ['--ulimit', `nofile=${nofile}:${nofile}`, '--ulimit', `nproc=${nproc}:${nproc}`];
+const HOW =
+  'apt-get install -y podman runc debootstrap iptables; scripts/container-build.sh (docs/operations.md, "Building the image without a registry")';
+
+/** podman's flags from scripts/container-env.sh (runtime, ulimits capped at the host's), the one place for them. */
+function podmanFlags(): { global: string[]; limits: string[] } {
+  const out = execFileSync('bash', ['-c', 'source scripts/container-env.sh; printf "%s\\n" "${PODMAN_GLOBAL[@]}" -- "${PODMAN_LIMITS[@]}"'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const lines = out.trim().split('\n');
+  const sep = lines.indexOf('--');
+  return { global: lines.slice(0, sep), limits: lines.slice(sep + 1) };
+}
+const { global: GLOBAL, limits: LIMITS } = podmanFlags();
 
 function imageExists(): string | undefined {
-  const r = spawnSync('podman', ['image', 'exists', IMAGE], { encoding: 'utf8' });
-  if (r.error) return `podman is not installed (${r.error.message})`;
-  return r.status === 0 ? undefined : `no image ${IMAGE} (build it with scripts/container-build.sh)`;
+  const r = spawnSync('podman', [...GLOBAL, 'image', 'exists', IMAGE], { encoding: 'utf8', timeout: 60_000 });
+  if (r.error) return `podman is not installed or did not answer (${r.error.message}); to run this test: ${HOW}`;
+  if (r.status === 0) return undefined;
+  // 1: no such image; anything else: podman itself failed (storage, permissions: a user without root sees
+  // their own rootless storage, not root's images).
+  if (r.status === 1) return `no image ${IMAGE} in podman's storage (${process.getuid?.() === 0 ? 'root' : 'rootless'}); build it: ${HOW}`;
+  return `podman image exists ${IMAGE} failed (exit ${r.status}): ${r.stderr.trim().slice(0, 300)}`;
 }
 const skipReason = imageExists();
 if (skipReason) console.log(`test/deploy/container: skipped: ${skipReason}`);
