@@ -134,7 +134,7 @@ export function htmlBlocks(ctx: HtmlContext, list: Block[]): string {
         out.push(`<h${b.level}${paraStyle(b.f)}>${htmlInlines(ctx, b.inlines)}</h${b.level}>`);
         break;
       case 'code':
-        out.push(`<pre><code>${codeInlines(ctx, b.inlines)}</code></pre>`);
+        out.push(`<pre><code${b.lang ? ` class="language-${htmlEscape(b.lang)}"` : ''}>${codeInlines(ctx, b.inlines)}</code></pre>`);
         break;
       case 'hr':
         out.push('<hr>');

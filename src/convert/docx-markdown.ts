@@ -400,12 +400,13 @@ function blocks(ctx: Ctx, all: Block[]): string {
       case 'code': {
         // Emphasis inside a code block (keywords in bold) has no Markdown form: an HTML <pre> block keeps it.
         if (b.inlines.some((i) => i.t === 'text' && (i.m.b || i.m.i || i.m.s || i.m.u))) {
-          s = `<pre><code>${codeInlines(ctx.html, b.inlines)}</code></pre>`;
+          s = `<pre><code${b.lang ? ` class="language-${htmlEscape(b.lang)}"` : ''}>${codeInlines(ctx.html, b.inlines)}</code></pre>`;
           break;
         }
         const runs = b.text.match(/^[ \t]*`{3,}/gm) ?? [];
         const fence = '`'.repeat(Math.max(3, ...runs.map((r) => r.trim().length + 1)));
-        s = b.text === '' ? `${fence}\n${fence}` : `${fence}\n${b.text}\n${fence}`;
+        const info = b.lang ?? '';
+        s = b.text === '' ? `${fence}${info}\n${fence}` : `${fence}${info}\n${b.text}\n${fence}`;
         break;
       }
       case 'hr':

@@ -1,4 +1,7 @@
 /** What the HTML walk does with each element name: skip it, treat it as a block, style it as a heading. */
+import { codeLanguageControl } from '../docx/read/model.js';
+import type { WordWriter } from '../docx/wordml/writer.js';
+import { escapeAttr } from '../docx/xml.js';
 
 export const HEADING_STYLE: Record<string, string> = {
   h1: 'Heading1',
@@ -85,3 +88,15 @@ export const BLOCKS = new Set([
   'xmp',
   'plaintext',
 ]);
+
+/**
+ * Wraps the blocks written since `from` (one code block's paragraphs) in the content control that names its
+ * language (model.ts CODE_LANGUAGE_TAG). The frame then ends in a content control, not a paragraph: a table
+ * cell closing on it gets its final paragraph as after a nested table.
+ */
+export function codeLanguage(w: WordWriter, from: number, lang: string): void {
+  const blocks = w.frame.blocks;
+  if (blocks.length === from) return;
+  blocks.push(codeLanguageControl(lang, blocks.splice(from).join(''), escapeAttr));
+  w.frame.lastIsTable = true;
+}

@@ -18,7 +18,7 @@ import { copyPara } from '../docx/wordml/paragraph-props.js';
 import { runWith, type RunProps } from '../docx/wordml/run-props.js';
 import { copyCtx, rootCtx, WordWriter, type Ctx } from '../docx/wordml/writer.js';
 import { textOf } from './dom-text.js';
-import { BLOCKS, HEADING_PT, HEADING_STYLE, SKIP } from './html-elements.js';
+import { BLOCKS, codeLanguage, HEADING_PT, HEADING_STYLE, SKIP } from './html-elements.js';
 import { footnoteRef, footnoteTargets, isFootnoteContainer } from './html-footnotes.js';
 import { list, listItem } from './html-lists.js';
 import { applyBlockCss, backgroundColor, HIGHLIGHTS, jcOf, runFromCss } from './html-style.js';
@@ -301,6 +301,7 @@ export class HtmlConverter {
     }
     this.w.flush();
     this.breakBefore(decl);
+    const start = this.w.frame.blocks.length;
     const inner = copyCtx(ctx);
     inner.para = copyPara(ctx.para);
     const para = inner.para;
@@ -386,6 +387,12 @@ export class HtmlConverter {
       this.w.ensurePara(inner);
     }
     this.w.flush();
+    if (tag === 'pre') {
+      // <pre><code class="language-x"> (Markdown's fenced code): the language in a content control.
+      const code = el.children.find((c): c is Element => c.type === 'tag');
+      const lang = code?.name === 'code' ? /(?:^|\s)language-(\S+)/.exec(code.attribs.class ?? '')?.[1] : undefined;
+      if (lang) codeLanguage(this.w, start, lang);
+    }
     this.breakAfter(decl);
   }
 

@@ -25,7 +25,7 @@ import {
   tableLookXml,
   tableStartXml,
 } from '../docx/wordml/table.js';
-import { HEADING_PT, HEADING_STYLE } from './html-elements.js';
+import { codeLanguage, HEADING_PT, HEADING_STYLE } from './html-elements.js';
 import { itemContext, listContext } from './html-lists.js';
 import { jcOf } from './html-style.js';
 import { bodyOptions, collectBody, type ConvertedBody, type ConvertOptions } from './html-to-docx.js';
@@ -298,6 +298,9 @@ class MarkdownWriter {
           if (t.content) w.addText(t.content, code);
           if (w.frame.blocks.length === before && !w.frame.para) w.ensurePara(inner);
           w.flush();
+          // The language (the info string's first word, as markdown-it's class="language-…") in a content control.
+          const lang = t.type === 'fence' && t.info ? this.parse.md.utils.unescapeAll(t.info).trim().split(/\s+/)[0] : '';
+          if (lang) codeLanguage(w, before, lang);
           continue;
         }
         case 'hr':

@@ -110,8 +110,7 @@ export function islandHtml(parse: MarkdownParse): { html: string; key: string } 
 
 function inspect(t: MdToken, r: Range, containers: string[]): void {
   if (t.type.startsWith('footnote')) r.footnote = true;
-  // A code block's info string (its language) and a loose list's blank lines have no Word form either.
-  if (t.type === 'fence' && t.info.trim()) r.island = true;
+  // A loose list's blank lines have no Word form either (Word spaces paragraphs by their style).
   if (t.type === 'paragraph_open' && !t.hidden && containers[containers.length - 1] === 'list_item_open') r.island = true;
   if (t.nesting === 1) containers.push(t.type);
   else if (t.nesting === -1) containers.pop();

@@ -15,7 +15,17 @@ import { FolioError } from '../../errors.js';
 import { attr, child, childElements, decodeXml, walk, type XElement, type XNode } from '../xml.js';
 import { QUOTE_STEP, type ReadContext } from './context.js';
 import { InlineReader } from './inlines.js';
-import { SOURCE_TAG, sourceFingerprint, type Block, type Inline, type ListItem, type ParaFormat, type TableCell, type TableRow } from './model.js';
+import {
+  CODE_LANGUAGE_TAG,
+  SOURCE_TAG,
+  sourceFingerprint,
+  type Block,
+  type Inline,
+  type ListItem,
+  type ParaFormat,
+  type TableCell,
+  type TableRow,
+} from './model.js';
 import type { LevelInfo } from './numbering.js';
 import { isOn, MONOSPACE } from './styles.js';
 
@@ -90,7 +100,16 @@ class BlockBuilder {
           break;
         case 'w:sdt': {
           const content = child(n, 'w:sdtContent');
-          if (content && !this.source(n, content, depth)) this.nodes(content.children, depth + 1);
+          if (!content || this.source(n, content, depth)) break;
+          // A code block's language (model.ts CODE_LANGUAGE_TAG); the control also ends the code block.
+          const tag = val(child(n, 'w:sdtPr'), 'w:tag');
+          const lang = tag?.startsWith(CODE_LANGUAGE_TAG) ? tag.slice(CODE_LANGUAGE_TAG.length) : undefined;
+          if (lang !== undefined) this.lastCode = undefined;
+          this.nodes(content.children, depth + 1);
+          if (lang !== undefined && this.lastCode) {
+            if (lang && !/[\s`]/.test(lang)) this.lastCode.lang = lang;
+            this.lastCode = undefined;
+          }
           break;
         }
         case 'w:customXml':

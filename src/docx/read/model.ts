@@ -52,7 +52,7 @@ export type Block =
   | { t: 'para'; inlines: Inline[]; f: ParaFormat }
   | { t: 'heading'; level: number; inlines: Inline[]; f: ParaFormat }
   /** `inlines`: the same lines with their run formatting (breaks between lines), which HTML can keep. */
-  | { t: 'code'; text: string; inlines: Inline[] }
+  | { t: 'code'; text: string; inlines: Inline[]; lang?: string }
   | { t: 'hr' }
   | { t: 'quote'; blocks: Block[] }
   | { t: 'list'; ordered: boolean; start: number; items: ListItem[] }
@@ -70,6 +70,18 @@ export type Block =
  * elements: once the content is edited in Word it no longer matches and the content is read as any other.
  */
 export const SOURCE_TAG = 'folio-md:';
+
+/**
+ * A block content control whose w:tag is `folio-lang:<name>` (and alias the name, which Word shows) holds one
+ * code block in that language: Markdown's info string, HTML's `class="language-…"`.
+ */
+export const CODE_LANGUAGE_TAG = 'folio-lang:';
+
+/** The content control around a code block's paragraphs naming its language (attribute-escaped by the caller's rules). */
+export function codeLanguageControl(lang: string, blocksXml: string, escapeAttr: (s: string) => string): string {
+  const v = escapeAttr(lang);
+  return `<w:sdt><w:sdtPr><w:alias w:val="${v}"/><w:tag w:val="${escapeAttr(CODE_LANGUAGE_TAG + lang)}"/></w:sdtPr><w:sdtContent>${blocksXml}</w:sdtContent></w:sdt>`;
+}
 
 /** FNV-1a (32 bits, hex) of a content's text: a change detector, not a security measure. */
 export function sourceFingerprint(text: string): string {
