@@ -152,6 +152,9 @@ class InlineWriter {
         const core = text.slice(lead.length).replace(/[ \t]+$/, '');
         const trail = text.slice(lead.length + core.length);
         if (!core) {
+          // White space without a mark ends it (`~~a~~ ~~b~~` is two strikes); with marks it stays neutral.
+          const end = this.open.findIndex((k) => !marks.includes(k));
+          if (end >= 0 && !inherited.length) this.setMarks(this.open.slice(0, end));
           this.pending += this.lineStart ? '' : text;
           return;
         }
