@@ -17,6 +17,7 @@ import {
   PDFPageLeaf,
   PDFRef,
   PDFString,
+  ParseSpeeds,
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
@@ -81,7 +82,15 @@ async function loadInput(input: MergeInput, index: number): Promise<PDFDocument>
   }
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(input.pdf, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    // pdf-lib yields to the event loop (a setTimeout each) every `parseSpeed` objects, 100 by default: on an
+    // engine thread that only costs time (bench/merge.ts: −16% CPU, −28% wall for 20 five-page inputs with
+    // Fast here and in save). The budget is enforced by terminating the thread, not by these yields.
+    doc = await PDFDocument.load(input.pdf, {
+      ignoreEncryption: true,
+      updateMetadata: false,
+      throwOnInvalidObject: false,
+      parseSpeed: ParseSpeeds.Fast,
+    });
   } catch {
     throw inputError(index, input.fileName, 'the PDF is damaged or unreadable');
   }
@@ -340,6 +349,6 @@ export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Pr
     out.catalog.set(PDFName.of('PageLabels'), ctx.register(ctx.obj({ Nums: ctx.obj(nums) })));
   }
   out.setProducer('Folio');
-  const pdf = await out.save({ useObjectStreams: false, updateFieldAppearances: false });
+  const pdf = await out.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: ParseSpeeds.Fast });
   return { pdf, pageCount, warnings };
 }
