@@ -1,5 +1,6 @@
 /**
- * Benchmark target: a bare Fastify hello-world and the real Folio API (SQLite, info-level logs; Redis when
+ * Benchmark target: a bare Fastify hello-world and the real Folio API (SQLite, info-level logs, the HTTP
+ * metrics as src/main.ts has them; Redis when
  * BENCH_REDIS_URL is set) in one process, each on its own port. Prints one JSON line with the ports, an API
  * key and a well-formed key that exists nowhere, then serves.
  */
@@ -12,6 +13,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
 import { buildApi } from '../../src/api.js';
 import { generateApiKey } from '../../src/auth/keys.js';
+import { createHttpMetrics } from '../../src/http/metrics.js';
 
 const bare = Fastify();
 bare.get('/hello', async () => ({ hello: 'world' }));
@@ -26,7 +28,9 @@ const config = loadConfig({
   REDIS_URL: process.env.BENCH_REDIS_URL ?? '',
   REDIS_KEY_PREFIX: `folio-bench-${process.pid}:`,
 });
-const api = await buildApi({ config, logger: createLogger(config.logLevel), withoutOffice: true });
+// With the HTTP metrics, as src/main.ts always runs the API (BENCH_METRICS=0 leaves them out).
+const metrics = process.env.BENCH_METRICS === '0' ? undefined : createHttpMetrics('folio');
+const api = await buildApi({ config, logger: createLogger(config.logLevel), metrics, withoutOffice: true });
 await api.app.listen({ host: '127.0.0.1', port: 0 });
 const key = await api.services.auth.issueKey('bench@example.com');
 

@@ -11,10 +11,11 @@ import Fastify, {
   type FastifyInstance,
   type FastifyRequest,
   type FastifyReply,
+  type FastifyContextConfig,
 } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import multipart from '@fastify/multipart';
+import { fastifyMultipart, type FastifyMultipartOptions } from '@fastify/multipart';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import { clientErrorHandler, errorEnvelopeSchema, sendError, toFolioError } from './envelope.js';
@@ -24,6 +25,7 @@ import type { HttpMetrics } from './metrics.js';
 import type { KeyAuthenticator } from '../auth/index.js';
 import './types.js';
 import { requestIdFor } from './request-id.js';
+import { requestLineWriter } from '../logger.js';
 
 export const API_VERSION = '0.9.0';
 /** Largest document (CONTRACT §0). */
@@ -77,9 +79,9 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   });
 
   let closing = false;
-  // The per-request line holds only fixed fields (id, method, route pattern, status, ms), so it skips the
-  // redaction pass that guards every other log line: that pass is a measurable share of a cheap request.
-  const requestLineLogger = opts.logger.child({}, { redact: [] });
+  // The per-request line holds only fixed fields (id, method, route pattern, status, ms): no redaction pass,
+  // and for the service's own logger the line is assembled directly (src/logger.ts).
+  const requestLine = requestLineWriter(opts.logger);
   app.addSchema(errorEnvelopeSchema);
 
   app.removeAllContentTypeParsers();
@@ -90,9 +92,45 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     if (parseLargeJson && body.length >= OFF_THREAD_JSON_BYTES) return parseLargeJson(body);
     return parseJsonBody(body.toString('utf8'));
   });
-  await app.register(multipart, {
+  registerMultipartStreams(app, {
     limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25 },
     throwFileSizeLimit: true,
+  });
+
+  // Every route registered from here on (Swagger UI's and the capabilities') gets its hooks from this
+  // onRoute hook, built for that route: the key check only on routes with `config.auth`, the closing line
+  // with the route pattern as a constant (no per-request `request.routeOptions`, which builds an object).
+  // Paths and methods known to the router, for 405 versus 404.
+  const routePatterns: Array<{ re: RegExp; methods: Set<string> }> = [];
+  app.addHook('onRoute', (route) => {
+    const url = route.url;
+    const re = new RegExp(
+      '^' +
+        url
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/:[A-Za-z0-9_]+/g, '[^/]+')
+          .replace(/\\\*/g, '.*') +
+        '/?$',
+    );
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const config = route.config;
+    if (config?.auth) route.onRequest = [...hookList(route.onRequest), authHook(config)];
+    // Only document endpoints hold a slot to give back when the client leaves: an onRequestAbort hook makes
+    // Fastify add a 'close' listener to every request of the routes it covers, so it covers only those.
+    if (config?.documentEndpoint) {
+      route.onRequestAbort = [...hookList(route.onRequestAbort), (request) => releaseSlot(request)];
+    }
+    const quietWhenOk = url === HEALTH_ROUTE;
+    route.onResponse = [
+      ...hookList(route.onResponse),
+      (request, reply, done) => {
+        finished(request, reply, url, quietWhenOk);
+        done();
+      },
+    ];
+    let entry = routePatterns.find((p) => p.re.source === re.source);
+    if (!entry) routePatterns.push((entry = { re, methods: new Set() }));
+    for (const m of methods) entry.methods.add(m.toUpperCase());
   });
 
   await app.register(swagger, {
@@ -124,30 +162,6 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  // Paths and methods known to the router, for 405 versus 404.
-  const routePatterns: Array<{ re: RegExp; methods: Set<string> }> = [];
-  app.addHook('onRoute', (route) => {
-    const url = route.url;
-    const re = new RegExp(
-      '^' +
-        url
-          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-          .replace(/:[A-Za-z0-9_]+/g, '[^/]+')
-          .replace(/\\\*/g, '.*') +
-        '/?$',
-    );
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    // Only document endpoints hold a slot to give back when the client leaves: an onRequestAbort hook makes
-    // Fastify add a 'close' listener to every request of the routes it covers, so it covers only those.
-    if (route.config?.documentEndpoint) {
-      const own = route.onRequestAbort;
-      route.onRequestAbort = [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), (request) => releaseSlot(request)];
-    }
-    let entry = routePatterns.find((p) => p.re.source === re.source);
-    if (!entry) routePatterns.push((entry = { re, methods: new Set() }));
-    for (const m of methods) entry.methods.add(m.toUpperCase());
-  });
-
   /**
    * Gives the request's slot back, once: the first of the answer finishing (onResponse), the response
    * closing (reply.raw 'close': sent, or the connection dropped at any stage, also while the engine still
@@ -163,7 +177,7 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     });
   };
 
-  const admit = async (request: FastifyRequest, reply: FastifyReply, rawKey: string, config: FastifyRequest['routeOptions']['config']) => {
+  const admit = async (request: FastifyRequest, reply: FastifyReply, rawKey: string, config: FastifyContextConfig) => {
     request.apiKey ??= await authenticate(opts.authenticator, rawKey);
     if (config.documentEndpoint) {
       if (!(await opts.limiter.tryAcquire(request.apiKey.keyId))) {
@@ -185,7 +199,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     }
   };
 
-  // Callback style: the common path (no key needed) allocates no promise.
+  // Every request, routed or not: its id, its start time, and the refusal while closing. Callback style: the
+  // common path allocates no promise.
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = process.hrtime.bigint();
     reply.header('X-Request-Id', request.id);
@@ -193,20 +208,26 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       reply.header('Connection', 'close');
       return done(new FolioError('SERVICE_UNAVAILABLE', 'The server is shutting down', { retryAfter: 5 }));
     }
-    const config = request.routeOptions.config;
-    if (!config?.auth) return done();
-    const rawKey = bearerKey(request.headers.authorization);
-    if (typeof rawKey !== 'string') return done(rawKey);
-    // A key the in-process cache knows is answered synchronously (no promise, no store, no Redis); only
-    // document endpoints then still wait, for their in-flight slot.
-    const cached = opts.authenticator.authenticateCached?.(rawKey);
-    if (cached === null) return done(invalidKey());
-    if (cached !== undefined) {
-      request.apiKey = cached;
-      if (!config.documentEndpoint) return done();
-    }
-    admit(request, reply, rawKey, config).then(() => done(), done);
+    done();
   });
+
+  /** The key check of a route with `config.auth` (added to those routes only, after the hook above). */
+  function authHook(config: FastifyContextConfig) {
+    const documentEndpoint = config.documentEndpoint === true;
+    return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+      const rawKey = bearerKey(request.headers.authorization);
+      if (typeof rawKey !== 'string') return done(rawKey);
+      // A key the in-process cache knows is answered synchronously (no promise, no store, no Redis); only
+      // document endpoints then still wait, for their in-flight slot.
+      const cached = opts.authenticator.authenticateCached?.(rawKey);
+      if (cached === null) return done(invalidKey());
+      if (cached !== undefined) {
+        request.apiKey = cached;
+        if (!documentEndpoint) return done();
+      }
+      admit(request, reply, rawKey, config).then(() => done(), done);
+    };
+  }
 
   // A response finished while draining closes its connection: otherwise a kept-alive socket would hold
   // server.close() for the whole keep-alive timeout (72 s) after the last in-flight request ended.
@@ -214,18 +235,18 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     if (closing) reply.header('Connection', 'close');
     done(null, payload);
   });
-  app.addHook('onResponse', (request, reply, done) => {
+  /**
+   * A response has been sent (each route's onResponse; the not-found handler's 'finish'): the slot back,
+   * metrics, one log line. Load balancers and probes poll health every few seconds each: a 200 health answer
+   * is logged at debug (it would be most of an idle server's log, and metrics count it); others at info.
+   */
+  const finished = (request: FastifyRequest, reply: FastifyReply, route: string, quietWhenOk: boolean): void => {
     if (request.holdsDocumentSlot) void releaseSlot(request);
     const seconds = request.startedAt ? Number(process.hrtime.bigint() - request.startedAt) / 1e9 : 0;
-    const route = request.routeOptions.url ?? 'unmatched';
-    opts.metrics?.observe(request.method, route, reply.statusCode, seconds);
-    const line = { reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(seconds * 1000) };
-    // Load balancers and probes poll health every few seconds each: a 200 health answer is logged at debug
-    // (it would be most of an idle server's log, and metrics count it); any other answer at info.
-    if (route === HEALTH_ROUTE && reply.statusCode === 200) requestLineLogger.debug(line, 'request completed');
-    else requestLineLogger.info(line, 'request completed');
-    done();
-  });
+    const status = reply.statusCode;
+    opts.metrics?.observe(request.method, route, status, seconds);
+    requestLine(quietWhenOk && status === 200, request.id, request.method, route, status, Math.round(seconds * 1000));
+  };
 
   app.setErrorHandler(async (thrown, request, reply) => {
     const err = toFolioError(thrown);
@@ -236,6 +257,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   });
 
   app.setNotFoundHandler(async (request, reply) => {
+    // No route, so no route-level onResponse: the same closing work once the answer is out.
+    reply.raw.once('finish', () => finished(request, reply, 'unmatched', false));
     const path = request.url.split('?')[0] ?? '/';
     const match = routePatterns.find((p) => p.re.test(path));
     if (match && !match.methods.has(request.method)) {
@@ -287,6 +310,40 @@ function openApiOperation({ schema, url, route }: { schema: FastifySchema; url: 
 function trustProxyOption(trust: ApiAppOptions['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust !== 'number') return trust ?? false;
   return (_address, hop) => hop < trust;
+}
+
+/** A route option's hooks as an array (Fastify accepts one function or an array). */
+function hookList<T>(own: T | T[] | undefined): T[] {
+  return own === undefined ? [] : Array.isArray(own) ? own : [own];
+}
+
+/**
+ * @fastify/multipart's stream mode (`request.parts()`, `request.file()`, `request.isMultipart()`, the
+ * multipart/form-data parser) without the two hooks it adds to every route of the app for its disk mode: an
+ * async `onRequest` that puts a 'close' listener on every response and an async `onResponse` that runs
+ * `cleanRequestFiles`, both there to delete files saved by `request.saveRequestFiles()`. Folio never saves
+ * request files (documents stay in memory, bounded by the limits), so on every request, health included,
+ * they were two promises and a listener doing nothing. The plugin is applied to the root instance directly
+ * (as fastify-plugin would) through a view of it that leaves those two hooks out; if a route ever needs
+ * `saveRequestFiles`, register the plugin normally instead.
+ */
+function registerMultipartStreams(app: FastifyInstance, options: FastifyMultipartOptions): void {
+  const withoutDiskCleanup = new Proxy(app, {
+    get(target, prop) {
+      if (prop === 'addHook') {
+        return (name: string, fn: unknown) =>
+          name === 'onRequest' || name === 'onResponse' ? withoutDiskCleanup : (target.addHook as (n: string, f: unknown) => unknown)(name, fn);
+      }
+      return Reflect.get(target, prop, target) as unknown;
+    },
+  });
+  (fastifyMultipart as unknown as (i: FastifyInstance, o: FastifyMultipartOptions, done: (err?: Error) => void) => void)(
+    withoutDiskCleanup,
+    options,
+    (err) => {
+      if (err) throw err;
+    },
+  );
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -3,7 +3,7 @@
  * document and hands it to the signing engine in the engine pool.
  */
 import net from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError, type ErrorDetail } from '../errors.js';
 import { errorResponses } from '../http/schema.js';
@@ -126,7 +126,10 @@ function signRoutes(services: Services) {
       },
     });
 
-    let keyInfo: ReturnType<typeof describeIdentity> | undefined;
+    // The identity is fixed for the life of the process (a new key needs a restart): described and serialised
+    // once by the route's own schema (the same bytes as returning the object), not per request. Serialising
+    // the PEM certificate (escaping its newlines) and parsing it cost more than the rest of the request.
+    let keyJson: string | undefined;
     app.route({
       method: 'GET',
       url: '/v1/verify/key',
@@ -137,9 +140,10 @@ function signRoutes(services: Services) {
         tags: ['sign'],
         response: { 200: PublicKeyResponse, ...errorResponses(401, 429, 500) },
       },
-      // The identity is fixed for the life of the process (a new key needs a restart): described once, not
-      // per request (parsing the certificate and exporting the key cost more than the rest of the request).
-      handler: async () => (keyInfo ??= describeIdentity(services.signing!)),
+      handler: (_request, reply: FastifyReply) => {
+        keyJson ??= String(reply.serialize(describeIdentity(services.signing!)));
+        reply.type('application/json; charset=utf-8').send(keyJson);
+      },
     });
 
     const signing = services.signing;
