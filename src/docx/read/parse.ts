@@ -112,32 +112,67 @@ function isSpace(c: number): boolean {
   );
 }
 
+/** What the elements of one parse share: the part's text, and values memoised by source text (memoBySource). */
+interface Source {
+  readonly xml: string;
+  memo: Map<(e: XElement) => unknown, Map<string, unknown>> | undefined;
+}
+
 /**
  * An element whose attributes are split on first use. `from`/`to` is the attribute span of its start tag,
- * already checked to be a well-formed `name = "value"` sequence (the shape parseXml's fast path reads).
+ * already checked to be a well-formed `name = "value"` sequence (the shape parseXml's fast path reads); `end`
+ * is where the element ends in the part (after its closing tag).
  */
 class ReadElement implements XElement {
   declare readonly type: 'el';
   children: XNode[] = NO_CHILDREN;
+  end = -1;
   private split: Array<[string, string]> | undefined;
 
   constructor(
     public name: string,
     public parent: XElement | undefined,
-    private readonly src: string,
+    readonly src: Source,
     private readonly from: number,
     private readonly to: number,
   ) {}
 
   get attrs(): Array<[string, string]> {
-    return (this.split ??= this.from >= this.to ? [] : splitAttrs(this.src, this.from, this.to));
+    return (this.split ??= this.from >= this.to ? [] : splitAttrs(this.src.xml, this.from, this.to));
   }
 
   set attrs(v: Array<[string, string]>) {
     this.split = v;
   }
+
+  /** The element as it is written in the part, start tag to end tag. */
+  sourceText(): string {
+    return this.src.xml.slice(this.from - this.name.length - 1, this.end);
+  }
 }
 (ReadElement.prototype as { type: string }).type = 'el';
+
+/** Distinct sources memoised per function and part: beyond this, values are computed without memo. */
+const MAX_MEMO = 4096;
+
+/**
+ * `compute(e)`, memoised on the element's source text within its part: elements written alike (Word repeats
+ * the same run properties thousands of times) have equal subtrees, hence equal results. The result is shared
+ * between those elements, so it must be treated as read-only. Elements not built by parseForRead are
+ * computed each time.
+ */
+export function memoBySource<T>(e: XElement, compute: (e: XElement) => T): T {
+  if (!(e instanceof ReadElement) || e.end < 0) return compute(e);
+  const memo = (e.src.memo ??= new Map());
+  let byText = memo.get(compute);
+  if (!byText) memo.set(compute, (byText = new Map()));
+  const key = e.sourceText();
+  const hit = byText.get(key);
+  if (hit !== undefined || byText.has(key)) return hit as T;
+  const value = compute(e);
+  if (byText.size < MAX_MEMO) byText.set(key, value);
+  return value;
+}
 
 /** [name, escaped value] pairs of a span checked by scanStartTag (so no error path here). */
 function splitAttrs(xml: string, from: number, to: number): Array<[string, string]> {
@@ -243,6 +278,7 @@ function startsWithUpper(xml: string, at: number, word: string): boolean {
  */
 function parseFast(xml: string, part: string): { doc: XDocument; elements: number } | undefined {
   const top: XNode[] = [];
+  const src: Source = { xml, memo: undefined };
   const stack: ReadElement[] = [];
   /** Names of the open elements of an UNREAD subtree (checked, not built). */
   const unread: string[] = [];
@@ -274,6 +310,7 @@ function parseFast(xml: string, part: string): { doc: XDocument; elements: numbe
       if (!matches) return undefined;
       if (unread.length) unread.pop();
       else {
+        cur.end = gt + 1;
         stack.pop();
         cur = stack[stack.length - 1];
       }
@@ -355,9 +392,10 @@ function parseFast(xml: string, part: string): { doc: XDocument; elements: numbe
       }
       continue;
     }
-    const node = new ReadElement(name, cur, xml, nameEnd, count ? attrEnd : nameEnd);
+    const node = new ReadElement(name, cur, src, nameEnd, count ? attrEnd : nameEnd);
     add(node);
-    if (!selfClosing) {
+    if (selfClosing) node.end = i;
+    else {
       stack.push(node);
       // parseXml's stack holds the document too: it refuses the 512th open element.
       if (stack.length >= MAX_DEPTH) throw malformed(part, `nests elements deeper than ${MAX_XML_DEPTH} levels`);

@@ -6,6 +6,7 @@
  */
 import { attr, child, childElements, type XElement } from '../xml.js';
 import type { Marks } from './model.js';
+import { memoBySource } from './parse.js';
 
 /** basedOn chains longer than this are cut (Word's own are a handful deep). */
 const MAX_CHAIN = 16;
@@ -43,21 +44,31 @@ export const isOn = (e: XElement | undefined): boolean => {
   return v === undefined || !/^(0|false|off|none)$/i.test(v);
 };
 
-/** Marks of a w:rPr (direct or a style's): only what is stated there. `undefined` entries mean "not said". */
-export function rPrMarks(rPr: XElement | undefined): Partial<Record<keyof Marks, unknown>> & { off?: Set<keyof Marks> } {
-  const out: Partial<Record<keyof Marks, unknown>> & { off?: Set<keyof Marks> } = {};
-  if (!rPr) return out;
+type RPrMarks = Partial<Record<keyof Marks, unknown>> & { off?: Set<keyof Marks> };
+
+/**
+ * Marks of a w:rPr (direct or a style's): only what is stated there. `undefined` entries mean "not said".
+ * Memoised on the rPr's source text within its part (parse.ts memoBySource): the result is shared between
+ * runs written alike and must not be modified.
+ */
+export function rPrMarks(rPr: XElement | undefined): RPrMarks {
+  return rPr ? memoBySource(rPr, computeRPrMarks) : {};
+}
+
+function toggle(rPr: XElement, out: RPrMarks, off: Set<keyof Marks>, name: string, key: 'b' | 'i' | 's' | 'u' | 'code'): void {
+  const e = child(rPr, name);
+  if (!e) return;
+  if (isOn(e)) out[key] = true;
+  else off.add(key);
+}
+
+function computeRPrMarks(rPr: XElement): RPrMarks {
+  const out: RPrMarks = {};
   const off = new Set<keyof Marks>();
-  const toggle = (name: string, key: 'b' | 'i' | 's' | 'u' | 'code') => {
-    const e = child(rPr, name);
-    if (!e) return;
-    if (isOn(e)) out[key] = true;
-    else off.add(key);
-  };
-  toggle('w:b', 'b');
-  toggle('w:i', 'i');
-  toggle('w:strike', 's');
-  if (!out.s) toggle('w:dstrike', 's');
+  toggle(rPr, out, off, 'w:b', 'b');
+  toggle(rPr, out, off, 'w:i', 'i');
+  toggle(rPr, out, off, 'w:strike', 's');
+  if (!out.s) toggle(rPr, out, off, 'w:dstrike', 's');
   const u = child(rPr, 'w:u');
   if (u) {
     const v = attr(u, 'w:val');
