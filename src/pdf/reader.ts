@@ -63,7 +63,16 @@ interface ObjStm {
 }
 
 export class PdfDocument {
-  readonly text: string;
+  /**
+   * The file as a latin1 string, made on first use (callers that search the whole file with regular
+   * expressions): the reader itself works on the bytes, as a string of a large file costs a copy of it.
+   */
+  get text(): string {
+    return (this.textCache ??= Buffer.from(this.buf.buffer, this.buf.byteOffset, this.buf.length).toString('latin1'));
+  }
+  private textCache?: string;
+  /** The bytes as a Buffer (a view, no copy), for native searches. */
+  private readonly view: Buffer;
   readonly revisions: Revision[];
   readonly anomalies: Anomaly[] = [];
   /** Every `num gen obj` header in the file, by offset. */
@@ -76,9 +85,9 @@ export class PdfDocument {
   private resolving = 0;
 
   constructor(readonly buf: Uint8Array) {
-    this.text = Buffer.from(buf.buffer, buf.byteOffset, buf.length).toString('latin1');
-    this.bodies = scanBodies(this.text);
-    this.revisions = findRevisions(this.buf, this.text, (code, message, revision) => this.anomaly(code, message, revision));
+    this.view = Buffer.from(buf.buffer, buf.byteOffset, buf.length);
+    this.bodies = scanBodies(buf);
+    this.revisions = findRevisions(buf, (code, message, revision) => this.anomaly(code, message, revision));
     for (const rev of this.revisions) this.readXref(rev);
     this.ready = true;
   }
@@ -400,7 +409,7 @@ export class PdfDocument {
       let offset = entry.offset;
       // Tolerate offsets that land on the whitespace before the header (a few bytes, not a run of megabytes
       // that every entry could point into).
-      for (let k = 0; k < 256 && offset < this.buf.length && /[\s]/.test(this.text[offset]!); k++) offset++;
+      for (let k = 0; k < 256 && offset < this.buf.length && isJsWhite(this.buf[offset]!); k++) offset++;
       let obj = offset < this.revisions[found.revision]!.end ? this.objectAt(offset, rev) : null;
       if (!obj) {
         // Broken offset: viewers fall back to the last body of that number in the bytes of the revision.
@@ -562,10 +571,18 @@ export class PdfDocument {
     return best;
   }
 
+  /** Position of an ASCII `needle` at or after `from` (a native search over the bytes), or -1. */
+  indexOf(needle: string, from = 0): number {
+    return this.view.indexOf(needle, Math.max(0, from), 'latin1');
+  }
+
   latin1(start: number, end: number): string {
     return latin1(this.buf, start, end);
   }
 }
+
+/** The bytes that `/\s/` matches as latin1 characters (what the offset tolerance of `resolve` has always skipped). */
+const isJsWhite = (c: number) => (c >= 0x09 && c <= 0x0d) || c === 0x20 || c === 0xa0;
 
 export const PDF_HEADER = /%PDF-\d/;
 

@@ -1,7 +1,7 @@
 /**
  * The forensic reader's first pass over the bytes (reader.ts): every `num gen obj` header, and the revisions
  * (each `%%EOF` that closes a `startxref`, plus trailing bytes after the last one). Both are single linear
- * scans with native string searches; the revision count is bounded (MAX_REVISIONS).
+ * scans with native byte searches (no string of the whole file); the revision count is bounded (MAX_REVISIONS).
  */
 import { FolioError } from '../errors.js';
 import { Lexer, type PdfDict } from './objects.js';
@@ -51,39 +51,48 @@ export interface Body {
 }
 
 /** Finds every `num gen obj` header: a native search for "obj", then the two integers read backwards. */
-export function scanBodies(t: string): Body[] {
+export function scanBodies(buf: Uint8Array): Body[] {
   const bodies: Body[] = [];
-  const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
-  const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
-  for (let p = t.indexOf('obj'); p >= 0; p = t.indexOf('obj', p + 3)) {
-    const after = t.charCodeAt(p + 3);
-    if (!Number.isNaN(after) && /[A-Za-z0-9_]/.test(t[p + 3]!)) continue;
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.length);
+  const isWs = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
+  const isDigit = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
+  // [A-Za-z0-9_] after `obj`: a longer word (`objects`, `obj1`), not the keyword.
+  const isWordChar = (c: number | undefined) =>
+    c !== undefined && ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x5f);
+  const int = (from: number, to: number) => {
+    let v = 0;
+    for (let i = from; i < to; i++) v = v * 10 + (b[i]! - 0x30);
+    return v;
+  };
+  for (let p = b.indexOf('obj', 0, 'latin1'); p >= 0; p = b.indexOf('obj', p + 3, 'latin1')) {
+    if (isWordChar(b[p + 3])) continue;
     let q = p - 1;
-    if (!isWs(t.charCodeAt(q))) continue;
-    while (q >= 0 && isWs(t.charCodeAt(q))) q--;
+    if (!isWs(b[q])) continue;
+    while (q >= 0 && isWs(b[q])) q--;
     const genEnd = q + 1;
-    while (q >= 0 && isDigit(t.charCodeAt(q)) && genEnd - q <= 5) q--;
-    if (q + 1 === genEnd || !isWs(t.charCodeAt(q))) continue;
+    while (q >= 0 && isDigit(b[q]) && genEnd - q <= 5) q--;
+    if (q + 1 === genEnd || !isWs(b[q])) continue;
     const genStart = q + 1;
-    while (q >= 0 && isWs(t.charCodeAt(q))) q--;
+    while (q >= 0 && isWs(b[q])) q--;
     const numEnd = q + 1;
-    while (q >= 0 && isDigit(t.charCodeAt(q)) && numEnd - q <= 10) q--;
+    while (q >= 0 && isDigit(b[q]) && numEnd - q <= 10) q--;
     if (q + 1 === numEnd) continue;
-    if (q >= 0 && isDigit(t.charCodeAt(q))) continue;
-    bodies.push({ num: Number(t.slice(q + 1, numEnd)), gen: Number(t.slice(genStart, genEnd)), offset: q + 1 });
+    if (q >= 0 && isDigit(b[q])) continue;
+    bodies.push({ num: int(q + 1, numEnd), gen: int(genStart, genEnd), offset: q + 1 });
   }
   return bodies;
 }
 
-export function findRevisions(buf: Uint8Array, t: string, anomaly: (code: string, message: string, revision: number) => void): Revision[] {
+export function findRevisions(buf: Uint8Array, anomaly: (code: string, message: string, revision: number) => void): Revision[] {
   const revisions: Revision[] = [];
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.length);
   let start = 0;
-  for (let p = t.indexOf('%%EOF'); p >= 0; p = t.indexOf('%%EOF', p + 5)) {
+  for (let p = b.indexOf('%%EOF', 0, 'latin1'); p >= 0; p = b.indexOf('%%EOF', p + 5, 'latin1')) {
     // Only an %%EOF that closes a `startxref n` ends a revision; others live inside streams.
     // Only the 64 bytes before %%EOF can hold its startxref: a search further back would make a file of
     // many bare %%EOF markers quadratic.
     const windowStart = Math.max(start, p - 64);
-    const rel = t.slice(windowStart, p).lastIndexOf('startxref');
+    const rel = b.toString('latin1', windowStart, p).lastIndexOf('startxref');
     if (rel < 0) continue;
     const sx = windowStart + rel;
     if (revisions.length >= MAX_REVISIONS) {
@@ -93,21 +102,21 @@ export function findRevisions(buf: Uint8Array, t: string, anomaly: (code: string
       );
     }
     let end = p + 5;
-    if (t.charCodeAt(end) === 0x0d) end++;
-    if (t.charCodeAt(end) === 0x0a) end++;
+    if (b[end] === 0x0d) end++;
+    if (b[end] === 0x0a) end++;
     const lx = new Lexer(buf, sx + 9, p);
     const startxref = lx.readUInt();
     revisions.push({ index: revisions.length, start, end, startxref, xref: 'none', entries: new Map(), repaired: false });
     start = end;
   }
   // A linearized file ends its first-page section with `startxref 0 %%EOF`: not a revision of its own.
-  if (revisions.length > 1 && revisions[0]!.startxref === 0 && /\/Linearized/.test(t.slice(0, 1024))) {
+  if (revisions.length > 1 && revisions[0]!.startxref === 0 && b.toString('latin1', 0, Math.min(1024, b.length)).includes('/Linearized')) {
     revisions.shift();
     revisions[0]!.start = 0;
     revisions.forEach((r, i) => (r.index = i));
   }
   // eslint-disable-next-line no-control-regex -- NUL is PDF whitespace
-  if (start < buf.length && /[^\x00\t\n\f\r ]/.test(t.slice(start))) {
+  if (start < buf.length && /[^\x00\t\n\f\r ]/.test(b.toString('latin1', start, b.length))) {
     // Bytes after the last %%EOF (or a file with none): a pseudo-revision, read by scanning.
     revisions.push({ index: revisions.length, start, end: buf.length, xref: 'none', entries: new Map(), repaired: false });
     if (revisions.length > 1) {

@@ -16,7 +16,6 @@ export interface ReferrerIndex {
 /** Bytes of one object's dictionary/array part the scan reads before parsing the object instead. */
 const MAX_SCAN_BYTES = 64 * 1024;
 
-const HEADER = /^\d+[\0\t\n\f\r ]+\d+[\0\t\n\f\r ]+obj(?![^\0\t\n\f\r ()<>[\]{}/%])/;
 const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 const isDelim = (c: number) =>
   c === 0x28 || c === 0x29 || c === 0x3c || c === 0x3e || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x2f || c === 0x25;
@@ -35,6 +34,24 @@ function skipWhite(buf: Uint8Array, p: number, stop: number): number {
     }
     return p;
   }
+}
+
+/**
+ * The end of a plain `N G obj` header at `p` (digits, white space, digits, white space, `obj` ending the token;
+ * at most 48 bytes, as the reader reads one), or -1.
+ */
+function plainHeaderEnd(buf: Uint8Array, p: number): number {
+  const limit = Math.min(buf.length, p + 48);
+  for (let part = 0; part < 2; part++) {
+    const start = p;
+    while (p < limit && buf[p]! >= 0x30 && buf[p]! <= 0x39) p++;
+    if (p === start) return -1;
+    const white = p;
+    while (p < limit && isWhite(buf[p]!)) p++;
+    if (p === white) return -1;
+  }
+  if (p + 3 > limit || buf[p] !== 0x6f || buf[p + 1] !== 0x62 || buf[p + 2] !== 0x6a || isRegular(buf[p + 3])) return -1;
+  return p + 3;
 }
 
 /** Whether `gen R` follows at `p` (whitespace and comments allowed between the tokens). */
@@ -89,7 +106,13 @@ export function scanNumbers(buf: Uint8Array, offset: number, end: number, add: (
           if (!dot && v < 1e9) v = v * 10 + (d - 0x30);
         } else break;
       }
-      if (refFollows(buf, i, stop)) add(v);
+      // The usual spelling `N 0 R` checked directly; anything else through the general reading.
+      if (
+        i + 3 < stop && buf[i] === 0x20 && buf[i + 1] === 0x30 && buf[i + 2] === 0x20 && buf[i + 3] === 0x52
+          ? !isRegular(buf[i + 4])
+          : refFollows(buf, i, stop)
+      )
+        add(v);
       continue;
     }
     if (k === REGULAR) {
@@ -101,7 +124,10 @@ export function scanNumbers(buf: Uint8Array, offset: number, end: number, add: (
     if (c === 0x2f) {
       // A name: the regular characters after `/`.
       i++;
-      while (i < stop && CLASS[buf[i]!] !== WHITE && CLASS[buf[i]!] !== DELIM) i++;
+      for (; i < stop; i++) {
+        const n = CLASS[buf[i]!]!;
+        if (n === WHITE || n === DELIM) break;
+      }
       continue;
     }
     if (c === 0x28) {
@@ -150,6 +176,7 @@ export function lazyReferrerIndex(doc: PdfDocument, nums: Iterable<number>, max:
     if (!list) map.set(ref, [from]);
     else if (list[list.length - 1] !== from) list.push(from);
   };
+  const add = (from: number) => (v: number) => note(candidates, v, from);
   const parsedRefs = new Map<number, number[]>();
   let count = 0;
   for (const n of nums) {
@@ -161,11 +188,8 @@ export function lazyReferrerIndex(doc: PdfDocument, nums: Iterable<number>, max:
       // The same tolerance as the reader: a few whitespace bytes before the header.
       for (let k = 0; k < 256 && offset < doc.buf.length && isWhite(doc.buf[offset]!); k++) offset++;
       // Only a body with a plain `N G obj` header is scanned (else the reader may fall back to another body).
-      if (
-        HEADER.test(doc.text.slice(offset, offset + 48)) &&
-        scanNumbers(doc.buf, offset, doc.revisions[found.revision]!.end, (v) => note(candidates, v, n))
-      )
-        continue;
+      const body = plainHeaderEnd(doc.buf, offset);
+      if (body >= 0 && scanNumbers(doc.buf, body, doc.revisions[found.revision]!.end, add(n))) continue;
     }
     // Compressed, or not delimited by the scan: parsed now, its references exact.
     collectRefs(doc.resolve(n, last)?.value, (ref) => note(parsedRefs, ref, n));

@@ -115,7 +115,7 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
   const rawScan = () => {
     const known = new Set(out.signatures.map((s) => s.sigOffset).filter((x) => x !== undefined));
     const found: FoundSignature[] = [];
-    for (let p = doc.text.indexOf('/ByteRange'); p >= 0; p = doc.text.indexOf('/ByteRange', p + 10)) {
+    for (let p = doc.indexOf('/ByteRange'); p >= 0; p = doc.indexOf('/ByteRange', p + 10)) {
       const body = doc.bodyBefore(p);
       if (!body || known.has(body.offset)) continue;
       const obj = doc.objectAt(body.offset, last);
@@ -239,8 +239,8 @@ function byteRangesOutside(doc: PdfDocument, known: Array<[number, number]>): nu
     return idx >= 0 && maxEnd[idx]! > p;
   };
   const positions: number[] = [];
-  for (let p = doc.text.indexOf('/ByteRange'); p >= 0; p = doc.text.indexOf('/ByteRange', p + 10)) {
-    if (!/^\/ByteRange\s*\[\s*\d/.test(doc.text.slice(p, p + 24))) continue; // an array, not prose about one
+  for (let p = doc.indexOf('/ByteRange'); p >= 0; p = doc.indexOf('/ByteRange', p + 10)) {
+    if (!/^\/ByteRange\s*\[\s*\d/.test(doc.latin1(p, p + 24))) continue; // an array, not prose about one
     if (!inside(p)) positions.push(p);
   }
   outsideCache.set(doc, { known, positions });
