@@ -178,9 +178,12 @@ class InlineWriter {
         return;
       case 'link': {
         // Marks open before the link and shared by all its text stay open across it; others go inside.
-        const common = this.open.filter((k) => commonMarks(i.children).includes(k));
-        this.setMarks([...new Set([...inherited, ...common])]);
         const only = i.children.length === 1 ? i.children[0] : undefined;
+        // A link showing its own address (an autolink, GFM's www. and bare URLs) is marked as a whole: the
+        // marks go outside (`~~<http://a.b>~~`; an autolink has no room inside).
+        const bare = only?.t === 'text' && !only.m.code && [only.text, 'mailto:' + only.text, 'http://' + only.text].includes(i.href);
+        const common = bare ? commonMarks(i.children) : this.open.filter((k) => commonMarks(i.children).includes(k));
+        this.setMarks([...new Set([...inherited, ...common])]);
         if (
           only?.t === 'text' &&
           !only.m.code &&
