@@ -47,6 +47,8 @@ export interface ApiOptions {
   metrics?: HttpMetrics;
   /** Skip starting the LibreOffice pool (tests of capabilities that never convert). */
   withoutOffice?: boolean;
+  /** Engine threads warm V8 up on built-in documents before they take jobs (src/engines/warm-up.ts): the served API. */
+  warmUpEngines?: boolean;
 }
 
 export interface RunningApi {
@@ -69,7 +71,7 @@ export async function createServices(opts: ApiOptions): Promise<Services> {
     throw e;
   }
   const signing = await loadSigningIdentity(config, logger);
-  const enginePool = createEnginePool(config, logger, signing, { warmUp: true });
+  const enginePool = createEnginePool(config, logger, signing, { warmUp: opts.warmUpEngines });
   // Its own thread, so a body never waits behind long engine jobs; parsing a 33 MB body takes about 1 s.
   const bodyPool = createEnginePool(config, logger, signing, { workers: 1, timeoutMs: 15_000, memoryMb: 256, preloadEngines: false });
   const services: Services = {

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const metrics = createHttpMetrics('folio');
 
   if (mode === 'api' || mode === 'all') {
-    const api = await buildApi({ config, logger, metrics });
+    const api = await buildApi({ config, logger, metrics, warmUpEngines: true });
     await api.app.listen({ host: config.host, port: config.port });
     logger.info({ host: config.host, port: config.port }, 'API listening');
     closers.push(() => api.close());

@@ -13,7 +13,7 @@ export function createEnginePool(
   config: Config,
   logger: Logger,
   signing?: SigningIdentity,
-  size: Partial<Pick<EnginePoolOptions, 'workers' | 'queueSize' | 'timeoutMs' | 'memoryMb'>> & { preloadEngines?: boolean } = {},
+  size: Partial<Pick<EnginePoolOptions, 'workers' | 'queueSize' | 'timeoutMs' | 'memoryMb'>> & { preloadEngines?: boolean; warmUp?: boolean } = {},
 ): EnginePool {
   return new EnginePool({
     workers: size.workers ?? config.engineWorkers,
@@ -23,6 +23,7 @@ export function createEnginePool(
     logger,
     workerData: {
       preloadEngines: size.preloadEngines ?? true,
+      warmUp: size.warmUp ?? false,
       signing: signing && {
         privateKeyPem: signing.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
         keyAlgorithm: signing.keyAlgorithm,

@@ -94,6 +94,8 @@ export interface EngineWorkerData {
   startChannel: string;
   /** Load the engine modules when the thread starts (engine threads), not on first use (the body thread). */
   preloadEngines: boolean;
+  /** Convert the built-in warm-up documents before the thread counts as ready (API engine threads). */
+  warmUp?: boolean;
   signing?: {
     privateKeyPem: string;
     keyAlgorithm: 'RSA' | 'ECDSA';

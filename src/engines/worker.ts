@@ -16,8 +16,12 @@ import type { TrustStore } from '../verify/index.js';
 import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
+import { warmUpHtml, warmUpMarkdown } from './warm-up.js';
 
 const data = workerData as EngineWorkerData;
+/** Warm-up conversions at thread start, and the wall-time cap on them (see warmUp). */
+const WARM_UP_ROUNDS = 30;
+const WARM_UP_MS = 5000;
 
 // The pool starts a job's time budget when this thread announces it, so a thread's own start-up (module
 // loading after a replacement) never counts against the first job it runs.
@@ -53,7 +57,26 @@ if (data.preloadEngines) {
   // Top-level await: piscina counts the thread ready only once this module has loaded, engines included,
   // so module loading never runs inside a job's time budget. The audit-page fonts follow in the background.
   const loaded = await engines();
+  if (data.warmUp) warmUp(loaded);
   setTimeout(loaded.sign.warmUpAuditFonts, 0);
+}
+
+/**
+ * Converts the built-in warm-up documents (warm-up.ts) until V8 has compiled the Markdown/HTML → DOCX path:
+ * WARM_UP_ROUNDS rounds, or fewer when they take longer than WARM_UP_MS of wall time (a loaded host). Runs
+ * before the thread counts as ready, so it is never inside a job's budget; a failure here only leaves the
+ * thread cold.
+ */
+function warmUp(e: Engines): void {
+  const t0 = performance.now();
+  try {
+    for (let i = 0; i < WARM_UP_ROUNDS && performance.now() - t0 < WARM_UP_MS; i++) {
+      e.convert.markdownToDocx(warmUpMarkdown(i), { pageSize: i % 2 ? 'Letter' : 'A4' });
+      e.convert.htmlToDocx(warmUpHtml(i), { pageSize: 'A4' });
+    }
+  } catch {
+    /* a cold thread still works */
+  }
 }
 
 let fetcher: SafeFetcher | undefined;
