@@ -12,8 +12,8 @@
  *   collection (test/docx/read-parse.test.ts checks that no reader names one);
  * - leaves share one frozen empty child list;
  * - element names are taken from a small cache instead of a new string per tag (Word repeats a few dozen);
- * - the DOCTYPE/ENTITY check and the start-tag count (the element bound, checked before a node is built) are
- *   one pass over the part instead of three.
+ * - the DOCTYPE/ENTITY check looks only at '<!' and the start tags are counted (the element bound, checked
+ *   before a node is built) only when the part is longer than the bound.
  *
  * Hand-written rather than a SAX library (saxes, htmlparser2): the readers consume xml.ts's node interface,
  * whose text and attribute values stay escaped (decodeXml decodes them where read); a library decodes as it
@@ -235,25 +235,28 @@ function malformed(part: string, why = 'is not well-formed XML'): FolioError {
  */
 export function parseForRead(xml: string, part: string, budget?: ParseBudget): XDocument {
   const limit = Math.min(MAX_XML_ELEMENTS, budget?.elements ?? MAX_XML_ELEMENTS);
-  // One pass: the DOCTYPE/ENTITY refusal (assertNoDoctype: anywhere in the part, any case) and the count of
-  // start tags (a '<' before a name character; comments and CDATA may over-count), so an element bomb is
-  // refused before a single node of it is built.
-  let starts = 0;
-  for (let k = xml.indexOf('<'); k >= 0; k = xml.indexOf('<', k + 1)) {
-    const c = xml.charCodeAt(k + 1);
-    if (c === 0x21 /* ! */) {
-      if (startsWithUpper(xml, k + 2, 'DOCTYPE') || startsWithUpper(xml, k + 2, 'ENTITY')) {
-        throw malformed(part, 'declares a DOCTYPE or entities, which are not allowed');
-      }
-    } else if (c !== 0x2f && c !== 0x3f) starts++;
+  // The DOCTYPE/ENTITY refusal (assertNoDoctype: anywhere in the part, any case), then the count of start tags
+  // (a '<' before a name character; comments and CDATA may over-count), so an element bomb is refused before a
+  // single node of it is built. A part of at most `limit` characters cannot hold more than `limit` of them.
+  for (let k = xml.indexOf('<!'); k >= 0; k = xml.indexOf('<!', k + 2)) {
+    if (startsWithUpper(xml, k + 2, 'DOCTYPE') || startsWithUpper(xml, k + 2, 'ENTITY')) {
+      throw malformed(part, 'declares a DOCTYPE or entities, which are not allowed');
+    }
   }
-  if (starts > limit) {
-    throw malformed(
-      part,
-      budget && budget.elements < MAX_XML_ELEMENTS
-        ? `brings the document's parts beyond ${MAX_DOCUMENT_ELEMENTS} elements together`
-        : `has more than ${MAX_XML_ELEMENTS} elements`,
-    );
+  if (xml.length > limit) {
+    let starts = 0;
+    for (let k = xml.indexOf('<'); k >= 0; k = xml.indexOf('<', k + 1)) {
+      const c = xml.charCodeAt(k + 1);
+      if (c !== 0x2f && c !== 0x21 && c !== 0x3f) starts++;
+    }
+    if (starts > limit) {
+      throw malformed(
+        part,
+        budget && budget.elements < MAX_XML_ELEMENTS
+          ? `brings the document's parts beyond ${MAX_DOCUMENT_ELEMENTS} elements together`
+          : `has more than ${MAX_XML_ELEMENTS} elements`,
+      );
+    }
   }
   const fast = parseFast(xml, part);
   // Not taken in one step: parseXml reads it (and refuses it with its own message if it must).

@@ -48,8 +48,16 @@ const MIME: Record<string, string> = {
   wmf: 'image/x-wmf',
 };
 
+/** A leading '/', an empty segment, or a '.' or '..' segment: resolvePart's general case. */
+const PATH_STEPS = /^\/|\/\/|\/$|(^|\/)\.\.?(\/|$)/;
+
 /** A relationship target resolved against the folder of the part that names it. */
 export function resolvePart(fromPart: string, target: string): string {
+  // The usual target, a plain relative path ("media/image1.png"): no segment to drop or climb.
+  if (target !== '' && !PATH_STEPS.test(target)) {
+    const slash = fromPart.lastIndexOf('/');
+    return slash < 0 ? target : `${fromPart.slice(0, slash)}/${target}`;
+  }
   const parts = target.startsWith('/') ? [] : fromPart.split('/').slice(0, -1);
   for (const seg of target.replace(/^\//, '').split('/')) {
     if (seg === '..') parts.pop();
