@@ -64,7 +64,7 @@ const Revocation = Type.Object(
   {
     status: StringEnum(['GOOD', 'REVOKED', 'UNKNOWN', 'NOT_CHECKED'] as const, {
       description:
-        "the signer certificate's status at the signing time: GOOD, REVOKED (before the signing time: not valid), UNKNOWN (data found, none usable or the responder does not know the certificate), NOT_CHECKED (no data, or a self-signed/unchained signer)",
+        "the signer certificate's status at the signing time: GOOD, REVOKED (before the signing time: not valid; also when a CA certificate of its path was, named in problems), UNKNOWN (data found, none usable or the responder does not know the certificate), NOT_CHECKED (no data, or a self-signed/unchained signer)",
     }),
     checkedAt: O(Type.String({ format: 'date-time', description: 'thisUpdate of the source the status rests on' })),
     revokedAt: O(Type.String({ format: 'date-time' })),

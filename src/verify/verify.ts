@@ -115,7 +115,7 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
   // Bodies of every signature dictionary, including older versions of the same object (a placeholder filled
   // in a later revision): a /ByteRange outside all of them is a stray (signature wrapping).
   const known: Array<[number, number]> = [];
-  for (let p = doc.text.indexOf('/ByteRange'); p >= 0; p = doc.text.indexOf('/ByteRange', p + 10)) {
+  for (let p = doc.indexOf('/ByteRange'); p >= 0; p = doc.indexOf('/ByteRange', p + 10)) {
     const body = doc.bodyBefore(p);
     const obj = body && doc.objectAt(body.offset, doc.last);
     if (obj && obj.end > p && isDict(obj.value) && obj.value.map.has('ByteRange')) known.push([obj.offset, obj.end]);
@@ -278,6 +278,7 @@ function examineSignature(
   let signer: SignerInfo | null = null;
   let path: ReturnType<typeof buildPath> | undefined;
   let revocation: RevocationReport = { status: 'NOT_CHECKED', sources: [] };
+  let caRevoked: string | undefined;
   let ltvCerts: X509Certificate[] = [];
   const signerCert: X509Certificate | undefined = cms?.signerCertificate;
   const at = timestamp?.valid ? new Date(timestamp.time) : (claimed ?? new Date());
@@ -299,16 +300,40 @@ function examineSignature(
     const vri = contents ? (dss?.vri.get(sha1Hex(contents)) ?? (tlv ? dss?.vri.get(sha1Hex(contents.subarray(0, tlv.end))) : undefined)) : undefined;
     ltvCerts = [...(dss?.certs ?? []), ...(vri?.certs ?? [])];
     path = buildPath(signerCert, [...cms!.certificates, ...ltvCerts], trust, at, links);
-    const items = [
-      ...(vri?.items ?? []),
-      ...(dss?.items ?? []),
-      ...cmsRevocationItems(cms!.revocationRaw),
-      ...(options.online?.get(signerCert.fingerprint256) ?? []),
-    ];
+    const docItems = [...(vri?.items ?? []), ...(dss?.items ?? []), ...cmsRevocationItems(cms!.revocationRaw)];
+    const itemsFor = (c: X509Certificate) => [...docItems, ...(options.online?.get(c.fingerprint256) ?? [])];
+    const wantOnline = (cert: X509Certificate, issuer: X509Certificate) => {
+      if (options.onlineCandidates && !options.onlineCandidates.some((c) => c.fingerprint === cert.fingerprint256))
+        options.onlineCandidates.push({ fingerprint: cert.fingerprint256, ...revocationUrls(cert), cert, issuer });
+    };
     const issuer = path.chainValid && path.path.length > 1 ? path.path[1] : undefined;
-    revocation = checkRevocation(signerCert, issuer, items, at);
-    if (options.onlineCandidates && issuer && (revocation.status === 'NOT_CHECKED' || revocation.status === 'UNKNOWN'))
-      options.onlineCandidates.push({ fingerprint: signerCert.fingerprint256, ...revocationUrls(signerCert), cert: signerCert, issuer });
+    revocation = checkRevocation(signerCert, issuer, itemsFor(signerCert), at);
+    if (issuer && (revocation.status === 'NOT_CHECKED' || revocation.status === 'UNKNOWN')) wantOnline(signerCert, issuer);
+    // The CA certificates between the signer and the anchor (or self-signed root), each against its own
+    // issuer's CRLs/OCSP responses from the same sources (and online, when allowed). The answer has one
+    // revocation block per signature: a CA revoked before the signing time makes its status REVOKED, and which
+    // CA and when is told in problems; later revocations and missing data are warnings.
+    for (let k = 1; path.chainValid && revocation.status !== 'REVOKED' && k + 1 < path.path.length; k++) {
+      const ca = path.path[k]!;
+      const caIssuer = path.path[k + 1]!;
+      const name = ca.subject.replace(/\n/g, ', ');
+      const r = checkRevocation(ca, caIssuer, itemsFor(ca), at);
+      if (r.status === 'REVOKED') {
+        caRevoked = `the CA certificate ${name} of the signer's path was revoked${r.revokedAt ? ` at ${r.revokedAt}` : ''}, before the signing time`;
+        revocation = {
+          ...revocation,
+          status: 'REVOKED',
+          ...(r.checkedAt ? { checkedAt: r.checkedAt } : {}),
+          ...(r.revokedAt ? { revokedAt: r.revokedAt } : {}),
+        };
+      } else if (r.revokedAt) {
+        warnings.push(`REVOKED_AFTER_SIGNING: the CA certificate ${name} was revoked at ${r.revokedAt}, after the signing time`);
+      } else if (r.status !== 'GOOD') {
+        wantOnline(ca, caIssuer);
+        if (revocation.status === 'GOOD')
+          warnings.push(`REVOCATION_INCOMPLETE: no usable revocation data for the CA certificate ${name} of the signer's path`);
+      }
+    }
     warnings.push(...path.problems);
     if (subFilter === 'ETSI.RFC3161') {
       if (!signerCert.keyUsage?.includes(EKU_TIME_STAMPING))
@@ -320,7 +345,8 @@ function examineSignature(
     }
   }
 
-  if (revocation.status === 'REVOKED') {
+  if (caRevoked) problems.push(`REVOKED: ${caRevoked}`);
+  else if (revocation.status === 'REVOKED') {
     problems.push(`REVOKED: the signer certificate was revoked${revocation.revokedAt ? ` at ${revocation.revokedAt}` : ''}, before the signing time`);
   } else if (revocation.revokedAt) {
     warnings.push(`REVOKED_AFTER_SIGNING: the signer certificate was revoked at ${revocation.revokedAt}, after the signing time`);

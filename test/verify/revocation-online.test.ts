@@ -1,9 +1,13 @@
 /**
  * Online revocation fetching: only hosts on URL_FETCH_ALLOWLIST, never by default. A local HTTP server in
  * the test process plays the CA's CRL distribution point and OCSP responder; the signer certificate names
- * them (crlDistributionPoints, authorityInfoAccess). The server counts what it is asked.
+ * them (crlDistributionPoints, authorityInfoAccess). The server counts what it is asked. A chain root →
+ * intermediate → signer whose CRLs are only online checks that the intermediate CA is fetched for too.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +23,8 @@ let signer: Signer;
 let signed: Uint8Array;
 let crl: Uint8Array;
 let ocsp: Uint8Array | undefined;
+/** The root's CRL (about the intermediate CA) and the intermediate's CRL (about its signer), by path. */
+const chainCrls = new Map<string, Uint8Array>();
 const hits: string[] = [];
 
 beforeAll(async () => {
@@ -30,6 +36,8 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/pkix-crl' }).end(Buffer.from(crl));
     } else if (req.url?.startsWith('/ocsp/') && ocsp) {
       res.writeHead(200, { 'content-type': 'application/ocsp-response' }).end(Buffer.from(ocsp));
+    } else if (chainCrls.has(req.url ?? '')) {
+      res.writeHead(200, { 'content-type': 'application/pkix-crl' }).end(Buffer.from(chainCrls.get(req.url ?? '')!));
     } else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -97,4 +105,69 @@ describe('online revocation', () => {
     expect(rev.sources.find((s) => s.type === 'OCSP')).toMatchObject({ origin: 'ONLINE', valid: true, status: 'GOOD' });
     expect(r.valid).toBe(true);
   });
+});
+
+describe('online revocation of an intermediate CA', () => {
+  it('fetches the CRL that speaks about the intermediate and reports the signature REVOKED', async () => {
+    const run = (args: string[]) => execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
+    const read = (f: string) => fs.readFileSync(path.join(pki.dir, f), 'utf8');
+    const issue = (name: string, subject: string, ca: string, ext: string) => {
+      fs.writeFileSync(path.join(pki.dir, `${name}.ext`), ext);
+      run(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', `${name}.key`]);
+      run(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
+      run([
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        `${ca}.pem`,
+        '-CAkey',
+        `${ca}.key`,
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        '365',
+        '-extfile',
+        `${name}.ext`,
+      ]);
+      return { certPem: read(`${name}.pem`), keyPem: read(`${name}.key`) };
+    };
+    const inter = issue(
+      'online-inter',
+      '/CN=Online Intermediate CA',
+      'ca',
+      `basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\ncrlDistributionPoints=URI:http://127.0.0.1:${port}/root.crl\n`,
+    );
+    const leaf = issue(
+      'online-leaf',
+      '/CN=Otto Online',
+      'online-inter',
+      `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\ncrlDistributionPoints=URI:http://127.0.0.1:${port}/inter.crl\n`,
+    );
+    const doc = signPdf(await makePdf(1), { signer: { ...leaf, chainPem: [inter.certPem, pki.caPem] }, timestampBy: pki.tsa });
+    chainCrls.set('/root.crl', makeCrl(rootOf(pki), { revoked: [{ certPem: inter.certPem, at: new Date(Date.now() - 3600_000) }] }));
+    chainCrls.set('/inter.crl', makeCrl(inter));
+    const fetcher = new RevocationFetcher({ allowlist: [`127.0.0.1:${port}`] });
+    try {
+      hits.length = 0;
+      const r = await verifyPdfWithRevocation(doc, { trust }, fetcher);
+      expect(hits).toEqual(expect.arrayContaining(['/inter.crl', '/root.crl']));
+      const s = r.signatures[0]!;
+      expect(s.revocation.sources.find((x) => x.type === 'CRL')).toMatchObject({ origin: 'ONLINE', valid: true, status: 'GOOD' });
+      expect(s.revocation.status).toBe('REVOKED');
+      expect(s.problems.some((p) => p.includes('Online Intermediate CA'))).toBe(true);
+      expect(r.valid).toBe(false);
+    } finally {
+      await fetcher.close();
+    }
+    // Never fetched without an allow-list: nothing is known, nothing is claimed.
+    hits.length = 0;
+    const closed = new RevocationFetcher({ allowlist: [] });
+    const none = await verifyPdfWithRevocation(doc, { trust }, closed).finally(() => closed.close());
+    expect(hits).toEqual([]);
+    expect(none.signatures[0]!.revocation.status).toBe('NOT_CHECKED');
+    expect(none.valid).toBe(true);
+  }, 60_000);
 });

@@ -1,9 +1,13 @@
 /**
  * Revocation of the signer certificate at its signing time, from CRLs and OCSP responses carried in the DSS
  * (document-level and VRI) and in the CMS (adbe-revocationInfoArchival). CRLs and OCSP responses are made
- * here (ltv-fixtures.ts), signed by the test root, a delegated responder, or a wrong key.
+ * here (ltv-fixtures.ts), signed by the test root, a delegated responder, or a wrong key. The CA certificates
+ * of the path are checked too: a chain root → intermediate → signer made here with openssl.
  */
+import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/verify/index.js';
 import { makePdf, makePki, signPdf, type Signer, type TestPki } from './fixtures.js';
@@ -177,5 +181,99 @@ describe('document-level DSS and bounds', () => {
     const junk = new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x00]);
     const r = verifyPdf(appendDss(d, { crls: Array.from({ length: 200 }, () => junk) }), { trust });
     expect(r.signatures[0]!.revocation.sources.length).toBe(64);
+  });
+});
+
+describe('revocation of the CA certificates of the path (root → intermediate → signer)', () => {
+  let inter: { certPem: string; keyPem: string };
+  let leaf: Signer;
+
+  beforeAll(() => {
+    const run = (args: string[]) => execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
+    const read = (f: string) => fs.readFileSync(path.join(pki.dir, f), 'utf8');
+    const issue = (name: string, subject: string, ca: string, ext: string) => {
+      fs.writeFileSync(path.join(pki.dir, `${name}.ext`), ext);
+      run(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', `${name}.key`]);
+      run(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
+      run([
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        `${ca}.pem`,
+        '-CAkey',
+        `${ca}.key`,
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        '365',
+        '-extfile',
+        `${name}.ext`,
+      ]);
+      return { certPem: read(`${name}.pem`), keyPem: read(`${name}.key`) };
+    };
+    inter = issue(
+      'inter',
+      '/CN=Verify Test Intermediate CA',
+      'ca',
+      'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n',
+    );
+    const l = issue(
+      'leaf2',
+      '/CN=Carol Signer/emailAddress=carol@example.com',
+      'inter',
+      'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n',
+    );
+    leaf = { ...l, chainPem: [inter.certPem, pki.caPem] };
+  }, 60_000);
+
+  /** Signed (timestamped) by the leaf, then a DSS with the chain and the given CRLs. */
+  const signedWith = (crls: Uint8Array[]) => {
+    const d = signPdf(base, { signer: leaf, timestampBy: pki.tsa });
+    return appendDss(d, { certs: [certDer(pki.caPem), certDer(inter.certPem)], crls });
+  };
+
+  it('an intermediate CA revoked before the signing time makes the signature REVOKED and not valid', () => {
+    const rootCrl = makeCrl(rootOf(pki), { revoked: [{ certPem: inter.certPem, at: new Date(Date.now() - HOUR) }] });
+    const interCrl = makeCrl(inter);
+    const r = verifyPdf(signedWith([rootCrl, interCrl]), { trust });
+    const s = r.signatures[0]!;
+    expect(s.certificate.chainValid).toBe(true);
+    // The signer's own CRL (from the intermediate) says GOOD; the root's CRL revokes the intermediate.
+    expect(s.revocation.sources.some((x) => x.valid && x.status === 'GOOD' && x.issuer?.includes('Intermediate'))).toBe(true);
+    expect(s.revocation.status).toBe('REVOKED');
+    expect(s.problems.some((p) => p.startsWith('REVOKED: the CA certificate') && p.includes('Intermediate'))).toBe(true);
+    expect(s.valid).toBe(false);
+    expect(r.valid).toBe(false);
+    expect(s.indication).toBe('TOTAL_FAILED');
+    expect(s.subIndication).toBe('REVOKED');
+  });
+
+  it('the same chain with the intermediate not revoked is GOOD and valid', () => {
+    const s = verifyPdf(signedWith([makeCrl(rootOf(pki)), makeCrl(inter)]), { trust }).signatures[0]!;
+    expect(s.revocation.status).toBe('GOOD');
+    expect(s.warnings.filter((w) => w.startsWith('REVOCATION_INCOMPLETE') || w.startsWith('REVOKED'))).toEqual([]);
+    expect(s.valid).toBe(true);
+    expect(s.level).toBe('B-LT');
+  });
+
+  it('an intermediate revoked after the signing time is a warning; no data about it is a warning', () => {
+    const at = Date.now();
+    const later = makeCrl(rootOf(pki), {
+      revoked: [{ certPem: inter.certPem, at: new Date(at + 30 * 24 * HOUR) }],
+      thisUpdate: new Date(at - 60_000),
+      nextUpdate: new Date(at + 60 * 24 * HOUR),
+    });
+    const s1 = verifyPdf(signedWith([later, makeCrl(inter)]), { trust }).signatures[0]!;
+    expect(s1.revocation.status).toBe('GOOD');
+    expect(s1.warnings.some((w) => w.startsWith('REVOKED_AFTER_SIGNING: the CA certificate'))).toBe(true);
+    expect(s1.valid).toBe(true);
+
+    const s2 = verifyPdf(signedWith([makeCrl(inter)]), { trust }).signatures[0]!;
+    expect(s2.revocation.status).toBe('GOOD');
+    expect(s2.warnings.some((w) => w.startsWith('REVOCATION_INCOMPLETE') && w.includes('Intermediate'))).toBe(true);
+    expect(s2.valid).toBe(true);
   });
 });
