@@ -83,8 +83,8 @@ async function loadInput(input: MergeInput, index: number): Promise<PDFDocument>
   let doc: PDFDocument;
   try {
     // pdf-lib yields to the event loop (a setTimeout each) every `parseSpeed` objects, 100 by default: on an
-    // engine thread that only costs time (bench/README.md, merge: −16% CPU, −28% wall for 20 five-page inputs with
-    // Fast here and in save). The budget is enforced by terminating the thread, not by these yields.
+    // engine thread that only costs time (bench/README.md, merge: −16% CPU, −28% wall for 20 five-page
+    // inputs with Fast here and in save). The budget is enforced by terminating the thread, not by yields.
     doc = await PDFDocument.load(input.pdf, {
       ignoreEncryption: true,
       updateMetadata: false,
