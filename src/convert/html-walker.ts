@@ -11,8 +11,6 @@ import type { AnyNode, Document, Element } from 'domhandler';
 import { Cascade, cssColor, lengthTwips, type Declarations } from './css.js';
 import { boundHtmlDepth } from './depth-guard.js';
 import { FolioError } from '../errors.js';
-import { SOURCE_TAG, sourceFingerprint } from '../docx/read/model.js';
-import { decodeXml, escapeAttr } from '../docx/xml.js';
 import { bookmarkName } from '../docx/wordml/bookmarks.js';
 import { copyPara } from '../docx/wordml/paragraph-props.js';
 import { runWith, type RunProps } from '../docx/wordml/run-props.js';
@@ -24,14 +22,11 @@ import { list, listItem } from './html-lists.js';
 import { applyBlockCss, backgroundColor, HIGHLIGHTS, jcOf, runFromCss } from './html-style.js';
 import { table } from './html-tables.js';
 import { ImageStore } from './images.js';
-import { ISLAND_ELEMENT } from './markdown-islands.js';
+import { ISLAND_ELEMENT, wrapIsland } from './markdown-islands.js';
 import type { FragmentOptions } from './html-to-docx.js';
 
 const MAX_DEPTH = 160;
 /** Elements per document (HTML, or the DOM built from Markdown). */
-/** A run's text in written WordprocessingML (what a source island's fingerprint is taken of). */
-const W_T = /<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g;
-
 export const MAX_ELEMENTS = 1_000_000;
 const START_TAG = /<[a-zA-Z]/g;
 
@@ -153,16 +148,10 @@ export class HtmlConverter {
   /** A source island: its content in a block content control whose tag keeps the Markdown (model.ts SOURCE_TAG). */
   island(el: Element, ctx: Ctx, depth: number): void {
     this.w.flush();
-    const saved = this.w.beginFrame();
+    const from = this.w.frame.blocks.length;
     this.walkChildren(el, ctx, depth + 1);
     this.w.flush();
-    // Content that shows nothing (a comment) still needs a paragraph: a hidden one, which Word does not show.
-    const inner = this.w.endFrame(saved).blocks.join('') || '<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr></w:p>';
-    let text = '';
-    for (const m of inner.matchAll(W_T)) text += decodeXml(m[1]!);
-    const tag = SOURCE_TAG + sourceFingerprint(text) + ':' + (el.attribs['data-src'] ?? '');
-    this.w.frame.blocks.push(`<w:sdt><w:sdtPr><w:tag w:val="${escapeAttr(tag)}"/></w:sdtPr><w:sdtContent>${inner}</w:sdtContent></w:sdt>`);
-    this.w.frame.lastIsTable = false;
+    wrapIsland(this.w, from, el.attribs['data-src'] ?? '');
   }
 
   inline(el: Element, tag: string, decl: Declarations | undefined, ctx: Ctx, depth: number): void {

@@ -25,14 +25,15 @@ export type TargetFormat = 'pdf' | 'docx' | 'md' | 'html';
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
   // Without raw HTML, WordprocessingML is written straight from markdown-it's tokens; with it, through the
   // HTML walk (over a DOM built from the tokens, or over the rendered HTML).
-  // Raw HTML and images go through the HTML walk with their Markdown kept beside them (markdown-islands.ts).
+  // Blocks Word cannot carry (raw HTML, images, nested emphasis, loose lists) keep their Markdown beside them
+  // (markdown-islands.ts): the direct writer does it itself; the HTML walk is given islands in the HTML.
   const parse = parseMarkdown(markdown, { extensions: options.markdownExtensions });
+  const direct = parse.rawHtml ? undefined : markdownDocxBody(parse, options);
+  if (direct) return buildDocxPackage(direct, options);
   if (hasIslands(parse)) {
     const { html, key } = islandHtml(parse);
     return buildDocxPackage(convertHtml(html, options, !parse.rawHtml, key), options);
   }
-  const direct = markdownDocxBody(parse, options);
-  if (direct) return buildDocxPackage(direct, options);
   const md = markdownForDocx(parse);
   const body = 'dom' in md ? convertMarkdownDom(md.dom, options) : convertHtml(md.html, options, !md.rawHtml);
   return buildDocxPackage(body, options);

@@ -30,6 +30,7 @@ import { itemContext, listContext } from './html-lists.js';
 import { jcOf } from './html-style.js';
 import { bodyOptions, collectBody, type ConvertedBody, type ConvertOptions } from './html-to-docx.js';
 import { MAX_ELEMENTS, tooManyElements } from './html-walker.js';
+import { islands, wrapIsland } from './markdown-islands.js';
 import { ImageStore } from './images.js';
 import { TASK_CHECKED, TASK_UNCHECKED, type MarkdownParse, type MdToken } from './markdown.js';
 
@@ -181,7 +182,19 @@ class MarkdownWriter {
   }
 
   write(): void {
-    this.blocks(this.tokens, 0, this.tokens.length, rootCtx(copyPara(undefined), 12, this.widthTwips), -1);
+    const root = rootCtx(copyPara(undefined), 12, this.widthTwips);
+    // Top-level blocks Word cannot carry are written as source islands (markdown-islands.ts), as the HTML walk does.
+    let pos = 0;
+    for (const island of islands(this.parse)) {
+      this.blocks(this.tokens, pos, island.start, root, -1);
+      this.w.flush();
+      const from = this.w.frame.blocks.length;
+      this.blocks(this.tokens, island.start, island.end, root, -1);
+      this.w.flush();
+      wrapIsland(this.w, from, island.source);
+      pos = island.end;
+    }
+    this.blocks(this.tokens, pos, this.tokens.length, root, -1);
   }
 
   /** A note's tokens (between footnote_open and footnote_close) without back-references, and its level. */

@@ -1,21 +1,29 @@
 /**
  * Source islands: the Markdown of top-level blocks that a DOCX cannot carry, kept next to what Word shows
  * for them so DOCX → Markdown (src/docx/read, docx-markdown.ts) gives the Markdown back (issue 17's round
- * trip). Two things are such: raw HTML (Word shows it interpreted: `<b>x</b>` is bold x, a comment is
- * nothing, so its markup is gone) and images (by URL they are never fetched, CONTRACT §3, and show their alt
- * text; the address and title would be lost).
+ * trip). What Word cannot say: raw HTML (Word shows it interpreted: `<b>x</b>` is bold x, a comment is
+ * nothing, so the markup is gone); images (by URL they are never fetched, CONTRACT §3, and show their alt
+ * text: the address and title would be lost); emphasis inside the same emphasis (`*a *b* c*` is one run of
+ * italics); a loose list's blank lines (Word spaces paragraphs by their style, it has no tight or loose).
  *
- * The rendered HTML of each such block is wrapped in a <folio-island> element carrying its source lines and
- * a per-conversion key (raw HTML in the input cannot forge one); the HTML walk writes it as a block content
- * control whose w:tag holds the source and a fingerprint of the content's text (model.ts SOURCE_TAG). Blocks
- * whose raw HTML opens elements a later block closes (`<div>` … `</div>` around Markdown) are one island, so
- * the wrapper never changes how the HTML nests. Link reference definitions an island's links use are copied
- * into its source (a definition elsewhere in the document is not part of the island).
+ * Each island is written as usual, inside a block content control whose w:tag holds the source and a
+ * fingerprint of the content's text (model.ts SOURCE_TAG): the reader uses the source only while that text
+ * is unchanged, so an edit in Word is never lost to a stale source. The direct writer (markdown-docx.ts)
+ * wraps the blocks it writes for an island's tokens; for the HTML walk (documents with raw HTML) the
+ * rendered HTML of an island is wrapped in a <folio-island> element carrying the source and a
+ * per-conversion key (raw HTML in the input cannot forge one). Blocks whose raw HTML opens elements a later
+ * block closes (`<div>` … `</div>` around Markdown), and HTML blocks in a row, are one island, so the wrapper
+ * never changes how the HTML nests. Link reference definitions an island's links use are copied into its
+ * source (a definition elsewhere in the document is not part of the island). Blocks with footnotes are
+ * never islands (their notes are elsewhere).
  *
  * Bounds: one pass over the tokens; the sources together are at most the input's size plus the copied
  * definitions, which are checked against a fixed budget of label comparisons and copied at most once each.
  */
 import { randomBytes } from 'node:crypto';
+import { SOURCE_TAG, sourceFingerprint } from '../docx/read/model.js';
+import type { WordWriter } from '../docx/wordml/writer.js';
+import { decodeXml, escapeAttr } from '../docx/xml.js';
 import type { MarkdownParse, MdToken } from './markdown.js';
 import { TASK_CHECKBOX } from './markdown-tasklists.js';
 
@@ -47,10 +55,17 @@ export function hasIslands(parse: MarkdownParse): boolean {
   return false;
 }
 
-/** The document's HTML with its islands wrapped, and the key the walk must see on them. */
-export function islandHtml(parse: MarkdownParse): { html: string; key: string } {
-  const { md, tokens, env } = parse;
-  const key = randomBytes(9).toString('base64url');
+/** One island: top-level tokens [start, end), the Markdown kept, and whether it is left open (see islandHtml). */
+export interface Island {
+  start: number;
+  end: number;
+  source: string;
+  open: boolean;
+}
+
+/** The document's islands, in order. */
+export function islands(parse: MarkdownParse): Island[] {
+  const { tokens, env } = parse;
   const lines = parse.source.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD').split('\n');
   const ranges: Range[] = [];
   for (let i = 0; i < tokens.length;) {
@@ -62,18 +77,14 @@ export function islandHtml(parse: MarkdownParse): { html: string; key: string } 
     ranges.push(r);
     i = j;
   }
-  const render = (a: number, b: number) => md.renderer.render(tokens.slice(a, b), md.options, env);
   const refs = Object.entries((env as { references?: Record<string, { href: string; title: string }> }).references ?? {});
   const copied = new Set<string>();
   let budget = DEFINITION_BUDGET;
-  let html = '';
+  const out: Island[] = [];
   for (let n = 0; n < ranges.length; n++) {
     const first = ranges[n]!;
     const map = tokens[first.start]!.map;
-    if (!first.island || first.footnote || !map) {
-      html += render(first.start, first.end);
-      continue;
-    }
+    if (!first.island || first.footnote || !map) continue;
     // Extend over the blocks an unclosed element spans, and over HTML blocks in a row (text between them is
     // one paragraph for the HTML walk: an island boundary would end it).
     let last = first;
@@ -100,13 +111,45 @@ export function islandHtml(parse: MarkdownParse): { html: string; key: string } 
       }
     }
     if (defs.length) source += '\n\n' + defs.join('\n');
+    out.push({ start: first.start, end: last.end, source, open: balance > 0 });
+  }
+  return out;
+}
+
+/** The document's HTML with its islands wrapped, and the key the walk must see on them. */
+export function islandHtml(parse: MarkdownParse): { html: string; key: string } {
+  const { md, tokens, env } = parse;
+  const key = randomBytes(9).toString('base64url');
+  const render = (a: number, b: number) => (a < b ? md.renderer.render(tokens.slice(a, b), md.options, env) : '');
+  let html = '';
+  let pos = 0;
+  for (const island of islands(parse)) {
+    html += render(pos, island.start);
     // Still open at the end (an unterminated tag), it is left open as the HTML's elements are: a close tag
     // would end that tag for the parser, which the plain HTML does not.
-    const close = balance > 0 ? '' : `</${ISLAND_ELEMENT}>`;
-    html += `<${ISLAND_ELEMENT} data-key="${key}" data-src="${escapeAttr(source)}">${render(first.start, last.end)}${close}`;
+    const close = island.open ? '' : `</${ISLAND_ELEMENT}>`;
+    html += `<${ISLAND_ELEMENT} data-key="${key}" data-src="${escapeHtmlAttr(island.source)}">${render(island.start, island.end)}${close}`;
+    pos = island.end;
   }
-  return { html, key };
+  return { html: html + render(pos, tokens.length), key };
 }
+
+/**
+ * Wraps the blocks written since `from` (an island's) in the content control keeping its Markdown; content
+ * that shows nothing (a comment) gets a hidden paragraph, which Word does not show.
+ */
+export function wrapIsland(w: WordWriter, from: number, source: string): void {
+  const blocks = w.frame.blocks;
+  const inner = blocks.splice(from).join('') || '<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr></w:p>';
+  let text = '';
+  for (const m of inner.matchAll(W_T)) text += decodeXml(m[1]!);
+  const tag = SOURCE_TAG + sourceFingerprint(text) + ':' + source;
+  blocks.push(`<w:sdt><w:sdtPr><w:tag w:val="${escapeAttr(tag)}"/></w:sdtPr><w:sdtContent>${inner}</w:sdtContent></w:sdt>`);
+  w.frame.lastIsTable = false;
+}
+
+/** A run's text in written WordprocessingML (what an island's fingerprint is taken of). */
+const W_T = /<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g;
 
 function inspect(t: MdToken, r: Range, containers: string[]): void {
   if (t.type.startsWith('footnote')) r.footnote = true;
@@ -150,6 +193,6 @@ function balanceOf(html: string): number {
   return n;
 }
 
-function escapeAttr(s: string): string {
+function escapeHtmlAttr(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { htmlToDocx, markdownToDocx, htmlToWordFragment, inferSourceFormat } from '../../src/convert/index.js';
 import { markdownForDocx, markdownToHtml, renderMarkdown } from '../../src/convert/markdown.js';
-import { count, paragraphs, PNG_1x1, textOf, unpack } from './helpers.js';
+import { count, paragraphs, PNG_1x1, textOf, unpack, withoutIslands } from './helpers.js';
 import { CORPUS_DIR as CORPUS_MARKDOWN } from './conformance.js';
 
 describe('Markdown → DOCX structure', () => {
@@ -364,22 +364,6 @@ describe('renderMarkdown', () => {
     };
     // Markdown → DOCX wraps what Word cannot carry in source islands (markdown-islands.ts): the same content
     // in a content control keeping the Markdown; without the wrappers it is the HTML's DOCX.
-    const ISLAND = /<w:sdt><w:sdtPr><w:tag w:val="folio-md:[^"]*"\/><\/w:sdtPr><w:sdtContent>/g;
-    const withoutIslands = (xml: string) => {
-      for (let m; (m = ISLAND.exec(xml));) {
-        let depth = 1;
-        const tags = /<w:sdt[ >]|<\/w:sdt>/g;
-        tags.lastIndex = m.index + m[0].length;
-        let t;
-        while (depth && (t = tags.exec(xml))) depth += t[0] === '</w:sdt>' ? -1 : 1;
-        const end = t!.index;
-        let inner = xml.slice(m.index + m[0].length, end - '</w:sdtContent>'.length);
-        if (inner === '<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr></w:p>') inner = '';
-        xml = xml.slice(0, m.index) + inner + xml.slice(end + '</w:sdt>'.length);
-        ISLAND.lastIndex = m.index;
-      }
-      return xml;
-    };
     let compared = 0;
     for (const md of examples) {
       expect(withoutIslands(bodyOf(markdownToDocx(md))), md).toBe(bodyOf(htmlToDocx(markdownToHtml(md))));

@@ -18,3 +18,27 @@ export function textOf(xml: string): string {
 }
 
 export const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+const ISLAND = /<w:sdt><w:sdtPr><w:tag w:val="folio-md:[^"]*"\/><\/w:sdtPr><w:sdtContent>/g;
+const HIDDEN_EMPTY = '<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr></w:p>';
+
+/**
+ * WordprocessingML without the source islands of Markdown → DOCX (src/convert/markdown-islands.ts): each
+ * content control keeping a block's Markdown replaced by its content (a hidden empty paragraph by nothing).
+ */
+export function withoutIslands(xml: string): string {
+  ISLAND.lastIndex = 0;
+  for (let m; (m = ISLAND.exec(xml));) {
+    let depth = 1;
+    const tags = /<w:sdt[ >]|<\/w:sdt>/g;
+    tags.lastIndex = m.index + m[0].length;
+    let t: RegExpExecArray | null = null;
+    while (depth && (t = tags.exec(xml))) depth += t[0] === '</w:sdt>' ? -1 : 1;
+    if (!t) break;
+    let inner = xml.slice(m.index + m[0].length, t.index - '</w:sdtContent>'.length);
+    if (inner === HIDDEN_EMPTY) inner = '';
+    xml = xml.slice(0, m.index) + inner + xml.slice(t.index + '</w:sdt>'.length);
+    ISLAND.lastIndex = m.index;
+  }
+  return xml;
+}
