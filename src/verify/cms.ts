@@ -191,6 +191,14 @@ function certIdsOf(cert: Uint8Array): CertIds {
   return { serialHex: hexOf(f.serial), issuer: f.issuer, ski: skiExt && octetStringContents(skiExt.value) };
 }
 
+/** certIdsOf for a certificate of the parse cache (certificateOf): read once per certificate object. */
+const certIdsCache = new WeakMap<X509Certificate, CertIds>();
+function idsOfCertificate(cert: X509Certificate, der: Uint8Array): CertIds {
+  let ids = certIdsCache.get(cert);
+  if (!ids) certIdsCache.set(cert, (ids = certIdsOf(der)));
+  return ids;
+}
+
 /**
  * The original bytes of the first SignerInfo's signed attributes ([0] IMPLICIT SET OF) and of the issuer Name
  * of its issuerAndSerialNumber; the schema parse re-encodes both, and the signature and the certificate match
@@ -259,8 +267,9 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   const certIds: CertIds[] = [];
   for (const c of certDers) {
     try {
-      result.certificates.push(certificateOf(c));
-      certIds.push(certIdsOf(c));
+      const cert = certificateOf(c);
+      result.certificates.push(cert);
+      certIds.push(idsOfCertificate(cert, c));
     } catch {
       result.warnings.push('an embedded certificate could not be read');
     }
