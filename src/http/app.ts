@@ -121,13 +121,30 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       route.onRequestAbort = [...hookList(route.onRequestAbort), (request) => releaseSlot(request)];
     }
     const quietWhenOk = url === HEALTH_ROUTE;
-    route.onResponse = [
-      ...hookList(route.onResponse),
-      (request, reply, done) => {
-        finished(request, reply, url, quietWhenOk);
-        done();
-      },
-    ];
+    if (config?.documentEndpoint) {
+      // A document answer may be megabytes: its time, line and slot wait for the answer to be out.
+      route.onSend = [...hookList(route.onSend), closeWhileDraining];
+      route.onResponse = [
+        ...hookList(route.onResponse),
+        (request, reply, done) => {
+          finished(request, reply, url, false);
+          done();
+        },
+      ];
+    } else {
+      // Every other answer is small JSON (or a static asset of the docs/playground) handed to Node in one
+      // write: it is measured and logged when it is sent, in the one hook every response runs anyway. No
+      // onResponse hook means Fastify adds no 'finish'/'error' listeners to the response and runs no hook
+      // after it, a measurable share of a cheap request.
+      route.onSend = [
+        ...hookList(route.onSend),
+        (request, reply, payload, done) => {
+          if (closing) reply.header('Connection', 'close');
+          finished(request, reply, url, quietWhenOk);
+          done(null, payload);
+        },
+      ];
+    }
     let entry = routePatterns.find((p) => p.re.source === re.source);
     if (!entry) routePatterns.push((entry = { re, methods: new Set() }));
     for (const m of methods) entry.methods.add(m.toUpperCase());
@@ -231,13 +248,14 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
 
   // A response finished while draining closes its connection: otherwise a kept-alive socket would hold
   // server.close() for the whole keep-alive timeout (72 s) after the last in-flight request ended.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // (Each route's own onSend, see onRoute above; the not-found handler does the same itself.)
+  function closeWhileDraining(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {
     if (closing) reply.header('Connection', 'close');
     done(null, payload);
-  });
+  }
   /**
-   * A response has been sent (each route's onResponse; the not-found handler's 'finish'): the slot back,
-   * metrics, one log line. Load balancers and probes poll health every few seconds each: a 200 health answer
+   * An answer is out (document endpoints: their onResponse; the not-found handler: 'finish') or being sent
+   * (every other route: its onSend): the slot back, metrics, one log line. Load balancers and probes poll health every few seconds each: a 200 health answer
    * is logged at debug (it would be most of an idle server's log, and metrics count it); others at info.
    */
   const finished = (request: FastifyRequest, reply: FastifyReply, route: string, quietWhenOk: boolean): void => {
@@ -257,7 +275,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   });
 
   app.setNotFoundHandler(async (request, reply) => {
-    // No route, so no route-level onResponse: the same closing work once the answer is out.
+    // No route, so no route-level hooks: the same work here.
+    if (closing) reply.header('Connection', 'close');
     reply.raw.once('finish', () => finished(request, reply, 'unmatched', false));
     const path = request.url.split('?')[0] ?? '/';
     const match = routePatterns.find((p) => p.re.test(path));
