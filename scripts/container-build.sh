@@ -90,9 +90,15 @@ cp -r "$(npm root -g)/npm" "$node_tree/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$node_tree/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$node_tree/bin/npx"
 
+previous="$(podman image inspect -f '{{.Id}}' "$tag" 2>/dev/null || true)"
 phase "building $tag (Node $(node --version) from this host, base $base)"
 podman "${PODMAN_GLOBAL[@]}" build "${PODMAN_LIMITS[@]}" --format docker \
   --build-arg BASE_IMAGE="$base" --build-arg NODE_DIST=context \
   -t "$tag" -f "$ctx/Dockerfile" "$ctx"
 podman image ls "$tag"
+# The image the tag named before is untagged now: removed (its build stages stay as cache; `podman image
+# prune -f` frees them too).
+if [ -n "$previous" ] && [ "$previous" != "$(podman image inspect -f '{{.Id}}' "$tag")" ]; then
+  podman rmi "$previous" >/dev/null 2>&1 || true
+fi
 phase "done"
