@@ -18,7 +18,7 @@
  * never islands (their notes are elsewhere).
  *
  * Bounds: one pass over the tokens; the sources together are at most the input's size plus the copied
- * definitions, which are checked against a fixed budget of label comparisons and copied at most once each.
+ * definitions, found by one scan of each source for labels and copied at most once each.
  */
 import { randomBytes } from 'node:crypto';
 import { SOURCE_TAG, sourceFingerprint } from '../docx/read/model.js';
@@ -32,8 +32,8 @@ export const ISLAND_ELEMENT = 'folio-island';
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(\/?)>/g;
 const UNTERMINATED = 1e9;
-/** Label comparisons spent on copying reference definitions, per document. */
-const DEFINITION_BUDGET = 200_000;
+/** A link label: brackets around at most 999 characters, none an unescaped bracket (CommonMark's rule). */
+const LABEL = /\[((?:[^[\]\\]|\\[\s\S]){1,999}?)\]/g;
 
 interface Range {
   start: number;
@@ -77,9 +77,8 @@ export function islands(parse: MarkdownParse): Island[] {
     ranges.push(r);
     i = j;
   }
-  const refs = Object.entries((env as { references?: Record<string, { href: string; title: string }> }).references ?? {});
+  const refs = (env as { references?: Record<string, { href: string; title: string }> }).references;
   const copied = new Set<string>();
-  let budget = DEFINITION_BUDGET;
   const out: Island[] = [];
   for (let n = 0; n < ranges.length; n++) {
     const first = ranges[n]!;
@@ -100,12 +99,14 @@ export function islands(parse: MarkdownParse): Island[] {
       balance += last.balance;
     }
     let source = lines.slice(map[0], tokens[last.start]!.map![1]).join('\n');
+    // The labels in brackets in the source, looked up as markdown-it does (linear in the source).
     const defs: string[] = [];
-    if (source.includes(']')) {
-      const folded = source.replace(/\s+/g, ' ').toLowerCase().toUpperCase();
-      for (const [label, ref] of refs) {
-        if (--budget < 0) break;
-        if (copied.has(label) || !folded.includes(label)) continue;
+    if (refs && source.includes(']')) {
+      LABEL.lastIndex = 0;
+      for (let m; (m = LABEL.exec(source));) {
+        const label = parse.md.utils.normalizeReference(m[1]!);
+        const ref = Object.prototype.hasOwnProperty.call(refs, label) ? refs[label] : undefined;
+        if (!ref || copied.has(label)) continue;
         copied.add(label);
         defs.push(`[${label}]: <${ref.href.replace(/[\\<>]/g, '\\$&')}>` + (ref.title ? ` "${ref.title.replace(/[\\"&]/g, '\\$&')}"` : ''));
       }
