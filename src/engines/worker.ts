@@ -29,10 +29,12 @@ const startChannel = new BroadcastChannel(data.startChannel);
 startChannel.unref();
 
 /**
- * The engines, imported on demand: the body thread (large JSON bodies) never needs them and stays small;
- * engine threads load them at start (preloadEngines), so a job does not pay for module loading.
+ * The engines, each imported when the first job that needs it comes (NEEDS), before that job is announced,
+ * so module loading never runs inside a job's time budget. An idle engine thread holds only what it has
+ * used: Markdown/HTML ↔ DOCX (loaded at start, with the warm-up, on engine threads); annotate, sign (pdf-lib,
+ * fontkit, the ASN.1 schemas: ~43 MB), verify, merge and the URL fetcher on first use. The body thread
+ * (large JSON bodies) loads none of them.
  */
-let enginesLoading: Promise<Engines> | undefined;
 interface Engines {
   convert: typeof import('../convert/index.js');
   text: typeof import('../convert/text.js');
@@ -42,23 +44,50 @@ interface Engines {
   fetch: typeof import('../fetch/safe-fetch.js');
   merge: typeof import('../merge/engine.js');
 }
-const engines = (): Promise<Engines> =>
-  (enginesLoading ??= Promise.all([
-    import('../convert/index.js'),
-    import('../convert/text.js'),
-    import('../annotate/index.js'),
-    import('../sign/index.js'),
-    import('../verify/index.js'),
-    import('../fetch/safe-fetch.js'),
-    import('../merge/engine.js'),
-  ]).then(([convert, text, annotate, sign, verify, fetch, merge]) => ({ convert, text, annotate, sign, verify, fetch, merge })));
+type EngineName = keyof Engines;
+const importers: { [K in EngineName]: () => Promise<Engines[K]> } = {
+  convert: () => import('../convert/index.js'),
+  text: () => import('../convert/text.js'),
+  annotate: () => import('../annotate/index.js'),
+  sign: () => import('../sign/index.js'),
+  verify: () => import('../verify/index.js'),
+  fetch: () => import('../fetch/safe-fetch.js'),
+  merge: () => import('../merge/engine.js'),
+};
+/** The modules each task uses; runJob loads them before announcing the job. */
+const NEEDS: { [N in TaskName]: EngineName[] } = {
+  'http.parseJson': [],
+  'convert.toDocx': ['convert', 'text'],
+  'convert.fromDocx': ['convert'],
+  'annotate.fill': ['annotate', 'fetch'],
+  'annotate.fields': ['annotate'],
+  'sign.seal': ['sign', 'fetch'],
+  'verify.pdf': ['verify'],
+  'merge.pdfs': ['merge'],
+};
+const loaded: Partial<Engines> = {};
+const loading: Partial<Record<EngineName, Promise<void>>> = {};
+
+function load(name: EngineName): Promise<void> {
+  return (loading[name] ??= importers[name]().then((m) => {
+    (loaded as Record<EngineName, unknown>)[name] = m;
+    // Parsing the audit-page fonts takes most of a second: done with the module, not in the first signature.
+    if (name === 'sign') (m as Engines['sign']).warmUpAuditFonts();
+  }));
+}
+
+/** A module that runJob has loaded for the current task. */
+function engine<K extends EngineName>(name: K): Engines[K] {
+  const m = loaded[name];
+  if (!m) throw new Error(`engine module ${name} used before it was loaded`);
+  return m;
+}
 
 if (data.preloadEngines) {
-  // Top-level await: piscina counts the thread ready only once this module has loaded, engines included,
-  // so module loading never runs inside a job's time budget. The audit-page fonts follow in the background.
-  const loaded = await engines();
-  if (data.warmUp) warmUp(loaded);
-  setTimeout(loaded.sign.warmUpAuditFonts, 0);
+  // Top-level await: piscina counts the thread ready only once this module has loaded, so the conversion
+  // modules and their warm-up never run inside a job's time budget.
+  await Promise.all([load('convert'), load('text')]);
+  if (data.warmUp) warmUp(engine('convert'));
 }
 
 /**
@@ -67,12 +96,12 @@ if (data.preloadEngines) {
  * before the thread counts as ready, so it is never inside a job's budget; a failure here only leaves the
  * thread cold.
  */
-function warmUp(e: Engines): void {
+function warmUp(convert: Engines['convert']): void {
   const t0 = performance.now();
   try {
     for (let i = 0; i < WARM_UP_ROUNDS && performance.now() - t0 < WARM_UP_MS; i++) {
-      e.convert.markdownToDocx(warmUpMarkdown(i), { pageSize: i % 2 ? 'Letter' : 'A4' });
-      e.convert.htmlToDocx(warmUpHtml(i), { pageSize: 'A4' });
+      convert.markdownToDocx(warmUpMarkdown(i), { pageSize: i % 2 ? 'Letter' : 'A4' });
+      convert.htmlToDocx(warmUpHtml(i), { pageSize: 'A4' });
     }
   } catch {
     /* a cold thread still works */
@@ -122,12 +151,12 @@ const handlers: Handlers = {
     return { value };
   },
   'convert.toDocx': async ({ from, bytes, pageSize }) => {
-    const e = await engines();
+    const e = loaded as Engines; // its NEEDS are loaded
     const text = e.text.decodeText(bytes);
     return from === 'md' ? e.convert.markdownToDocx(text, { pageSize }) : e.convert.htmlToDocx(text, { pageSize });
   },
   'convert.fromDocx': async ({ to, bytes, images }) => {
-    const e = await engines();
+    const e = loaded as Engines; // its NEEDS are loaded
     if (to === 'md') {
       const r = e.convert.docxToMarkdown(bytes, { images });
       return { text: r.markdown, warnings: r.warnings };
@@ -136,13 +165,13 @@ const handlers: Handlers = {
     return { text: r.html, warnings: r.warnings };
   },
   'annotate.fill': async ({ template, fields, strict, flatten }) => {
-    const e = await engines();
+    const e = loaded as Engines; // its NEEDS are loaded
     const result = await e.annotate.annotateDocx(template, fields, { strict, flatten, fetcher: getFetcher(e) });
     return { docx: result.docx, report: result.report };
   },
-  'annotate.fields': async ({ template }) => (await engines()).annotate.listTemplateFields(template),
+  'annotate.fields': async ({ template }) => engine('annotate').listTemplateFields(template),
   'sign.seal': async (input) => {
-    const e = await engines();
+    const e = loaded as Engines; // its NEEDS are loaded
     const signing = getIdentity();
     if (!signing) throw new Error('the engine worker has no signing identity');
     // The DOCX was converted by the office engine before this job (its own supervised processes); the sign
@@ -180,18 +209,24 @@ const handlers: Handlers = {
     return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
   },
   'verify.pdf': async ({ bytes }) => {
-    const e = await engines();
+    const e = loaded as Engines; // its NEEDS are loaded
     // Revocation data is fetched online only from URL_FETCH_ALLOWLIST hosts (10 s at most per document).
     return e.verify.verifyPdfWithRevocation(bytes, { trust: getTrust(e) }, getRevocationFetcher(e));
   },
-  'merge.pdfs': async ({ inputs, options }) => (await engines()).merge.mergePdfs(inputs, options),
+  'merge.pdfs': async ({ inputs, options }) => engine('merge').mergePdfs(inputs, options),
 };
 
 export default async function runJob(job: EngineJob): Promise<JobOutcome> {
-  startChannel.postMessage(job.jobId);
   const handler = handlers[job.task] as (input: unknown) => unknown;
-  if (!handler) return { ok: false, error: { code: 'INTERNAL_ERROR', message: `Unknown engine task ${String(job.task)}` } };
+  if (!handler) {
+    startChannel.postMessage(job.jobId);
+    return { ok: false, error: { code: 'INTERNAL_ERROR', message: `Unknown engine task ${String(job.task)}` } };
+  }
   try {
+    // The task's modules first (the first job of a kind on this thread), then the announcement that starts
+    // the job's time budget.
+    await Promise.all(NEEDS[job.task].map(load));
+    startChannel.postMessage(job.jobId);
     const value = await handler(job.input);
     // Copied back by structured clone (piscina moves only a bare top-level value); at the 25 MB upload
     // limit the copy costs milliseconds.
