@@ -18,7 +18,10 @@ import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 
-/** How long a job may wait for its thread to load before the pool gives up on it (beyond its own budget). */
+/**
+ * How long a job may wait for its thread to load (a new thread's start and warm-up, or the job kind's engine
+ * modules on their first use) before the pool gives up on it (beyond its own budget).
+ */
 const STARTUP_ALLOWANCE_MS = 30_000;
 
 export interface EnginePoolOptions {
