@@ -161,8 +161,25 @@ function signatureOver(buf: Uint8Array, parts: Tlv[]): { tbs: Uint8Array; alg: A
 const crlCache = new Map<string, { thisUpdate?: Date; nextUpdate?: Date; signatureOk: boolean }>();
 const CRL_CACHE_SIZE = 256;
 
+/** A CRL's SHA-256 (hex) per CRL object: the DSS and VRI items of a document are asked about for every signature. */
+const crlHashes = new WeakMap<Uint8Array, string>();
+function crlHash(der: Uint8Array): string {
+  let h = crlHashes.get(der);
+  if (h === undefined) crlHashes.set(der, (h = crypto.createHash('sha256').update(der).digest('hex')));
+  return h;
+}
+
+/** The header fields of a parsed certificate, read once per certificate object (certificates recur in every check). */
+const certFieldsCache = new WeakMap<X509Certificate, ReturnType<typeof certificateFields>>();
+function fieldsOf(cert: X509Certificate): ReturnType<typeof certificateFields> {
+  if (certFieldsCache.has(cert)) return certFieldsCache.get(cert);
+  const f = certificateFields(new Uint8Array(cert.raw));
+  certFieldsCache.set(cert, f);
+  return f;
+}
+
 function crlFacts(der: Uint8Array, parts: Tlv[], tbs: Tlv[], timeAt: number, issuer: X509Certificate) {
-  const key = `${crypto.createHash('sha256').update(der).digest('hex')}|${issuer.fingerprint256}`;
+  const key = `${crlHash(der)}|${issuer.fingerprint256}`;
   let hit = crlCache.get(key);
   if (!hit) {
     const thisUpdate = readTime(der, tbs[timeAt]);
@@ -193,7 +210,7 @@ function checkCrl(
   let i = tbs[0]?.tag === 0x02 ? 1 : 0; // version
   i++; // signature algorithm
   const issuerName = tbs[i++];
-  const certFields = certificateFields(new Uint8Array(cert.raw));
+  const certFields = fieldsOf(cert);
   // Only a CRL of the certificate's issuer speaks about it (indirect CRLs are not followed).
   if (!issuerName || !certFields || Buffer.compare(slice(der, issuerName), certFields.issuer) !== 0) return undefined;
   const facts = crlFacts(der, parts, tbs, i, issuer);
@@ -267,7 +284,7 @@ function checkOcsp(
     return { ...src, problem: 'response data unreadable' };
   }
   if (data.responses.length > MAX_OCSP_RESPONSES) return { ...src, problem: 'too many responses' };
-  const certFields = certificateFields(new Uint8Array(cert.raw));
+  const certFields = fieldsOf(cert);
   const keyBits = issuerKeyBits(issuer);
   const serial = certFields && stripZeros(certFields.serial);
   const single = data.responses.find((r) => {
@@ -362,7 +379,7 @@ export function checkRevocation(
 /** CRL distribution point and OCSP responder URLs of a certificate (http only), for allow-listed online fetching. */
 export function revocationUrls(cert: X509Certificate): { crl: string[]; ocsp: string[] } {
   const out = { crl: [] as string[], ocsp: [] as string[] };
-  const f = certificateFields(new Uint8Array(cert.raw));
+  const f = fieldsOf(cert);
   for (const e of f?.extensions ?? []) {
     const oid = parseOid(Buffer.concat([Buffer.from([0x06, e.oid.length]), Buffer.from(e.oid)]));
     try {
