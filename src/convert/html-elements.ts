@@ -1,5 +1,5 @@
 /** What the HTML walk does with each element name: skip it, treat it as a block, style it as a heading. */
-import { codeLanguageControl } from '../docx/read/model.js';
+import { CODE_LANGUAGE_MAX, codeLanguageControl } from '../docx/read/model.js';
 import type { WordWriter } from '../docx/wordml/writer.js';
 import { escapeAttr } from '../docx/xml.js';
 
@@ -96,7 +96,7 @@ export const BLOCKS = new Set([
  */
 export function codeLanguage(w: WordWriter, from: number, lang: string): void {
   const blocks = w.frame.blocks;
-  if (blocks.length === from) return;
+  if (blocks.length === from || lang.length > CODE_LANGUAGE_MAX) return; // too long for a tag: model.ts
   blocks.push(codeLanguageControl(lang, blocks.splice(from).join(''), escapeAttr));
   w.frame.lastIsTable = true;
 }

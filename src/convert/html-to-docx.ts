@@ -7,6 +7,7 @@ import type { Document } from 'domhandler';
 import type { GfmExtension } from './markdown.js';
 import type { Relationship } from '../docx/wordml/relationships.js';
 import { HtmlConverter } from './html-walker.js';
+import { islandSources } from './markdown-islands.js';
 import type { WordWriter } from '../docx/wordml/writer.js';
 
 export type { Relationship } from '../docx/wordml/relationships.js';
@@ -29,6 +30,8 @@ export interface ConvertedBody {
   footnotes: string[];
   title?: string;
   warnings: string[];
+  /** The Markdown of the source islands the body's content controls name (markdown-islands.ts), if any. */
+  islands?: string[];
 }
 
 export interface MediaPart {
@@ -96,6 +99,7 @@ function fragment(html: string, opts: FragmentOptions, depthBounded: boolean, is
 
 /** What a writer collected, as a body (or fragment) for a package. */
 export function collectBody(w: WordWriter, media: MediaPart[], bodyXml: string, title?: string): ConvertedBody {
+  const islands = islandSources(w);
   return {
     bodyXml,
     relationships: w.relationships.list,
@@ -105,6 +109,7 @@ export function collectBody(w: WordWriter, media: MediaPart[], bodyXml: string, 
     footnotes: w.footnotes.notes,
     title,
     warnings: [...new Set(w.warnings)],
+    ...(islands.length ? { islands } : {}),
   };
 }
 

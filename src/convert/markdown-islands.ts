@@ -6,9 +6,12 @@
  * text: the address and title would be lost); emphasis inside the same emphasis (`*a *b* c*` is one run of
  * italics); a loose list's blank lines (Word spaces paragraphs by their style, it has no tight or loose).
  *
- * Each island is written as usual, inside a block content control whose w:tag holds the source and a
- * fingerprint of the content's text (model.ts SOURCE_TAG): the reader uses the source only while that text
- * is unchanged, so an edit in Word is never lost to a stale source. The direct writer (markdown-docx.ts)
+ * Each island is written as usual, inside a block content control whose w:tag names the island and holds a
+ * fingerprint of the content's text (model.ts SOURCE_TAG: `folio-md:<id>:<fingerprint>`, at most 64
+ * characters, what Word accepts in a tag); the sources themselves go into one Custom XML Data part
+ * (ISLANDS_NS, written by src/convert/package.ts with src/docx/wordml/custom-xml.ts) as element content, with
+ * no length limit and newlines kept. The reader uses a source only while the text is unchanged, so an edit
+ * in Word is never lost to a stale source. The direct writer (markdown-docx.ts)
  * wraps the blocks it writes for an island's tokens; for the HTML walk (documents with raw HTML) the
  * rendered HTML of an island is wrapped in a <folio-island> element carrying the source and a
  * per-conversion key (raw HTML in the input cannot forge one). Blocks whose raw HTML opens elements a later
@@ -21,9 +24,10 @@
  * definitions, found by one scan of each source for labels and copied at most once each.
  */
 import { randomBytes } from 'node:crypto';
-import { SOURCE_TAG, sourceFingerprint } from '../docx/read/model.js';
+import { CODE_LANGUAGE_MAX, ISLANDS_NS, SOURCE_TAG, sourceFingerprint } from '../docx/read/model.js';
+import { xmlText } from '../docx/wordml/escape.js';
 import type { WordWriter } from '../docx/wordml/writer.js';
-import { decodeXml, escapeAttr } from '../docx/xml.js';
+import { decodeXml } from '../docx/xml.js';
 import type { MarkdownParse, MdToken } from './markdown.js';
 import { TASK_CHECKBOX } from './markdown-tasklists.js';
 
@@ -144,9 +148,26 @@ export function wrapIsland(w: WordWriter, from: number, source: string): void {
   const inner = blocks.splice(from).join('') || '<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr></w:p>';
   let text = '';
   for (const m of inner.matchAll(W_T)) text += decodeXml(m[1]!);
-  const tag = SOURCE_TAG + sourceFingerprint(text) + ':' + source;
-  blocks.push(`<w:sdt><w:sdtPr><w:tag w:val="${escapeAttr(tag)}"/></w:sdtPr><w:sdtContent>${inner}</w:sdtContent></w:sdt>`);
+  let sources = SOURCES.get(w);
+  if (!sources) SOURCES.set(w, (sources = []));
+  sources.push(source);
+  const tag = `${SOURCE_TAG}${sources.length}:${sourceFingerprint(text)}`;
+  blocks.push(`<w:sdt><w:sdtPr><w:tag w:val="${tag}"/></w:sdtPr><w:sdtContent>${inner}</w:sdtContent></w:sdt>`);
   w.frame.lastIsTable = false;
+}
+
+/** The sources of the islands a writer wrapped, island n at index n - 1. */
+const SOURCES = new WeakMap<WordWriter, string[]>();
+
+export function islandSources(w: WordWriter): string[] {
+  return SOURCES.get(w) ?? [];
+}
+
+/** The Custom XML Data part's root element holding the sources (ids as in the tags, 1-based). */
+export function islandsXml(sources: string[]): string {
+  let xml = `<islands xmlns="${ISLANDS_NS}">`;
+  for (let i = 0; i < sources.length; i++) xml += `<island id="${i + 1}">${xmlText(sources[i]!)}</island>`;
+  return xml + '</islands>';
 }
 
 /** A run's text in written WordprocessingML (what an island's fingerprint is taken of). */
@@ -160,6 +181,8 @@ function inspect(t: MdToken, r: Range, containers: string[]): void {
   else if (t.nesting === -1) containers.pop();
   // Emphasis inside the same emphasis (`*a *b* c*`) is one run of italics in Word.
   const open: Record<string, number> = {};
+  // A language name too long for a content control's tag (model.ts CODE_LANGUAGE_MAX) is kept in the source.
+  if (t.type === 'fence' && t.info && t.info.trim().split(/\s+/)[0]!.length > CODE_LANGUAGE_MAX) r.island = true;
   if (t.type === 'html_block') {
     r.island = true;
     r.balance += balanceOf(t.content);

@@ -7,7 +7,10 @@ import { pageGeometry } from './html-to-docx.js';
 import { xmlAttr, xmlText } from './text.js';
 import { STYLES_XML } from '../docx/styles.js';
 import { BODY_NAMESPACES, CONTENT_TYPES_NS, NS, PACKAGE_RELS_NS, REL_TYPE as REL, WML_CONTENT_TYPE as WML, XML_DECL } from '../docx/namespaces.js';
+import { customXmlItem } from '../docx/wordml/custom-xml.js';
 import { footnotesPartXml } from '../docx/wordml/footnotes.js';
+import { ISLANDS_NS } from '../docx/read/model.js';
+import { islandsXml } from './markdown-islands.js';
 import { numberingPartXml } from '../docx/wordml/numbering.js';
 import { withFirstRowStyle } from '../docx/wordml/table.js';
 import { writeZip, type ZipWriteEntry } from '../docx/zip-writer.js';
@@ -33,12 +36,15 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     Buffer.from(`${sectPr}</w:body></w:document>`, 'utf8'),
   ]);
   const numbering = numberingPartXml(body.abstractNums, body.nums);
+  // The Markdown of the source islands (markdown-islands.ts): a Custom XML Data part, as Word stores its own.
+  const islands = body.islands?.length ? customXmlItem(1, islandsXml(body.islands), ISLANDS_NS, 'rIdIslands') : undefined;
 
   let rels = `${XML_DECL}<Relationships xmlns="${PACKAGE_RELS_NS}">`;
   rels += `<Relationship Id="rIdStyles" Type="${REL}/styles" Target="styles.xml"/>`;
   rels += `<Relationship Id="rIdNumbering" Type="${REL}/numbering" Target="numbering.xml"/>`;
   rels += `<Relationship Id="rIdSettings" Type="${REL}/settings" Target="settings.xml"/>`;
   rels += `<Relationship Id="rIdFootnotes" Type="${REL}/footnotes" Target="footnotes.xml"/>`;
+  if (islands) rels += islands.relationship;
   for (const r of body.relationships) {
     rels += `<Relationship Id="${r.id}" Type="${REL}/${r.type}" Target="${xmlAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`;
   }
@@ -58,6 +64,7 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     `<Override PartName="/word/footnotes.xml" ContentType="${WML}.footnotes+xml"/>` +
     '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>' +
     '<Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/>' +
+    (islands?.contentType ?? '') +
     '</Types>';
   const rootRels =
     `${XML_DECL}<Relationships xmlns="${PACKAGE_RELS_NS}">` +
@@ -84,6 +91,7 @@ export function buildDocxPackage(body: ConvertedBody, options: ConvertOptions = 
     xml('word/settings.xml', SETTINGS_XML),
     xml('word/footnotes.xml', footnotesPartXml(body.footnotes)),
     xml('word/_rels/document.xml.rels', rels),
+    ...(islands?.parts.map((p) => xml(p.name, p.text)) ?? []),
   ];
   // Images are compressed already: stored as they are.
   for (const m of body.media) files.push({ name: m.path, data: m.bytes, store: true });

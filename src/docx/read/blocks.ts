@@ -135,11 +135,14 @@ class BlockBuilder {
   private source(sdt: XElement, content: XElement, depth: number): boolean {
     const tag = val(child(sdt, 'w:sdtPr'), 'w:tag');
     if (!tag?.startsWith(SOURCE_TAG)) return false;
+    // `folio-md:<id>:<fingerprint>`; the Markdown is island <id> of the islands part (islands.ts).
     const colon = tag.indexOf(':', SOURCE_TAG.length);
-    if (colon < 0 || tag.slice(SOURCE_TAG.length, colon) !== sourceFingerprint(textOf(content))) return false;
+    if (colon < 0 || tag.slice(colon + 1) !== sourceFingerprint(textOf(content))) return false;
+    const markdown = this.ctx.island(tag.slice(SOURCE_TAG.length, colon));
+    if (markdown === undefined) return false;
     this.closeLists();
     this.lastCode = undefined;
-    this.place(this.root, 0, { t: 'source', markdown: tag.slice(colon + 1), blocks: readBlocks(this.ctx, content.children, depth + 1) });
+    this.place(this.root, 0, { t: 'source', markdown, blocks: readBlocks(this.ctx, content.children, depth + 1) });
     return true;
   }
 

@@ -64,12 +64,21 @@ export type Block =
   | { t: 'source'; markdown: string; blocks: Block[] };
 
 /**
- * A block content control whose w:tag is `folio-md:<fingerprint>:<Markdown>` wraps what Folio's Markdown →
- * DOCX writer made of a top-level Markdown block that a DOCX cannot carry (raw HTML is interpreted, an image
- * by URL is never fetched and shows its alt text). The fingerprint is that of the text of the content's w:t
- * elements: once the content is edited in Word it no longer matches and the content is read as any other.
+ * A block content control whose w:tag is `folio-md:<id>:<fingerprint>` wraps what Folio's Markdown → DOCX
+ * writer made of a top-level Markdown block that a DOCX cannot carry (raw HTML is interpreted, an image by
+ * URL is never fetched and shows its alt text). The Markdown is the `<island id="<id>">` of the Custom XML
+ * Data part whose root is `<islands xmlns="urn:folio:markdown-islands">` (ISLANDS_NS), related from the main
+ * document part: Word limits a tag to a few dozen characters, a data part has no limit and keeps newlines.
+ * The fingerprint is that of the text of the content's w:t elements: once the content is edited in Word it
+ * no longer matches and the content is read as any other (as when the part or the island is missing).
  */
 export const SOURCE_TAG = 'folio-md:';
+
+/** The namespace of the source islands' Custom XML Data part. */
+export const ISLANDS_NS = 'urn:folio:markdown-islands';
+
+/** The longest w:tag and w:alias Folio writes: what Word accepts in a content control's properties. */
+export const MAX_CONTROL_STRING = 64;
 
 /**
  * A block content control whose w:tag is `folio-lang:<name>` (and alias the name, which Word shows) holds one
@@ -77,8 +86,16 @@ export const SOURCE_TAG = 'folio-md:';
  */
 export const CODE_LANGUAGE_TAG = 'folio-lang:';
 
+/**
+ * The longest language name a control carries (the tag within MAX_CONTROL_STRING). A longer one gets no
+ * control: from Markdown its block is a source island (markdown-islands.ts), so the name is kept in full in
+ * the islands part; from HTML it is dropped (a truncated name would be another language).
+ */
+export const CODE_LANGUAGE_MAX = MAX_CONTROL_STRING - CODE_LANGUAGE_TAG.length;
+
 /** The content control around a code block's paragraphs naming its language (attribute-escaped by the caller's rules). */
 export function codeLanguageControl(lang: string, blocksXml: string, escapeAttr: (s: string) => string): string {
+  if (lang.length > CODE_LANGUAGE_MAX) return blocksXml;
   const v = escapeAttr(lang);
   return `<w:sdt><w:sdtPr><w:alias w:val="${v}"/><w:tag w:val="${escapeAttr(CODE_LANGUAGE_TAG + lang)}"/></w:sdtPr><w:sdtContent>${blocksXml}</w:sdtContent></w:sdt>`;
 }

@@ -10,6 +10,7 @@ import { DEFAULT_PACKAGE_LIMITS, openDocx, type DocxPackage } from '../package.j
 import { attr, child, childElements, MAX_DOCUMENT_ELEMENTS, textContent, type ParseBudget, type XDocument, type XElement } from '../xml.js';
 import { nodeCounter, type ReadContext, type ReadLimits, type Relationship } from './context.js';
 import { readBlocks } from './blocks.js';
+import { islandLoader } from './islands.js';
 import type { DocModel, ImageData, Note } from './model.js';
 import { Numbering } from './numbering.js';
 import { parseForRead } from './parse.js';
@@ -88,11 +89,12 @@ class Reader {
     return text === undefined ? undefined : this.parsePart(text, part, this.budget).root;
   }
 
-  private rels(part: string): { byId: Map<string, Relationship>; byType: Map<string, string> } {
+  private rels(part: string): { byId: Map<string, Relationship>; byType: Map<string, string>; customXml: string[] } {
     const slash = part.lastIndexOf('/');
     const relsPart = `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
     const byId = new Map<string, Relationship>();
     const byType = new Map<string, string>();
+    const customXml: string[] = [];
     const root = this.pkg.has(relsPart) ? this.parse(relsPart) : undefined;
     for (const r of root ? childElements(root, 'Relationship') : []) {
       const id = attr(r, 'Id');
@@ -102,8 +104,9 @@ class Reader {
       byId.set(id, { target: external ? target : resolvePart(part, target), external });
       const type = attr(r, 'Type') ?? '';
       if (!external && !byType.has(type)) byType.set(type.startsWith(REL_NS) ? type.slice(REL_NS.length) : type, resolvePart(part, target));
+      if (!external && type === `${REL_NS}customXml`) customXml.push(resolvePart(part, target));
     }
-    return { byId, byType };
+    return { byId, byType, customXml };
   }
 
   private warn = (m: string) => {
@@ -154,6 +157,7 @@ class Reader {
     const numberingPart = part('numbering');
     const numbering = new Numbering(numberingPart ? this.parse(numberingPart) : undefined, (id) => styles.numberingStyleNumId(id));
     const noteRefs: ReadContext['noteRefs'] = [];
+    const island = islandLoader(this.pkg, main, mainRels.customXml, (name) => this.parse(name), this.warn);
     const context = (rels: Map<string, Relationship>): ReadContext => ({
       styles,
       numbering,
@@ -162,6 +166,7 @@ class Reader {
       images: this.options.images ?? 'inline',
       image: (rId) => this.image(rels, rId),
       noteRefs,
+      island,
       warn: this.warn,
       count: this.count,
     });
