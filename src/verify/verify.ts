@@ -279,6 +279,7 @@ function examineSignature(
   let path: ReturnType<typeof buildPath> | undefined;
   let revocation: RevocationReport = { status: 'NOT_CHECKED', sources: [] };
   let caRevoked: string | undefined;
+  let signerRevokedLater: string | undefined;
   let ltvCerts: X509Certificate[] = [];
   const signerCert: X509Certificate | undefined = cms?.signerCertificate;
   const at = timestamp?.valid ? new Date(timestamp.time) : (claimed ?? new Date());
@@ -309,6 +310,7 @@ function examineSignature(
     const issuer = path.chainValid && path.path.length > 1 ? path.path[1] : undefined;
     revocation = checkRevocation(signerCert, issuer, itemsFor(signerCert), at);
     if (issuer && (revocation.status === 'NOT_CHECKED' || revocation.status === 'UNKNOWN')) wantOnline(signerCert, issuer);
+    if (revocation.status !== 'REVOKED') signerRevokedLater = revocation.revokedAt;
     // The CA certificates between the signer and the anchor (or self-signed root), each against its own
     // issuer's CRLs/OCSP responses from the same sources (and online, when allowed). The answer has one
     // revocation block per signature: a CA revoked before the signing time makes its status REVOKED, and which
@@ -327,6 +329,9 @@ function examineSignature(
           ...(r.revokedAt ? { revokedAt: r.revokedAt } : {}),
         };
       } else if (r.revokedAt) {
+        // As for the signer: GOOD at the signing time, with the (earliest) later revocation in revokedAt, so that
+        // without a timestamp proving the signing time the indication is REVOKED_NO_POE.
+        if (!revocation.revokedAt || r.revokedAt < revocation.revokedAt) revocation = { ...revocation, revokedAt: r.revokedAt };
         warnings.push(`REVOKED_AFTER_SIGNING: the CA certificate ${name} was revoked at ${r.revokedAt}, after the signing time`);
       } else if (r.status !== 'GOOD') {
         wantOnline(ca, caIssuer);
@@ -348,8 +353,8 @@ function examineSignature(
   if (caRevoked) problems.push(`REVOKED: ${caRevoked}`);
   else if (revocation.status === 'REVOKED') {
     problems.push(`REVOKED: the signer certificate was revoked${revocation.revokedAt ? ` at ${revocation.revokedAt}` : ''}, before the signing time`);
-  } else if (revocation.revokedAt) {
-    warnings.push(`REVOKED_AFTER_SIGNING: the signer certificate was revoked at ${revocation.revokedAt}, after the signing time`);
+  } else if (signerRevokedLater) {
+    warnings.push(`REVOKED_AFTER_SIGNING: the signer certificate was revoked at ${signerRevokedLater}, after the signing time`);
   }
   return {
     sig,

@@ -269,7 +269,18 @@ describe('revocation of the CA certificates of the path (root â†’ intermediate â
     const s1 = verifyPdf(signedWith([later, makeCrl(inter)]), { trust }).signatures[0]!;
     expect(s1.revocation.status).toBe('GOOD');
     expect(s1.warnings.some((w) => w.startsWith('REVOKED_AFTER_SIGNING: the CA certificate'))).toBe(true);
+    expect(s1.warnings.some((w) => w.startsWith('REVOKED_AFTER_SIGNING: the signer'))).toBe(false);
+    expect(s1.revocation.revokedAt).toBe(new Date(Math.floor((at + 30 * 24 * HOUR) / 1000) * 1000).toISOString());
     expect(s1.valid).toBe(true);
+    expect(s1.indication).toBe('TOTAL_PASSED');
+    // Without a timestamp the signing time is not proven: the CA's revocation may have come first.
+    const untimed = appendDss(signPdf(base, { signer: leaf }), {
+      certs: [certDer(pki.caPem), certDer(inter.certPem)],
+      crls: [later, makeCrl(inter)],
+    });
+    const s3 = verifyPdf(untimed, { trust }).signatures[0]!;
+    expect(s3.indication).toBe('INDETERMINATE');
+    expect(s3.subIndication).toBe('REVOKED_NO_POE');
 
     const s2 = verifyPdf(signedWith([makeCrl(inter)]), { trust }).signatures[0]!;
     expect(s2.revocation.status).toBe('GOOD');
