@@ -145,7 +145,7 @@ export class HtmlConverter {
     this.block(el, tag, decl, ctx, depth);
   }
 
-  /** A source island: its content in a block content control whose tag keeps the Markdown (model.ts SOURCE_TAG). */
+  /** A source island: its content in a block content control naming its Markdown in the islands part (model.ts SOURCE_TAG). */
   island(el: Element, ctx: Ctx, depth: number): void {
     this.w.flush();
     const from = this.w.frame.blocks.length;

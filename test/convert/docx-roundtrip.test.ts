@@ -13,7 +13,8 @@
  *   its canonical lines: what a DOCX can carry must come back.
  * What Word cannot say at all (raw HTML, which Word shows interpreted; images by URL, never fetched; emphasis
  * nested in the same emphasis) comes back through source islands (src/convert/markdown-islands.ts): the
- * block's Markdown kept in a content control beside what Word shows, used while that content is unedited.
+ * block's Markdown kept in a Custom XML Data part, named by a content control around what Word shows, used
+ * while that content is unedited.
  * The strict rate of the examples that need no island (what the DOCX itself carries) is printed as well.
  *
  * Rates must not fall below docx-roundtrip-floors.json (floors only go up: FOLIO_ROUNDTRIP_RAISE_FLOORS=1
