@@ -21,7 +21,8 @@
  * Beside req/s, the server's own CPU time per request (utime + stime of the server process from /proc,
  * Linux) is shown: it depends less on what else runs on the machine, and its ratio (bare CPU per request /
  * Folio CPU per request) is what req/s would give on an idle core with a free client. BENCH_REDIS_URL runs
- * the API with Redis (shared limits, subscribed key cache).
+ * the API with Redis (shared limits, subscribed key cache). The API runs with the HTTP metrics, as
+ * src/main.ts runs it; BENCH_METRICS=0 leaves them out.
  */
 import fs from 'node:fs';
 import os from 'node:os';
