@@ -20,8 +20,10 @@
  * source (a definition elsewhere in the document is not part of the island). Blocks with footnotes are
  * never islands (their notes are elsewhere).
  *
- * Bounds: one pass over the tokens; the sources together are at most the input's size plus the copied
- * definitions, found by one scan of each source for labels and copied at most once each.
+ * Bounds: one pass over the tokens; the sources together (the islands part, each source once) are at most
+ * the input's size plus the copied definitions, found by one scan of each source for labels and copied at
+ * most once each. A code block whose language name is too long for a tag (model.ts CODE_LANGUAGE_MAX) is an
+ * island, so the name is kept in full.
  */
 import { randomBytes } from 'node:crypto';
 import { CODE_LANGUAGE_MAX, ISLANDS_NS, SOURCE_TAG, sourceFingerprint } from '../docx/read/model.js';
