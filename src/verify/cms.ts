@@ -268,8 +268,11 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
   for (const c of certDers) {
     try {
       const cert = certificateOf(c);
+      // Both lists are pushed together (the signer is found by index): a certificate whose identifiers
+      // cannot be read is left out of both.
+      const ids = idsOfCertificate(cert, c);
       result.certificates.push(cert);
-      certIds.push(idsOfCertificate(cert, c));
+      certIds.push(ids);
     } catch {
       result.warnings.push('an embedded certificate could not be read');
     }
