@@ -37,8 +37,9 @@ const HEALTH_MAX_MS = 1_000;
  * (V8 returns freed pages lazily); a leak of per-request memory over the ~50 cases would pass it quickly.
  * Raised from 700 MB when the engine threads began preloading merge (pdf-lib) and the ASN.1 schema
  * libraries and Markdown got its direct writer: fresh-clone CI runs ended at 845, 957 and 1,003 MB.
- * Measured since (bench/README.md, "API memory"): an idle engine thread costs ~83 MB against ~50 MB at
- * d083190 (sign's pdf-lib and fonts 43 MB, convert 20, fetch 11, merge 9); the rest is heap that threads
+ * Measured since (bench/README.md, "API memory"): an idle engine thread cost ~83 MB when it preloaded every
+ * engine (sign's pdf-lib and fonts 43 MB, convert 20, fetch 11, merge 9) and ~30 MB since it loads them per
+ * task kind; after this suite a thread holds what its jobs loaded, and the rest is heap that threads
  * keep after the large cases that finish, so the figure depends on how many of them finish rather than time
  * out and get their thread replaced (601 and 375 MB at load 20-28, where many time out). A GC after large
  * jobs, MALLOC_ARENA_MAX=2 and a smaller young generation each changed nothing measurable, so the bound
