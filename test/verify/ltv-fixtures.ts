@@ -61,6 +61,33 @@ export function issueLeaf(p: TestPki, name: string, algorithm: string, subject: 
   return { keyPem: read(`${name}.key`), certPem: read(`${name}.pem`), chainPem: [p.caPem] };
 }
 
+/** An RSA certificate issued by the CA `<ca>.pem`/`<ca>.key` in the PKI's folder, with the given extension lines (a CA or a leaf). */
+export function issueUnder(p: TestPki, name: string, subject: string, ca: string, ext: string): { certPem: string; keyPem: string } {
+  const run = (args: string[]) => execFileSync('openssl', args, { cwd: p.dir, stdio: 'pipe' });
+  const read = (f: string) => fs.readFileSync(path.join(p.dir, f), 'utf8');
+  fs.writeFileSync(path.join(p.dir, `${name}.ext`), ext);
+  run(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', `${name}.key`]);
+  run(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.pem`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-out',
+    `${name}.pem`,
+    '-days',
+    '365',
+    '-extfile',
+    `${name}.ext`,
+  ]);
+  return { certPem: read(`${name}.pem`), keyPem: read(`${name}.key`) };
+}
+
 export interface DssContent {
   certs?: Uint8Array[];
   crls?: Uint8Array[];

@@ -4,16 +4,13 @@
  * them (crlDistributionPoints, authorityInfoAccess). The server counts what it is asked. A chain root →
  * intermediate → signer whose CRLs are only online checks that the intermediate CA is fetched for too.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RevocationFetcher, verifyPdfWithRevocation } from '../../src/verify/index.js';
 import { makePdf, makePki, signPdf, type Signer, type TestPki } from './fixtures.js';
-import { issueLeaf, makeCrl, makeOcsp, rootOf } from './ltv-fixtures.js';
+import { issueLeaf, issueUnder, makeCrl, makeOcsp, rootOf } from './ltv-fixtures.js';
 
 let pki: TestPki;
 let trust: { anchors: X509Certificate[]; service: X509Certificate[] };
@@ -109,31 +106,7 @@ describe('online revocation', () => {
 
 describe('online revocation of an intermediate CA', () => {
   it('fetches the CRL that speaks about the intermediate and reports the signature REVOKED', async () => {
-    const run = (args: string[]) => execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
-    const read = (f: string) => fs.readFileSync(path.join(pki.dir, f), 'utf8');
-    const issue = (name: string, subject: string, ca: string, ext: string) => {
-      fs.writeFileSync(path.join(pki.dir, `${name}.ext`), ext);
-      run(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', `${name}.key`]);
-      run(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-      run([
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        `${ca}.pem`,
-        '-CAkey',
-        `${ca}.key`,
-        '-CAcreateserial',
-        '-out',
-        `${name}.pem`,
-        '-days',
-        '365',
-        '-extfile',
-        `${name}.ext`,
-      ]);
-      return { certPem: read(`${name}.pem`), keyPem: read(`${name}.key`) };
-    };
+    const issue = (name: string, subject: string, ca: string, ext: string) => issueUnder(pki, name, subject, ca, ext);
     const inter = issue(
       'online-inter',
       '/CN=Online Intermediate CA',

@@ -4,14 +4,11 @@
  * here (ltv-fixtures.ts), signed by the test root, a delegated responder, or a wrong key. The CA certificates
  * of the path are checked too: a chain root → intermediate → signer made here with openssl.
  */
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdf } from '../../src/verify/index.js';
 import { makePdf, makePki, signPdf, type Signer, type TestPki } from './fixtures.js';
-import { appendDss, certDer, issueLeaf, makeCrl, makeOcsp, rootOf, signatureContents } from './ltv-fixtures.js';
+import { appendDss, certDer, issueLeaf, issueUnder, makeCrl, makeOcsp, rootOf, signatureContents } from './ltv-fixtures.js';
 
 let pki: TestPki;
 let trust: { anchors: X509Certificate[]; service: X509Certificate[] };
@@ -189,31 +186,7 @@ describe('revocation of the CA certificates of the path (root → intermediate �
   let leaf: Signer;
 
   beforeAll(() => {
-    const run = (args: string[]) => execFileSync('openssl', args, { cwd: pki.dir, stdio: 'pipe' });
-    const read = (f: string) => fs.readFileSync(path.join(pki.dir, f), 'utf8');
-    const issue = (name: string, subject: string, ca: string, ext: string) => {
-      fs.writeFileSync(path.join(pki.dir, `${name}.ext`), ext);
-      run(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', `${name}.key`]);
-      run(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-      run([
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        `${ca}.pem`,
-        '-CAkey',
-        `${ca}.key`,
-        '-CAcreateserial',
-        '-out',
-        `${name}.pem`,
-        '-days',
-        '365',
-        '-extfile',
-        `${name}.ext`,
-      ]);
-      return { certPem: read(`${name}.pem`), keyPem: read(`${name}.key`) };
-    };
+    const issue = (name: string, subject: string, ca: string, ext: string) => issueUnder(pki, name, subject, ca, ext);
     inter = issue(
       'inter',
       '/CN=Verify Test Intermediate CA',
