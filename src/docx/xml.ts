@@ -60,8 +60,8 @@ export interface ParseBudget {
 
 const ATTR_RE = /([^\s=/>]+)\s*=\s*("([^"]*)"|'([^']*)')/g;
 
-/** JavaScript's `\s`, tested on a char code: the fast path below must split exactly where ATTR_RE and `[\s]` do. */
-function isSpace(c: number): boolean {
+/** JavaScript's `\s`, tested on a char code: the fast path below must split exactly where ATTR_RE and `[\s]` do (read/parse.ts splits with it too). */
+export function isSpace(c: number): boolean {
   if (c < 0x80) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
   return (
     c === 0xa0 ||

@@ -27,6 +27,7 @@ import {
   MAX_XML_ATTRIBUTES,
   MAX_XML_DEPTH,
   MAX_XML_ELEMENTS,
+  isSpace,
   parseXml,
   type ParseBudget,
   type XDocument,
@@ -95,22 +96,6 @@ export const UNREAD = new Set([
 const MAX_DEPTH = MAX_XML_DEPTH;
 const MAX_ATTRIBUTES = MAX_XML_ATTRIBUTES;
 const NO_CHILDREN: XNode[] = Object.freeze([]) as unknown as XNode[];
-
-/** JavaScript's `\s` on a char code (xml.ts's isSpace: the tree must split where parseXml splits). */
-function isSpace(c: number): boolean {
-  if (c < 0x80) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
 
 /** What the elements of one parse share: the part's text, and values memoised by source text (memoBySource). */
 interface Source {
