@@ -42,10 +42,12 @@ const HEALTH_MAX_MS = 1_000;
  * task kind; after this suite a thread holds what its jobs loaded, and the rest is heap that threads
  * keep after the large cases that finish, so the figure depends on how many of them finish rather than time
  * out and get their thread replaced (601 and 375 MB at load 20-28, where many time out). A GC after large
- * jobs, MALLOC_ARENA_MAX=2 and a smaller young generation each changed nothing measurable, so the bound
- * stays where quiet runs need it; it still catches a per-request leak over the ~50 cases.
+ * jobs, MALLOC_ARENA_MAX=2 and a smaller young generation each changed nothing measurable. Raised from
+ * 1,150 MB when the engine threads began warming up V8 at start (compiled code and feedback they keep): the
+ * two fresh-clone CI runs since ended at 981 and 1,084 MB, too close to the old bound for a check that must
+ * not flake. A per-request leak of 5 MB over the ~50 cases still crosses it.
  */
-const RSS_BOUND = 1_150 * MB;
+const RSS_BOUND = 1_300 * MB;
 
 const ENGINE_WORKERS = 2;
 /** Small, so that the saturation case can overflow it with ten requests. */
