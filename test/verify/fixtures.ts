@@ -45,6 +45,28 @@ function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 }
 
+/** `<name>.csr` in dir signed by the CA `<ca>.pem`/`<ca>.key` with the extension file extFile, into `<name>.pem`; its PEM and key. */
+export function caSigns(dir: string, name: string, ca: string, extFile: string): { certPem: string; keyPem: string } {
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.pem`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-out',
+    `${name}.pem`,
+    '-days',
+    '365',
+    '-extfile',
+    extFile,
+  ]);
+  return { keyPem: fs.readFileSync(path.join(dir, `${name}.key`), 'utf8'), certPem: fs.readFileSync(path.join(dir, `${name}.pem`), 'utf8') };
+}
+
 export function makePki(): TestPki {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-verify-pki-'));
   fs.writeFileSync(path.join(dir, 'leaf.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n');
@@ -69,24 +91,7 @@ export function makePki(): TestPki {
   ]);
   const leaf = (name: string, keyArgs: string[], subj: string) => {
     openssl(dir, ['req', '-newkey', ...keyArgs, '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subj]);
-    openssl(dir, [
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.pem`,
-      '-days',
-      '365',
-      '-extfile',
-      'leaf.ext',
-    ]);
-    return { keyPem: fs.readFileSync(path.join(dir, `${name}.key`), 'utf8'), certPem: fs.readFileSync(path.join(dir, `${name}.pem`), 'utf8') };
+    return caSigns(dir, name, 'ca', 'leaf.ext');
   };
   const caPem = fs.readFileSync(path.join(dir, 'ca.pem'), 'utf8');
   const rsa = leaf('rsa', ['rsa:2048'], '/CN=Alice Signer/emailAddress=alice@example.com');

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openPdf } from '../../src/verify/index.js';
 import { isRef } from '../../src/pdf/index.js';
-import { appendUpdate, nextObjectNumber, serialize, type TestPki, type Signer, type UpdateObject } from './fixtures.js';
+import { appendUpdate, caSigns, nextObjectNumber, serialize, type TestPki, type Signer, type UpdateObject } from './fixtures.js';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, Certificate, CertificateList, RevokedCertificate, TBSCertList, Time } from '@peculiar/asn1-x509';
 import {
@@ -28,64 +28,25 @@ import {
 
 /** A leaf issued by the test root for a key made with `openssl genpkey -algorithm <alg>` (extra extension lines optional). */
 export function issueLeaf(p: TestPki, name: string, algorithm: string, subject: string, extraExt = ''): Signer {
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: p.dir, stdio: 'pipe' });
-  const ext = `${name}.ext`;
-  fs.writeFileSync(path.join(p.dir, ext), `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n${extraExt}`);
-  run([
-    'genpkey',
-    '-algorithm',
-    algorithm,
-    ...(algorithm === 'RSA' ? ['-pkeyopt', 'rsa_keygen_bits:2048'] : algorithm === 'EC' ? ['-pkeyopt', 'ec_paramgen_curve:P-256'] : []),
-    '-out',
-    `${name}.key`,
-  ]);
-  run(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-  run([
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    `${name}.pem`,
-    '-days',
-    '365',
-    '-extfile',
-    ext,
-  ]);
-  const read = (f: string) => fs.readFileSync(path.join(p.dir, f), 'utf8');
-  return { keyPem: read(`${name}.key`), certPem: read(`${name}.pem`), chainPem: [p.caPem] };
+  const ext = `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n${extraExt}`;
+  return { ...issueUnder(p, name, subject, 'ca', ext, algorithm), chainPem: [p.caPem] };
 }
 
-/** An RSA certificate issued by the CA `<ca>.pem`/`<ca>.key` in the PKI's folder, with the given extension lines (a CA or a leaf). */
-export function issueUnder(p: TestPki, name: string, subject: string, ca: string, ext: string): { certPem: string; keyPem: string } {
+/** A certificate issued by the CA `<ca>.pem`/`<ca>.key` in the PKI's folder for a new `<algorithm>` key, with the given extension lines (a CA or a leaf). */
+export function issueUnder(
+  p: TestPki,
+  name: string,
+  subject: string,
+  ca: string,
+  ext: string,
+  algorithm = 'RSA',
+): { certPem: string; keyPem: string } {
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: p.dir, stdio: 'pipe' });
-  const read = (f: string) => fs.readFileSync(path.join(p.dir, f), 'utf8');
   fs.writeFileSync(path.join(p.dir, `${name}.ext`), ext);
-  run(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', `${name}.key`]);
+  const keyOptions = algorithm === 'RSA' ? ['-pkeyopt', 'rsa_keygen_bits:2048'] : algorithm === 'EC' ? ['-pkeyopt', 'ec_paramgen_curve:P-256'] : [];
+  run(['genpkey', '-algorithm', algorithm, ...keyOptions, '-out', `${name}.key`]);
   run(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-  run([
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    `${ca}.pem`,
-    '-CAkey',
-    `${ca}.key`,
-    '-CAcreateserial',
-    '-out',
-    `${name}.pem`,
-    '-days',
-    '365',
-    '-extfile',
-    `${name}.ext`,
-  ]);
-  return { certPem: read(`${name}.pem`), keyPem: read(`${name}.key`) };
+  return caSigns(p.dir, name, ca, `${name}.ext`);
 }
 
 export interface DssContent {
