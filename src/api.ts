@@ -146,6 +146,7 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     limiter,
     metrics: opts.metrics,
     trustProxy: opts.config.trustProxy,
+    requestTimeoutMs: opts.config.requestTimeoutMs,
     // Only capabilities whose engine can serve get routes, so /openapi.json lists only what works.
     routes: [healthRoutes(services), ...CAPABILITIES.filter((c) => c.available(services)).map((c) => c.routes(services)), playgroundRoutes()],
   });

@@ -47,6 +47,13 @@ export interface Config {
   engineTimeoutMs: number;
   /** V8 heap ceiling of one engine worker thread, in MB; beyond: 422 and the worker is replaced. */
   engineMemoryMb: number;
+  /**
+   * Wall time of one whole document request (REQUEST_TIMEOUT_MS): queueing, every conversion, every preview
+   * page run and merge input draw from it (src/budget/deadline.ts); spent: 504 and the work is stopped.
+   */
+  requestTimeoutMs: number;
+  /** Bytes one request may produce (OUTPUT_MAX_MB; src/budget/output.ts); beyond: 422 while it is produced. */
+  outputMaxBytes: number;
   logLevel: string;
   metricsPort?: number;
   /** Secret for keyed hashes of verification codes; generated into DATA_DIR when absent. */
@@ -221,6 +228,10 @@ export function loadConfig(env: Env = process.env): Config {
     engineQueueSize: int(env, 'ENGINE_QUEUE_SIZE', 64, 1, 10_000),
     engineTimeoutMs: int(env, 'ENGINE_TIMEOUT_MS', 30_000, 1_000, 600_000),
     engineMemoryMb: int(env, 'ENGINE_MEMORY_MB', 1024, 64, 65_536),
+    // Two office-length stages: a DOCX converted then rendered or merged, with room for queueing.
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    // Four times the 25 MB upload limit: a DOCX's pictures as base64 in HTML (×4/3) with room to spare.
+    outputMaxBytes: int(env, 'OUTPUT_MAX_MB', 100, 1, 4096) * 1024 * 1024,
     logLevel,
     metricsPort,
     codeHashSecret: str(env, 'CODE_HASH_SECRET'),

@@ -16,6 +16,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
+import type { Deadline } from '../budget/index.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 
 /**
@@ -50,6 +51,11 @@ export interface EnginePoolStatus {
 export interface RunOptions {
   /** Aborts the job (and terminates its thread if it is running), e.g. when the client disconnected. */
   signal?: AbortSignal;
+  /**
+   * The request's one time budget: waiting for a thread spends it, and the job's own budget is
+   * `deadline.cap(ENGINE_TIMEOUT_MS)`; spent → 504 and the thread is terminated.
+   */
+  deadline?: Deadline;
 }
 
 /** The worker entry next to this module: worker.js when compiled; from source a tsx bootstrap. */
@@ -108,7 +114,15 @@ export class EnginePool {
   /** Runs one engine job on a worker thread. Rejects with the engine's FolioError, or the pool's own. */
   async run<N extends TaskName>(task: N, input: EngineTasks[N]['input'], options: RunOptions = {}): Promise<EngineTasks[N]['output']> {
     if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 });
-    await this.admit(options.signal);
+    const deadline = options.deadline;
+    deadline?.check(task);
+    const waitSignal = deadline ? (options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal) : options.signal;
+    try {
+      await this.admit(waitSignal);
+    } catch (e) {
+      if (deadline?.expired) throw deadline.error(`waiting for an engine thread (${task})`);
+      throw e;
+    }
     const jobId = this.nextJobId++;
     const budget = new AbortController();
     // The budget starts when a thread announces the job (see worker.ts): waiting for a free thread, or for a
@@ -118,14 +132,22 @@ export class EnginePool {
     this.awaitingStart.set(jobId, () => {
       this.awaitingStart.delete(jobId);
       clearTimeout(timer);
-      timer = setTimeout(() => budget.abort('budget'), this.opts.timeoutMs);
+      // The job's own ceiling, or what is left of the request's deadline when that is shorter.
+      const left = deadline ? deadline.remainingMs() : Infinity;
+      const reason = left < this.opts.timeoutMs ? 'deadline' : 'budget';
+      timer = setTimeout(() => budget.abort(reason), Math.max(1, Math.min(left, this.opts.timeoutMs)));
     });
-    const signal = options.signal ? AbortSignal.any([budget.signal, options.signal]) : budget.signal;
+    const signals = [budget.signal, options.signal, deadline?.signal].filter((x): x is AbortSignal => x !== undefined);
+    const signal = signals.length === 1 ? budget.signal : AbortSignal.any(signals);
     const started = performance.now();
     let outcome: JobOutcome<N>;
     try {
       outcome = (await this.pool.run({ jobId, task, input } satisfies EngineJob<N>, { signal })) as JobOutcome<N>;
     } catch (e) {
+      if (deadline && (deadline.signal.aborted || budget.signal.reason === 'deadline')) {
+        this.timeouts++;
+        throw deadline.error(task);
+      }
       throw this.poolError(e, budget.signal, task);
     } finally {
       clearTimeout(timer);

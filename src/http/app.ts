@@ -26,6 +26,7 @@ import type { KeyAuthenticator } from '../auth/index.js';
 import './types.js';
 import { requestIdFor } from './request-id.js';
 import { requestLineWriter } from '../logger.js';
+import { Deadline } from '../budget/index.js';
 
 export const API_VERSION = '0.9.0';
 /** Largest document (CONTRACT §0). */
@@ -34,6 +35,7 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 export const MAX_JSON_BODY_BYTES = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 2 * 1024 * 1024;
 export const MAX_IN_FLIGHT_PER_KEY = 10;
 const HEALTH_ROUTE = '/v1/health';
+const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export interface ApiAppOptions {
   logger: Logger;
@@ -52,6 +54,8 @@ export interface ApiAppOptions {
    * `request.ip`, which keys the per-client windows, is the forwarded address only behind a trusted proxy.
    */
   trustProxy?: boolean | number | string[];
+  /** Wall time of one whole document request (REQUEST_TIMEOUT_MS): `request.deadline` on document endpoints. */
+  requestTimeoutMs?: number;
   /** Route plugins; each registers its own paths. */
   routes: Array<(app: FastifyInstance) => Promise<void>>;
 }
@@ -114,6 +118,17 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     );
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const config = route.config;
+    if (config?.documentEndpoint) {
+      // The request's one time budget starts on arrival: reading the body and queueing spend it too.
+      const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+      route.onRequest = [
+        (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+          request.deadline = Deadline.after(requestTimeoutMs);
+          done();
+        },
+        ...hookList(route.onRequest),
+      ];
+    }
     if (config?.auth) route.onRequest = [...hookList(route.onRequest), authHook(config)];
     // Only document endpoints hold a slot to give back when the client leaves: an onRequestAbort hook makes
     // Fastify add a 'close' listener to every request of the routes it covers, so it covers only those.

@@ -1,6 +1,7 @@
 /** What the HTTP layer attaches to requests, and the route options each route declares. */
 import type { TSchema } from '@fastify/type-provider-typebox';
 import type { AuthenticatedKey } from '../auth/index.js';
+import type { Deadline } from '../budget/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,6 +10,8 @@ declare module 'fastify' {
     /** Set while the request holds one of its key's document-endpoint slots. */
     holdsDocumentSlot?: boolean;
     startedAt?: bigint;
+    /** Document endpoints: the request's one time budget (REQUEST_TIMEOUT_MS), started when it arrived. */
+    deadline?: Deadline;
   }
   interface FastifyContextConfig {
     /** Requires `Authorization: Bearer <API key>`. */
