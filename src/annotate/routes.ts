@@ -48,7 +48,7 @@ function annotateRoutes(services: Services) {
             // controls (it prints a hyperlink inside one as its field code).
             flatten: q.flatten === 'true' || to === 'pdf',
           },
-          { signal: abandonSignal(reply) },
+          { signal: abandonSignal(reply), deadline: request.deadline },
         );
         // The filled DOCX is Folio's own package (the template was bounded where it came in): the office
         // engine skips the outside-input checks (DocxToPdfOptions.origin).
@@ -79,7 +79,9 @@ function annotateRoutes(services: Services) {
       handler: async (request, reply) => {
         const template = await resolveDocumentSource(request.body.document, services.fetcher);
         reply.header('Cache-Control', 'no-store');
-        return { fields: await services.enginePool.run('annotate.fields', { template }, { signal: abandonSignal(reply) }) };
+        return {
+          fields: await services.enginePool.run('annotate.fields', { template }, { signal: abandonSignal(reply), deadline: request.deadline }),
+        };
       },
     });
   };

@@ -151,7 +151,7 @@ function convertRoutes(services: Services) {
           const docx = await services.enginePool.run(
             'convert.toDocx',
             { from, bytes: upload.bytes, pageSize: q.pageSize ?? 'A4' },
-            { signal: abandonSignal(reply) },
+            { signal: abandonSignal(reply), deadline: request.deadline },
           );
           // Composed by Folio from Markdown/HTML: not re-validated as an upload (DocxToPdfOptions.origin).
           out = to === 'pdf' ? await services.office!.docxToPdf(docx, { ...pdfOptions, origin: 'folio' }) : docx;

@@ -112,7 +112,7 @@ function signRoutes(services: Services) {
             // Absent stays absent: the engine applies TSA_OPTIONAL to the implicit level only.
             ...(body.level !== undefined ? { level } : {}),
           },
-          { signal: abandonSignal(reply) },
+          { signal: abandonSignal(reply), deadline: request.deadline },
         );
         if (result.timestampSkipped !== undefined) {
           request.log.warn({ reason: result.timestampSkipped }, 'TSA failed; signed without a timestamp (TSA_OPTIONAL)');

@@ -51,7 +51,7 @@ function verifyRoutes(services: Services) {
         if (request.isMultipart()) bytes = (await readSingleFile(request)).bytes;
         else if (body && typeof body === 'object') bytes = await resolveDocumentSource(body.document, services.fetcher);
         else throw new FolioError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON {"document": {...}} or multipart/form-data with a "file" field');
-        return services.enginePool.run('verify.pdf', { bytes }, { signal: abandonSignal(reply) });
+        return services.enginePool.run('verify.pdf', { bytes }, { signal: abandonSignal(reply), deadline: request.deadline });
       },
     });
   };
