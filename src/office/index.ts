@@ -6,7 +6,7 @@ import { OfficePool } from './pool.js';
 export { OfficePool, type OfficePoolOptions, type OfficePoolStatus, type ConversionEvent, type MemoryExceededEvent } from './pool.js';
 export { validateDocx, OFFICE_PACKAGE_LIMITS } from './validate.js';
 export { minimalDocx } from './minimal-docx.js';
-export type { DocxOrigin, DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
+export type { DocxOrigin, DocxToPdfOptions, DocxToPdfRun, OfficeEngine, OfficeEngineStatus } from './types.js';
 
 /** The pool as configured by OFFICE_WORKERS, OFFICE_QUEUE_SIZE, OFFICE_TIMEOUT_MS and OFFICE_MEMORY_MB (not yet started). */
 export function createOfficePool(config: Config, logger?: Logger): OfficePool {

@@ -22,7 +22,7 @@ import { declarePdfa1b, pdfFilterOptions } from './pdf-options.js';
 import { convertWithSoffice, disposeSofficeTemplates, type SofficeJob } from './soffice.js';
 import { readRss } from './rss.js';
 import { WORKER_DIR_ENV, WORKER_INSTALL_ENV, type ConvertRequest, type WorkerMessage } from './protocol.js';
-import type { DocxToPdfOptions, OfficeEngine, OfficeEngineStatus } from './types.js';
+import type { DocxToPdfOptions, DocxToPdfRun, OfficeEngine, OfficeEngineStatus } from './types.js';
 
 export { readRss } from './rss.js';
 
@@ -198,7 +198,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     }
   }
 
-  async docxToPdf(docx: Uint8Array, options: DocxToPdfOptions = {}, run: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+  async docxToPdf(docx: Uint8Array, options: DocxToPdfOptions = {}, run: DocxToPdfRun = {}): Promise<Uint8Array> {
     if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 });
     if (this.isBroken()) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion engine is unavailable', { retryAfter: 30 });

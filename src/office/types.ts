@@ -2,6 +2,8 @@
  * The office engine's public surface: DOCX → PDF through LibreOffice. Other capabilities (convert, annotate
  * ?to=pdf, sign of a DOCX) depend on this interface only, never on how the pool works.
  */
+import type { Deadline } from '../budget/index.js';
+
 export interface DocxToPdfOptions {
   /** How tracked changes appear: as markup (default), all accepted, or all rejected. */
   trackedChanges?: 'markup' | 'accept' | 'reject';
@@ -36,14 +38,26 @@ export interface OfficeEngineStatus {
   queued: number;
 }
 
+/** Per-call settings of one conversion that are not about the document. */
+export interface DocxToPdfRun {
+  /** The client went away: leave the queue / stop the conversion. */
+  signal?: AbortSignal;
+  /**
+   * The request's one deadline (src/budget): waiting for a worker and the conversion itself draw from it (the
+   * conversion gets `deadline.cap(OFFICE_TIMEOUT_MS)`); spent → 504 CONVERSION_TIMEOUT and LibreOffice is
+   * stopped as on a timeout.
+   */
+  deadline?: Deadline;
+}
+
 export interface OfficeEngine {
   /**
    * Converts a DOCX held in memory to PDF bytes. Throws FolioError: INVALID_FILE_FORMAT (not a DOCX),
    * UNPROCESSABLE_DOCUMENT (corrupt, encrypted, zip bomb, conversion failed), CONVERSION_TIMEOUT,
    * SERVICE_UNAVAILABLE (queue full, waited longer than one conversion budget, or `run.signal` aborted while
-   * queued; with retryAfter).
+   * queued; with retryAfter). With `run.deadline`, a budget spent while queued or converting is a 504.
    */
-  docxToPdf(docx: Uint8Array, options?: DocxToPdfOptions, run?: { signal?: AbortSignal }): Promise<Uint8Array>;
+  docxToPdf(docx: Uint8Array, options?: DocxToPdfOptions, run?: DocxToPdfRun): Promise<Uint8Array>;
   status(): OfficeEngineStatus;
   close(): Promise<void>;
 }
