@@ -6,6 +6,7 @@ import { FIELD_TYPES, type AnnotateField, type AnnotateReport } from '../annotat
 import { isRemote, LocalEngines, remoteClient, type GlobalOptions } from './context.js';
 import { extensionOf } from './inputs.js';
 import { CliError, EXIT_OK, EXIT_USAGE, table } from './output.js';
+import { checkOutput, writeOutputFile } from './output-files.js';
 
 export interface AnnotateCommandOptions {
   to: 'docx' | 'pdf';
@@ -13,6 +14,8 @@ export interface AnnotateCommandOptions {
   strict?: boolean;
   flatten?: boolean;
   json?: boolean;
+  /** Replace an existing output file (`--force`/`--overwrite`); without it the file is kept and nothing is written. */
+  force?: boolean;
 }
 
 const FIELD_TYPE_SET = new Set<string>(FIELD_TYPES);
@@ -112,6 +115,8 @@ export async function annotateCommand(template: string, dataFile: string, opts: 
   const bytes = readTemplate(template);
   const out = opts.out ?? path.join(path.dirname(template), `${path.basename(template, path.extname(template))}.filled.${opts.to}`);
   if (path.resolve(out) === path.resolve(template)) throw new CliError('USAGE', 'the output would replace the template; use --out FILE', EXIT_USAGE);
+  // An existing file (or a symlink) at the output is kept without --force: refused before the work is done.
+  checkOutput(out, { force: opts.force === true });
   let result: Uint8Array;
   let report: AnnotateReport | Omit<AnnotateReport, 'warnings'>;
   if (isRemote(g)) {
@@ -134,8 +139,7 @@ export async function annotateCommand(template: string, dataFile: string, opts: 
       await local.close();
     }
   }
-  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
-  fs.writeFileSync(out, result);
+  await writeOutputFile(out, result, { force: opts.force === true });
   if (opts.json) process.stdout.write(`${JSON.stringify({ output: out, report }, null, 2)}\n`);
   else if (!g.quiet) process.stdout.write(`${reportLines(report)}\nwrote ${out}\n`);
   return EXIT_OK;

@@ -5,6 +5,7 @@
  */
 import cliProgress from 'cli-progress';
 import { formatDuration, formatError } from './output.js';
+import { isSkipped } from './output-files.js';
 
 export interface BatchItem {
   /** How the document is named in progress lines and the summary. */
@@ -25,6 +26,8 @@ export interface BatchSummary {
   total: number;
   ok: number;
   failed: BatchFailure[];
+  /** Documents not written because their output path is not allowed (exists, a link, outside --out). */
+  skipped: BatchFailure[];
   ms: number;
 }
 
@@ -46,6 +49,7 @@ export async function runBatch<T extends BatchItem>(items: T[], work: (item: T) 
   const tty = opts.tty ?? (barStream.isTTY === true && process.env.CI === undefined);
   const started = performance.now();
   const failed: BatchFailure[] = [];
+  const skipped: BatchFailure[] = [];
   let done = 0;
   let ok = 0;
 
@@ -81,6 +85,10 @@ export async function runBatch<T extends BatchItem>(items: T[], work: (item: T) 
     if (error === undefined) {
       ok++;
       if (!multibar) line(`${counter} ok    ${item.label}${outcome?.note ? ` ${outcome.note}` : ''}`);
+    } else if (isSkipped(error)) {
+      const message = formatError(error);
+      skipped.push({ label: item.label, error: message });
+      line(`${multibar ? '' : `${counter} `}SKIP  ${item.label}: ${message}`);
     } else {
       const message = formatError(error);
       failed.push({ label: item.label, error: message });
@@ -92,7 +100,7 @@ export async function runBatch<T extends BatchItem>(items: T[], work: (item: T) 
       bar.update(done, {
         rate: rate.toFixed(2),
         etaText: done === items.length ? 'done' : formatDuration(((items.length - done) / rate) * 1000),
-        failedCount: failed.length,
+        failedCount: failed.length + skipped.length,
         current: item.label.slice(-40),
       });
     }
@@ -112,17 +120,20 @@ export async function runBatch<T extends BatchItem>(items: T[], work: (item: T) 
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.jobs, items.length)) }, worker));
   multibar?.stop();
-  return { total: items.length, ok, failed, ms: performance.now() - started };
+  return { total: items.length, ok, failed, skipped, ms: performance.now() - started };
 }
 
-/** The closing lines: counts, time and throughput, then each failure on its own line. */
+/** The closing lines: counts, time and throughput, then each failure and each skipped document on its own line. */
 export function printSummary(summary: BatchSummary, verb: string, stream: NodeJS.WritableStream = process.stderr): void {
   const rate = summary.total / Math.max(summary.ms / 1000, 0.001);
   const head = `${verb} ${summary.ok} of ${summary.total} document${summary.total === 1 ? '' : 's'} in ${formatDuration(summary.ms)} (${rate.toFixed(2)} docs/s)`;
-  if (summary.failed.length === 0) {
+  const skipped = summary.skipped ?? [];
+  if (summary.failed.length === 0 && skipped.length === 0) {
     stream.write(`${head}\n`);
     return;
   }
-  stream.write(`${head}; ${summary.failed.length} failed:\n`);
+  const parts = [summary.failed.length ? `${summary.failed.length} failed` : '', skipped.length ? `${skipped.length} skipped (not written)` : ''];
+  stream.write(`${head}; ${parts.filter(Boolean).join(', ')}:\n`);
   for (const f of summary.failed) stream.write(`  ${f.label}: ${f.error}\n`);
+  for (const f of skipped) stream.write(`  skipped ${f.label}: ${f.error}\n`);
 }

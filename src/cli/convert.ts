@@ -8,6 +8,7 @@ import { runBatch, printSummary, type BatchItem } from './batch.js';
 import { defaultJobs, isRemote, LocalEngines, remoteClient, type GlobalOptions } from './context.js';
 import { expandInputs, extensionOf, outputPath, type InputFile } from './inputs.js';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatBytes } from './output.js';
+import { checkOutput, OutputSkipped, writeOutputFile } from './output-files.js';
 import { isPreviewFormat, localPreview, previewExtension, previewRequest } from './preview.js';
 import type { PreviewFormat, PreviewRequest } from '../preview/index.js';
 
@@ -27,7 +28,8 @@ export interface ConvertCommandOptions {
   pageSize?: 'A4' | 'Letter';
   /** DOCX → md|html: images as data URIs or dropped. */
   images?: 'inline' | 'drop';
-  overwrite?: boolean;
+  /** Replace existing output files (`--force`/`--overwrite`); without it they are kept and the input skipped. */
+  force?: boolean;
 }
 
 /** Extensions taken from a folder: what the API can read. */
@@ -51,6 +53,8 @@ function checkPair(from: SourceFormat, to: string): void {
 interface Job extends BatchItem {
   input: InputFile;
   output: string;
+  /** Why this input is skipped before any work (its output would leave --out). */
+  skip?: OutputSkipped;
 }
 
 export async function convertCommand(args: string[], opts: ConvertCommandOptions, g: GlobalOptions): Promise<number> {
@@ -71,9 +75,17 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
   const ext = preview ? previewExtension(preview.format, preview.req) : opts.to;
   // What a folder contributes: sources of the right kind that are not already the target format.
   const inputs = await expandInputs(args, (name) => accepted.has(extensionOf(name)) && extensionOf(name) !== ext);
-  const items: Job[] = inputs.map((input) => ({ input, label: input.display, output: outputPath(input, ext, opts.out) }));
+  const items: Job[] = inputs.map((input) => {
+    try {
+      return { input, label: input.display, output: outputPath(input, ext, opts.out) };
+    } catch (e) {
+      if (e instanceof OutputSkipped) return { input, label: input.display, output: '', skip: e };
+      throw e;
+    }
+  });
   const outputs = new Map<string, string>();
   for (const item of items) {
+    if (item.skip) continue;
     if (path.resolve(item.output) === item.input.absolute)
       throw new CliError('USAGE', `${item.label}: the output would replace the input; use --out DIR`, EXIT_USAGE);
     const other = outputs.get(item.output);
@@ -149,15 +161,19 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
     const summary = await runBatch(
       items,
       async (job) => {
+        if (job.skip) throw job.skip;
+        // Outputs stay in --out (or the input's folder), existing files are kept without --force, and a
+        // symlink at the output path is never written through — checked before converting, enforced on write.
+        const rules = { force: opts.force === true, root: opts.out ?? path.dirname(job.input.absolute) };
+        checkOutput(job.output, rules);
         const bytes = await work(job);
-        await fs.promises.mkdir(path.dirname(job.output), { recursive: true });
-        await fs.promises.writeFile(job.output, bytes);
+        await writeOutputFile(job.output, bytes, rules);
         return { note: `→ ${job.output} (${formatBytes(bytes.length)})` };
       },
       { jobs, verb: 'converted', quiet: g.quiet },
     );
     printSummary(summary, 'converted');
-    return summary.failed.length ? EXIT_FAILED : EXIT_OK;
+    return summary.failed.length || summary.skipped.length ? EXIT_FAILED : EXIT_OK;
   } finally {
     await close();
   }

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { CliError, EXIT_USAGE } from './output.js';
+import { outputUnder } from './output-files.js';
 
 export interface InputFile {
   /** Path as the user can read it (relative to the working directory when under it). */
@@ -84,12 +85,13 @@ export function extensionOf(file: string): string {
 
 /**
  * Where the output of `input` goes: beside it, or under `outDir` keeping its path relative to the folder or
- * glob base it came from. The extension is replaced by `ext`.
+ * glob base it came from. The extension is replaced by `ext`. A path that would leave `outDir` (a glob with
+ * `..` after a wildcard matches files outside its base) throws OutputSkipped (OUTPUT_OUTSIDE).
  */
 export function outputPath(input: InputFile, ext: string, outDir?: string): string {
   const rel = input.relative;
   const stem = rel.slice(0, rel.length - path.extname(rel).length);
-  if (outDir) return path.join(outDir, `${stem}.${ext}`);
+  if (outDir) return outputUnder(outDir, `${stem}.${ext}`, input.display);
   const abs = input.absolute;
   return path.join(path.dirname(abs), `${path.basename(abs, path.extname(abs))}.${ext}`);
 }

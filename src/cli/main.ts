@@ -90,7 +90,9 @@ export function buildProgram(): Command {
     )
     .option('--width <px>', 'previews: image width in pixels, at most 4000 (default 800)')
     .option('--pages <list>', 'previews: pages such as 1-3,5, at most 50 (default 1); several pages → a ZIP of page-<n>.png|jpg')
-    .option('-o, --out <dir>', 'write results here, mirroring the folders given (default: beside each input)')
+    .option('-o, --out <dir>', 'write results here, mirroring the folders given (default: beside each input); nothing is written outside it')
+    .option('--force', 'replace output files that exist already (default: keep them, skip, exit 1); a symlink there is replaced, never followed')
+    .option('--overwrite', 'the same as --force')
     .addOption(
       new Option('--tracked-changes <mode>', 'DOCX → PDF: show tracked changes as markup, or print the document with them accepted or rejected')
         .choices(['markup', 'accept', 'reject'])
@@ -125,6 +127,8 @@ export function buildProgram(): Command {
         'Each document is written as soon as it is done; a bad one is reported and the rest go on. The run ends',
         'with a summary and exits 1 when any document failed. On a terminal a progress bar shows counts,',
         'throughput and ETA; otherwise one line per document.',
+        'Outputs stay inside --out (or beside each input); an existing output file, or a symlink there, is kept',
+        'and the document skipped unless --force; skipped documents are named on stderr and the run exits 1.',
       ]),
     )
     .action(
@@ -144,6 +148,7 @@ export function buildProgram(): Command {
             tagged: opts.tagged === true ? true : undefined,
             comments: opts.comments as 'none' | 'margin' | 'annotations',
             pageSize: opts.pageSize as 'A4' | 'Letter',
+            force: opts.force === true || opts.overwrite === true,
           },
           globals(cmd),
         );
@@ -157,6 +162,8 @@ export function buildProgram(): Command {
     .argument('<data>', 'JSON or YAML: {"fields": [...]} as the API takes, an array of fields, or a map of field names to values')
     .addOption(new Option('-t, --to <format>', 'output format').choices(['docx', 'pdf']).default('docx'))
     .option('-o, --out <file>', 'output file (default: <template>.filled.<format> beside the template)')
+    .option('--force', 'replace output files that exist already (default: keep them, skip, exit 1); a symlink there is replaced, never followed')
+    .option('--overwrite', 'the same as --force')
     .option('--strict', 'fail when a field of the data matches nothing in the template')
     .option('--flatten', 'replace the content controls by their content (always for PDF)')
     .option('--json', 'print the fill report as JSON')
@@ -186,6 +193,7 @@ export function buildProgram(): Command {
             strict: opts.strict === true,
             flatten: opts.flatten === true,
             json: opts.json === true,
+            force: opts.force === true || opts.overwrite === true,
           },
           globals(cmd),
         );
@@ -224,6 +232,8 @@ export function buildProgram(): Command {
       ).choices(['B-B', 'B-T', 'B-LT', 'B-LTA']),
     )
     .option('-o, --out <file>', 'output file (default: <file>.signed.pdf beside the input)')
+    .option('--force', 'replace output files that exist already (default: keep them, skip, exit 1); a symlink there is replaced, never followed')
+    .option('--overwrite', 'the same as --force')
     .addHelpText(
       'after',
       examples([
@@ -252,6 +262,7 @@ export function buildProgram(): Command {
             certificate: opts.certificate !== false,
             out: opts.out as string | undefined,
             level: opts.level as SignCommandOptions['level'],
+            force: opts.force === true || opts.overwrite === true,
           },
           globals(cmd),
         );
@@ -285,6 +296,8 @@ export function buildProgram(): Command {
     .description('Merge 2–50 PDF and DOCX files into one PDF, in the order given, with an outline entry and page labels per input')
     .argument('<inputs...>', 'PDF and DOCX files in order (a file may be given twice); folders and quoted globs add their files in name order')
     .requiredOption('-o, --out <file>', 'the merged PDF')
+    .option('--force', 'replace output files that exist already (default: keep them, skip, exit 1); a symlink there is replaced, never followed')
+    .option('--overwrite', 'the same as --force')
     .option(
       '--title <title>',
       'outline entry of the next input in order (repeat: the 1st --title names the 1st input, …; default: the file name)',
@@ -316,6 +329,7 @@ export function buildProgram(): Command {
             labelPrefixes: (opts.labelPrefix as string[] | undefined) ?? [],
             outline: opts.outline !== false,
             pageLabels: opts.pageLabels !== false,
+            force: opts.force === true || opts.overwrite === true,
           },
           globals(cmd),
         );

@@ -13,6 +13,7 @@ import { MAX_MERGE_INPUTS, MIN_MERGE_INPUTS } from '../merge/schema.js';
 import { isRemote, LocalEngines, remoteClient, type GlobalOptions } from './context.js';
 import { expandInputs, extensionOf } from './inputs.js';
 import { CliError, EXIT_OK, EXIT_USAGE, formatBytes } from './output.js';
+import { checkOutput, writeOutputFile } from './output-files.js';
 
 export interface MergeCommandOptions {
   out: string;
@@ -22,6 +23,8 @@ export interface MergeCommandOptions {
   labelPrefixes: string[];
   outline: boolean;
   pageLabels: boolean;
+  /** Replace an existing output file (`--force`/`--overwrite`); without it the file is kept and nothing is written. */
+  force?: boolean;
 }
 
 const MERGE_EXTENSIONS = new Set(['pdf', 'docx', 'docm', 'dotx']);
@@ -45,6 +48,8 @@ export async function mergeCommand(args: string[], opts: MergeCommandOptions, g:
     throw new CliError('USAGE', `${opts.labelPrefixes.length} --label-prefix for ${files.length} files`, EXIT_USAGE);
   const out = path.resolve(opts.out);
   if (files.includes(out)) throw new CliError('USAGE', `${opts.out}: the output would replace an input; use another --out`, EXIT_USAGE);
+  // An existing file (or a symlink) at the output is kept without --force: refused before anything is merged.
+  checkOutput(out, { force: opts.force === true });
   const items = files.map((file, i) => ({ file, fileName: path.basename(file), title: opts.titles[i], labelPrefix: opts.labelPrefixes[i] }));
 
   let pdf: Uint8Array;
@@ -94,8 +99,7 @@ export async function mergeCommand(args: string[], opts: MergeCommandOptions, g:
     }
   }
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  await fs.promises.mkdir(path.dirname(out), { recursive: true });
-  await fs.promises.writeFile(out, pdf);
+  await writeOutputFile(out, pdf, { force: opts.force === true });
   if (!g.quiet) process.stdout.write(`merged ${files.length} files (${pageCount} pages, ${formatBytes(pdf.length)}): wrote ${opts.out}\n`);
   return EXIT_OK;
 }

@@ -9,6 +9,7 @@ import { runBatch } from './batch.js';
 import { defaultJobs, isRemote, LocalEngines, remoteClient, type GlobalOptions } from './context.js';
 import { expandInputs, extensionOf } from './inputs.js';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatError, table } from './output.js';
+import { checkOutput, writeOutputFile } from './output-files.js';
 
 export interface SignCommandOptions {
   name: string;
@@ -21,6 +22,8 @@ export interface SignCommandOptions {
   out?: string;
   /** PAdES level; absent: as the API (B-T when TSA_URL is set, else B-B). */
   level?: SignatureLevel;
+  /** Replace an existing output file (`--force`/`--overwrite`); without it the file is kept and nothing is written. */
+  force?: boolean;
 }
 
 export type SignatureLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
@@ -62,6 +65,8 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
   const auditTrail: AuditEvent[] = opts.events ? readEvents(opts.events) : [{ type: 'document.signed', timestamp: new Date().toISOString() }];
   const out = opts.out ?? path.join(path.dirname(file), `${path.basename(file, path.extname(file))}.signed.pdf`);
   if (path.resolve(out) === path.resolve(file)) throw new CliError('USAGE', 'the output would replace the input; use --out FILE', EXIT_USAGE);
+  // An existing file (or a symlink) at the output is kept without --force: refused before anything is signed.
+  checkOutput(out, { force: opts.force === true });
   const signer = {
     name: opts.name.trim(),
     email: opts.email,
@@ -106,8 +111,7 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
       await local.close();
     }
   }
-  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
-  fs.writeFileSync(out, pdf);
+  await writeOutputFile(out, pdf, { force: opts.force === true });
   if (!g.quiet) process.stdout.write(`signed by ${signer.name} <${signer.email}>: wrote ${out}\n`);
   return EXIT_OK;
 }
