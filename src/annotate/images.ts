@@ -1,8 +1,8 @@
 /**
  * Images for image and signature fields: recognising the bytes (PNG, JPEG, GIF, SVG), the PNG fallback that
- * Word and LibreOffice need beside an SVG (rasterised with resvg, bounded), typed signatures rendered from a
- * name, sizing (explicit pixels or fitted into the control's box). The DrawingML of the
- * inline picture itself is src/docx/drawing.ts, shared with convert.
+ * Word and LibreOffice need beside an SVG (rasterised with resvg in a bounded child process: svg-raster.ts),
+ * typed signatures rendered from a name, sizing (explicit pixels or fitted into the control's box). The
+ * DrawingML of the inline picture itself is src/docx/drawing.ts, shared with convert.
  */
 import fs from 'node:fs';
 import { imageSize } from 'image-size';
@@ -10,6 +10,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { FolioError } from '../errors.js';
 import { EMU_PER_PX } from '../docx/drawing.js';
 import { escapeText, stripInvalidXmlChars } from '../docx/xml.js';
+import { rasteriseSvg } from './svg-raster.js';
 
 /** Widest SVG fallback raster, in pixels: enough for print at the sizes a template holds, bounded in memory. */
 const MAX_RASTER_SIDE = 2000;
@@ -37,23 +38,36 @@ function unusable(field: string, issue: string): FolioError {
   return new FolioError('VALIDATION_ERROR', `${field}: ${issue}`, { status: 422, details: [{ field, issue }] });
 }
 
+/**
+ * An XML prolog (declaration, comments, processing instructions, a DOCTYPE with or without an internal
+ * subset) and then the svg root. Which DOCTYPEs are acceptable is decided in prepareSvg, with a reason.
+ */
+const SVG_HEAD =
+  /^\s*(<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*|<\?[\s\S]*?\?>\s*|<!DOCTYPE\s+svg\b(?:[^[>]|"[^"]*"|'[^']*')*(?:\[[\s\S]*?\]\s*)?>\s*)*<svg[\s>]/i;
+
 function looksLikeSvg(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 2048))
+  // 64 KB: room for a DOCTYPE's internal subset before the root.
+  const head = Buffer.from(bytes.subarray(0, 64 * 1024))
     .toString('utf8')
     .replace(/^\uFEFF/, '');
-  return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/i.test(head);
+  return SVG_HEAD.test(head);
 }
 
-/** Recognises and measures an image; anything that is not PNG, JPEG, GIF or SVG is a 422 naming `field`. */
-export function prepareImage(bytes: Uint8Array, field: string, description = ''): PreparedImage {
+/**
+ * Recognises and measures an image; anything that is not PNG, JPEG, GIF or SVG is a 422 naming `field`.
+ * An SVG's fallback raster is drawn in a child process (`signal` stops it).
+ */
+export async function prepareImage(bytes: Uint8Array, field: string, description = '', signal?: AbortSignal): Promise<PreparedImage> {
   if (bytes.length === 0) throw unusable(field, 'the image is empty');
-  if (looksLikeSvg(bytes)) return prepareSvg(bytes, field, description);
+  if (looksLikeSvg(bytes)) return prepareSvg(bytes, field, description, signal);
   let size: ReturnType<typeof imageSize>;
   try {
     size = imageSize(bytes);
   } catch {
     throw unusable(field, 'the value is not a PNG, JPEG, GIF or SVG image');
   }
+  // image-size knows SVGs this module's prolog check does not (odd prologs): say what is wrong with it.
+  if (size.type === 'svg') return prepareSvg(bytes, field, description, signal);
   const type = size.type ? TYPES[size.type] : undefined;
   if (!type) throw unusable(field, `image type ${size.type ?? 'unknown'} is not supported (PNG, JPEG, GIF, SVG)`);
   let { width, height } = size;
@@ -63,35 +77,40 @@ export function prepareImage(bytes: Uint8Array, field: string, description = '')
   return { bytes, ...type, widthPx: width, heightPx: height, description };
 }
 
-function prepareSvg(bytes: Uint8Array, field: string, description: string): PreparedImage {
+/**
+ * The DOCTYPE of an SVG, removed when harmless. A DOCTYPE naming the SVG DTD (what Inkscape and Illustrator
+ * write) is only a label: nothing fetches the DTD, and the embedded copy goes without it (Word reads SVG
+ * without one). Entity declarations are refused: they are how an XML file multiplies itself (billion laughs)
+ * or reaches outside (external entities), and no drawing needs them.
+ */
+function withoutDoctype(svg: string, field: string): string {
+  if (/<!ENTITY/i.test(svg)) throw unusable(field, 'the SVG declares XML entities (<!ENTITY>), which are refused');
+  const m = /<!DOCTYPE\b(?:[^[>]|"[^"]*"|'[^']*')*(\[[\s\S]*?\]\s*)?>/i.exec(svg);
+  if (!m) return svg;
+  if (/<!DOCTYPE/i.test(svg.slice(m.index + m[0].length))) throw unusable(field, 'the SVG has more than one DOCTYPE');
+  return svg.slice(0, m.index) + svg.slice(m.index + m[0].length);
+}
+
+async function prepareSvg(bytes: Uint8Array, field: string, description: string, signal?: AbortSignal): Promise<PreparedImage> {
   if (bytes.length > MAX_SVG_BYTES) throw unusable(field, 'the SVG is larger than 5 MB');
-  let svg = Buffer.from(bytes).toString('utf8');
-  if (/<!DOCTYPE|<!ENTITY/i.test(svg)) throw unusable(field, 'the SVG declares a DOCTYPE or entities');
+  let svg = withoutDoctype(Buffer.from(bytes).toString('utf8'), field);
   // Nothing outside the SVG is ever read: references to files or URLs are dropped before rasterising.
   svg = svg.replace(/<image\b[^>]*?\b(?:xlink:)?href\s*=\s*["'](?!data:)[^"']*["'][^>]*?(\/>|>[\s\S]*?<\/image>)/gi, '');
-  let natural: { width: number; height: number };
-  let png: Uint8Array;
-  try {
-    const probe = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: 'original' } });
-    natural = { width: Math.max(1, Math.round(probe.width)), height: Math.max(1, Math.round(probe.height)) };
-    // Rasterise at twice the natural size (sharper when printed), never beyond MAX_RASTER_SIDE.
-    const scale = Math.min(2, MAX_RASTER_SIDE / Math.max(natural.width, natural.height));
-    const target = Math.max(1, Math.round(natural.width * scale));
-    const renderer = new Resvg(svg, {
-      font: { loadSystemFonts: false, fontDirs: svgFontDirs(), defaultFontFamily: 'DejaVu Sans' },
-      fitTo: { mode: 'width', value: target },
-    });
-    png = renderer.render().asPng();
-  } catch {
-    throw unusable(field, 'the SVG cannot be read');
-  }
+  // Twice the natural size (sharper when printed), never beyond MAX_RASTER_SIDE.
+  const raster = await rasteriseSvg(svg, field, {
+    maxSide: MAX_RASTER_SIDE,
+    scale: 2,
+    fontDirs: svgFontDirs(),
+    defaultFontFamily: 'DejaVu Sans',
+    signal,
+  });
   return {
-    bytes: png,
+    bytes: raster.png,
     extension: 'png',
     contentType: 'image/png',
     svg: new Uint8Array(Buffer.from(svg, 'utf8')),
-    widthPx: natural.width,
-    heightPx: natural.height,
+    widthPx: raster.width,
+    heightPx: raster.height,
     description,
   };
 }
@@ -124,7 +143,9 @@ function fallbackFontFiles(): string[] {
 
 /**
  * A typed signature: the name in an italic (script when available) face over a signing line, as PNG.
- * Rendered with the font files above only, so it looks the same wherever the document is opened.
+ * Rendered with the font files above only, so it looks the same wherever the document is opened. Drawn in
+ * this thread: the SVG is Folio's own (one line of at most 200 characters, no filters), so its cost is
+ * known and small, unlike a caller's SVG.
  */
 export function renderTypedSignature(name: string, field: string): PreparedImage {
   const clean = stripInvalidXmlChars(name).replace(/\s+/g, ' ').trim();
