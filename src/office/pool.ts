@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import type { Deadline } from '../budget/index.js';
 import { FolioError } from '../errors.js';
 import { declarePdfa1b, pdfFilterOptions } from './pdf-options.js';
 import { convertWithSoffice, disposeSofficeTemplates, type SofficeJob } from './soffice.js';
@@ -65,6 +66,8 @@ export interface OfficePoolStatus extends OfficeEngineStatus {
 interface Job {
   docx: Uint8Array;
   options: DocxToPdfOptions;
+  /** The request's one deadline: the conversion's budget is capped by what is left of it. */
+  deadline?: Deadline;
   resolve(pdf: Uint8Array): void;
   reject(e: Error): void;
   /** Leaves the queue: it waited longer than a conversion's budget, or its client went away. */
@@ -83,6 +86,8 @@ interface Worker {
   job?: Job & {
     id: number;
     timer: NodeJS.Timeout;
+    /** This conversion's time budget (OFFICE_TIMEOUT_MS capped by the request's deadline). */
+    budgetMs: number;
     memoryTimer?: NodeJS.Timeout;
     settled: boolean;
     startedAt: number;
@@ -206,12 +211,15 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     if (this.queue.length >= this.opts.queueSize) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'Too many conversions are waiting; retry later', { retryAfter: this.retryAfterSeconds() });
     }
+    const deadline = run.deadline;
+    deadline?.check('waiting for a conversion worker');
     // Validation and preparation (accept/reject of tracked changes, comments) happen in the worker.
     return new Promise<Uint8Array>((resolve, reject) => {
-      const job: Job = { docx, options, resolve, reject };
+      const job: Job = { docx, options, deadline, resolve, reject };
       const signal = run.signal;
       // Waiting is bounded too: behind workers held by slow documents, a request would otherwise wait for
-      // as long as the queue ahead of it takes. After one conversion budget it is answered 503.
+      // as long as the queue ahead of it takes. After one conversion budget it is answered 503; a request
+      // deadline that ends first answers 504 (the wait drew from it like any stage).
       const timer = setTimeout(() => {
         leave();
         reject(new FolioError('SERVICE_UNAVAILABLE', 'Every conversion worker stayed busy; retry later', { retryAfter: this.retryAfterSeconds() }));
@@ -220,18 +228,26 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
         leave();
         reject(new FolioError('SERVICE_UNAVAILABLE', 'The request was abandoned by the client', { retryAfter: 1 }));
       };
+      const onDeadline = () => {
+        leave();
+        reject(deadline!.error('waiting for a conversion worker'));
+      };
       const leave = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
+        deadline?.signal.removeEventListener('abort', onDeadline);
         const i = this.queue.indexOf(job);
         if (i >= 0) this.queue.splice(i, 1);
       };
       job.dequeue = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
+        deadline?.signal.removeEventListener('abort', onDeadline);
       };
       if (signal?.aborted) return onAbort();
+      if (deadline?.expired) return onDeadline();
       signal?.addEventListener('abort', onAbort, { once: true });
+      deadline?.signal.addEventListener('abort', onDeadline, { once: true });
       this.queue.push(job);
       this.dispatch();
     });
@@ -382,14 +398,22 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
   private assign(worker: Worker, job: Job): void {
     const id = this.nextJobId++;
     worker.state = 'busy';
+    // The conversion's budget: OFFICE_TIMEOUT_MS, or what is left of the request's deadline when less.
+    const budgetMs = job.deadline ? Math.max(1, job.deadline.cap(this.opts.timeoutMs)) : this.opts.timeoutMs;
+    const byDeadline = budgetMs < this.opts.timeoutMs;
     const timer = setTimeout(() => {
       if (!worker.job || worker.job.id !== id) return;
       this.settle(worker, (j) =>
-        j.reject(new FolioError('CONVERSION_TIMEOUT', `The conversion did not finish within ${Math.round(this.opts.timeoutMs / 1000)} s`)),
+        j.reject(
+          byDeadline && j.deadline
+            ? j.deadline.error('the PDF conversion')
+            : new FolioError('CONVERSION_TIMEOUT', `The conversion did not finish within ${Math.round(this.opts.timeoutMs / 1000)} s`),
+        ),
       );
+      // Stopped as on any timeout: LOK cannot be interrupted mid-conversion, its process can.
       void this.stop(worker, 'timeout');
-    }, this.opts.timeoutMs);
-    worker.job = { ...job, id, timer, settled: false, startedAt: performance.now(), peakRss: 0 };
+    }, budgetMs);
+    worker.job = { ...job, id, timer, budgetMs, settled: false, startedAt: performance.now(), peakRss: 0 };
     this.superviseMemory(worker, id);
     const message: ConvertRequest = { type: 'convert', id, docx: job.docx, options: job.options };
     worker.child.send(message, (err) => {
@@ -449,7 +473,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     if (!job || job.id !== m.id || job.settled) return;
     worker.rss = m.rss;
     // A little less than the job's own budget, so soffice's timeout answers and the LOK worker is kept.
-    const left = this.opts.timeoutMs - (performance.now() - job.startedAt) - 250;
+    const left = job.budgetMs - (performance.now() - job.startedAt) - 250;
     const run = convertWithSoffice(m.docx, {
       filterOptions: pdfFilterOptions(job.options),
       timeoutMs: Math.max(1, left),
