@@ -52,7 +52,8 @@ function annotateRoutes(services: Services) {
         );
         // The filled DOCX is Folio's own package (the template was bounded where it came in): the office
         // engine skips the outside-input checks (DocxToPdfOptions.origin).
-        const out = to === 'pdf' ? await services.office!.docxToPdf(result.docx, { origin: 'folio' }) : result.docx;
+        const run = { signal: abandonSignal(reply), deadline: request.deadline };
+        const out = to === 'pdf' ? await services.office!.docxToPdf(result.docx, { origin: 'folio' }, run) : result.docx;
         reply.header('Cache-Control', 'no-store');
         return {
           document: {

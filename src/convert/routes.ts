@@ -15,6 +15,7 @@ import { convertDocument, inferSourceFormat, type SourceFormat, type TargetForma
 import { isPdf } from '../docx/package.js';
 import { writeZip } from '../docx/zip-writer.js';
 import { parsePreviewOptions, renderPdfPages, type PreviewFormat } from '../preview/index.js';
+import { officeWithRun } from '../office/index.js';
 import { CONVERT_OPTION_NAMES, ConvertForm, ConvertOptions, type ConvertOptionsQuery } from './schema.js';
 
 /** A file name's stem made safe for a quoted Content-Disposition filename (ASCII, no quotes or separators). */
@@ -143,7 +144,8 @@ function convertRoutes(services: Services) {
         let out: Uint8Array;
         if (from === 'docx') {
           // DOCX in: nothing to parse here; the office engine validates it in its own supervised process.
-          out = await convertDocument(upload.bytes, from, to, { office: services.office, pdf: pdfOptions });
+          const office = officeWithRun(services.office, { signal: abandonSignal(reply), deadline: request.deadline });
+          out = await convertDocument(upload.bytes, from, to, { office, pdf: pdfOptions });
         } else {
           if (to === 'pdf' && !services.office) {
             throw new FolioError('SERVICE_UNAVAILABLE', 'PDF conversion is not available on this instance', { retryAfter: 30 });
@@ -154,7 +156,8 @@ function convertRoutes(services: Services) {
             { signal: abandonSignal(reply), deadline: request.deadline },
           );
           // Composed by Folio from Markdown/HTML: not re-validated as an upload (DocxToPdfOptions.origin).
-          out = to === 'pdf' ? await services.office!.docxToPdf(docx, { ...pdfOptions, origin: 'folio' }) : docx;
+          const run = { signal: abandonSignal(reply), deadline: request.deadline };
+          out = to === 'pdf' ? await services.office!.docxToPdf(docx, { ...pdfOptions, origin: 'folio' }, run) : docx;
         }
         reply
           .code(200)

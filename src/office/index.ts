@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { OfficePool } from './pool.js';
+import type { DocxToPdfRun, OfficeEngine } from './types.js';
 
 export { OfficePool, type OfficePoolOptions, type OfficePoolStatus, type ConversionEvent, type MemoryExceededEvent } from './pool.js';
 export { validateDocx, OFFICE_PACKAGE_LIMITS } from './validate.js';
@@ -17,4 +18,18 @@ export function createOfficePool(config: Config, logger?: Logger): OfficePool {
     maxJobRssBytes: config.officeMemoryBytes,
     logger,
   });
+}
+
+/**
+ * The engine with one call's run settings (signal, deadline) bound, for code that takes an OfficeEngine and
+ * calls docxToPdf itself (convertDocument): the request's deadline reaches the pool without every caller
+ * growing a parameter.
+ */
+export function officeWithRun(engine: OfficeEngine | undefined, run: DocxToPdfRun): OfficeEngine | undefined {
+  if (!engine) return undefined;
+  return {
+    docxToPdf: (docx, options, own) => engine.docxToPdf(docx, options, { ...run, ...own }),
+    status: () => engine.status(),
+    close: () => engine.close(),
+  };
 }

@@ -98,7 +98,8 @@ function signRoutes(services: Services) {
           ...(e.data !== undefined ? { data: e.data } : {}),
         }));
         // A DOCX becomes a PDF in the office engine's supervised processes before the signing job.
-        const pdfOfDocx = isZip(bytes) && services.office ? await services.office.docxToPdf(bytes) : undefined;
+        const officeRun = { signal: abandonSignal(reply), deadline: request.deadline };
+        const pdfOfDocx = isZip(bytes) && services.office ? await services.office.docxToPdf(bytes, {}, officeRun) : undefined;
         const result = await services.enginePool.run(
           'sign.seal',
           {
