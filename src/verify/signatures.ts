@@ -8,6 +8,7 @@ import { FolioError } from '../errors.js';
 import { isDict, isName, isRef, isStream, isString, type PdfDict, type PdfDocument, type PdfValue, type PdfString } from '../pdf/index.js';
 import type { Hash } from 'node:crypto';
 import { verifyCms, createDigest, nodeHash, type CmsResult } from './cms.js';
+import { PDF_NUMBER, salvageSignatureAt, salvageSignatureObject, type SalvagedSignature } from './salvage.js';
 
 export type Coverage = 'ENTIRE_FILE' | 'ENTIRE_REVISION' | 'PARTIAL' | 'UNCLEAR';
 
@@ -27,6 +28,27 @@ export interface FoundSignature {
    * then the body of the (uncompressed) field object that holds it.
    */
   inline?: boolean;
+  /**
+   * The reader refused the signature dictionary's object (salvage.ts): `sigDict` is what could be read with
+   * its `/ByteRange` blanked (or an empty stand-in); the signature is reported, and reported malformed.
+   */
+  salvaged?: Pick<SalvagedSignature, 'byteRangeText' | 'stub'>;
+}
+
+/** Bodies of salvaged signature dictionaries, per document: their /ByteRange is no stray (strayByteRanges). */
+const salvagedBodies = new WeakMap<PdfDocument, Array<[number, number]>>();
+
+function fromSalvage(s: SalvagedSignature, fieldName: string | null, fieldNum: number | undefined, orphaned: boolean): FoundSignature {
+  return {
+    fieldName,
+    ...(fieldNum !== undefined ? { fieldNum } : {}),
+    sigDict: s.sigDict,
+    sigNum: s.num,
+    sigOffset: s.offset,
+    sigEnd: s.end,
+    orphaned,
+    salvaged: { byteRangeText: s.byteRangeText, stub: s.stub },
+  };
 }
 
 export interface UnsignedSignatureField {
@@ -86,7 +108,12 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
     if (ft !== 'Sig') return;
     const vRaw = field.map.get('V');
     const vDict = doc.dictAt(vRaw, last);
-    if (vDict && (vDict.map.has('ByteRange') || vDict.map.has('Contents') || isName(vDict.map.get('Type'), 'Sig'))) {
+    // A /V the reader cannot parse but that holds a /ByteRange is a signature, a malformed one (salvage.ts).
+    const salvaged = !vDict && isRef(vRaw) ? salvageSignatureObject(doc, vRaw.num, last) : undefined;
+    if (salvaged) {
+      out.signatures.push(fromSalvage(salvaged, name || null, num, false));
+      (salvagedBodies.get(doc) ?? salvagedBodies.set(doc, []).get(doc)!).push([salvaged.offset, salvaged.end]);
+    } else if (vDict && (vDict.map.has('ByteRange') || vDict.map.has('Contents') || isName(vDict.map.get('Type'), 'Sig'))) {
       const found: FoundSignature = { fieldName: name || null, fieldNum: num, sigDict: vDict, orphaned: false };
       if (isRef(vRaw)) {
         const r = doc.resolve(vRaw.num, last);
@@ -119,7 +146,17 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
       const body = doc.bodyBefore(p);
       if (!body || known.has(body.offset)) continue;
       const obj = doc.objectAt(body.offset, last);
-      if (!obj || obj.end < p || !isDict(obj.value) || !obj.value.map.has('ByteRange')) continue;
+      if (!obj) {
+        // An object the reader refused, holding this /ByteRange: a malformed signature, not nothing.
+        const s = salvageSignatureAt(doc, body.offset);
+        if (s && s.end > p) {
+          known.add(body.offset);
+          found.push(fromSalvage(s, null, undefined, true));
+          (salvagedBodies.get(doc) ?? salvagedBodies.set(doc, []).get(doc)!).push([s.offset, s.end]);
+        }
+        continue;
+      }
+      if (obj.end < p || !isDict(obj.value) || !obj.value.map.has('ByteRange')) continue;
       known.add(body.offset);
       // An older version of an object number that a later revision redefined is history, not an orphan.
       const current = doc.entryAt(obj.num, last);
@@ -221,7 +258,7 @@ const outsideCache = new WeakMap<PdfDocument, { known: Array<[number, number]>; 
 function byteRangesOutside(doc: PdfDocument, known: Array<[number, number]>): number[] {
   const hit = outsideCache.get(doc);
   if (hit && hit.known === known) return hit.positions;
-  const sorted = [...known].sort((a, b) => a[0] - b[0]);
+  const sorted = [...known, ...(salvagedBodies.get(doc) ?? [])].sort((a, b) => a[0] - b[0]);
   // Bodies may nest or overlap: the running maximum of their ends answers "is p inside one starting before it".
   const maxEnd: number[] = [];
   sorted.forEach(([, e], i) => maxEnd.push(Math.max(e, i > 0 ? maxEnd[i - 1]! : -1)));
@@ -247,13 +284,53 @@ function byteRangesOutside(doc: PdfDocument, known: Array<[number, number]>): nu
   return positions;
 }
 
+/** A value as a short token for a message: numbers as written, others by kind. */
+function describeValue(v: PdfValue): string {
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  if (Array.isArray(v)) return '[…]';
+  if (v.kind === 'name') return `/${v.name.slice(0, 24)}`;
+  if (v.kind === 'ref') return `${v.num} ${v.gen} R`;
+  return `(${v.kind})`;
+}
+
 export function checkByteRange(doc: PdfDocument, sig: FoundSignature, known: Array<[number, number]> = []): ByteRangeCheck {
   const errors: string[] = [];
   const len = doc.buf.length;
+  const holder = sig.sigOffset !== undefined ? doc.revisionOf(sig.sigOffset) : doc.last;
+  if (sig.salvaged) {
+    // The reader refused the dictionary: name what is wrong; nothing is hashed over a range it cannot read.
+    const text = sig.salvaged.byteRangeText;
+    const tokens = text ? text.split(' ') : [];
+    const result: ByteRangeCheck = {
+      // Positions matter ([a, b, c, d]): with a token that is no number, none is reported.
+      byteRange: tokens.every((t) => PDF_NUMBER.test(t)) ? tokens.map(Number) : [],
+      coverage: 'UNCLEAR',
+      formatErrors: errors,
+      signedRevision: holder,
+    };
+    if (text === undefined) {
+      errors.push(
+        `SIGNATURE_DICTIONARY_MALFORMED: the signature dictionary (object ${sig.sigNum}) cannot be read: its /ByteRange array is not closed`,
+      );
+      return result;
+    }
+    const bad = tokens.filter((t) => !PDF_NUMBER.test(t));
+    errors.push(
+      `BYTE_RANGE_MALFORMED: /ByteRange must be 4 non-negative integers, found [${text}]` +
+        (bad.length
+          ? ` (${bad.map((t) => `"${t.slice(0, 24)}"`).join(', ')} ${bad.length === 1 ? 'is not a PDF number' : 'are not PDF numbers'})`
+          : ''),
+    );
+    if (sig.salvaged.stub) {
+      errors.push(`SIGNATURE_DICTIONARY_MALFORMED: the signature dictionary (object ${sig.sigNum}) cannot be read beyond its /ByteRange`);
+    }
+    const contents = sig.sigDict.map.get('Contents');
+    if (isString(contents)) result.contents = contents;
+    return result;
+  }
   const brRaw = doc.deref(sig.sigDict.map.get('ByteRange'), doc.last);
   const br = Array.isArray(brRaw) ? brRaw : [];
   const nums = br.filter((x): x is number => typeof x === 'number');
-  const holder = sig.sigOffset !== undefined ? doc.revisionOf(sig.sigOffset) : doc.last;
   const result: ByteRangeCheck = { byteRange: nums, coverage: 'UNCLEAR', formatErrors: errors, signedRevision: holder };
   if (sig.sigDict.duplicateKeys?.length) errors.push(`DUPLICATE_KEYS: the signature dictionary repeats ${sig.sigDict.duplicateKeys.join(', ')}`);
   const contentsRaw = sig.sigDict.map.get('Contents');
@@ -272,7 +349,8 @@ export function checkByteRange(doc: PdfDocument, sig: FoundSignature, known: Arr
     return result;
   }
   if (br.length !== 4 || nums.length !== 4 || !nums.every((n) => Number.isInteger(n) && n >= 0)) {
-    errors.push(`BYTE_RANGE_MALFORMED: /ByteRange must be 4 non-negative integers, found ${br.length} value(s)`);
+    const shown = br.slice(0, 8).map(describeValue);
+    errors.push(`BYTE_RANGE_MALFORMED: /ByteRange must be 4 non-negative integers, found [${shown.join(' ')}${br.length > 8 ? ' …' : ''}]`);
     return result;
   }
   const [a, b, c, d] = nums as [number, number, number, number];
