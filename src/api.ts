@@ -147,6 +147,7 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     metrics: opts.metrics,
     trustProxy: opts.config.trustProxy,
     requestTimeoutMs: opts.config.requestTimeoutMs,
+    inFlightBytes: opts.config.inFlightBytes,
     // Only capabilities whose engine can serve get routes, so /openapi.json lists only what works.
     routes: [healthRoutes(services), ...CAPABILITIES.filter((c) => c.available(services)).map((c) => c.routes(services)), playgroundRoutes()],
   });

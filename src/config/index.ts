@@ -5,6 +5,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { usableCpus } from './cpu-quota.js';
+import { defaultInFlightBytes, readMemoryLimit } from './memory-limit.js';
 
 export interface Config {
   host: string;
@@ -54,6 +55,13 @@ export interface Config {
   requestTimeoutMs: number;
   /** Bytes one request may produce (OUTPUT_MAX_MB; src/budget/output.ts); beyond: 422 while it is produced. */
   outputMaxBytes: number;
+  /** Memory the process tree may use (MEMORY_LIMIT_MB; default the cgroup limit, else the host's memory). */
+  memoryLimitBytes: number;
+  /**
+   * Service-wide budget of request bytes in flight (INFLIGHT_BYTES_MB; src/http/admission.ts); default from
+   * the memory limit (src/config/memory-limit.ts `defaultInFlightBytes`). Beyond: 503 before the body is read.
+   */
+  inFlightBytes: number;
   logLevel: string;
   metricsPort?: number;
   /** Secret for keyed hashes of verification codes; generated into DATA_DIR when absent. */
@@ -201,6 +209,17 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
   }
 
+  // The in-flight byte budget follows the memory limit: the container's (cgroup), or the one set for it.
+  const officeWorkers = int(env, 'OFFICE_WORKERS', usableCpus(), 1, 64);
+  const officeMemoryBytes = int(env, 'OFFICE_MEMORY_MB', 1536, 256, 65_536) * 1024 * 1024;
+  const measuredLimit = readMemoryLimit();
+  const memoryLimitMb = str(env, 'MEMORY_LIMIT_MB') === undefined ? undefined : int(env, 'MEMORY_LIMIT_MB', 0, 256, 16_777_216);
+  const memoryLimitBytes = memoryLimitMb !== undefined ? memoryLimitMb * 1024 * 1024 : measuredLimit.bytes;
+  const inFlightDefaultMb = Math.floor(
+    defaultInFlightBytes({ limitBytes: memoryLimitBytes, limited: memoryLimitMb !== undefined || measuredLimit.source !== 'host', officeWorkers, officeMemoryBytes }) /
+      (1024 * 1024),
+  );
+
   return {
     host,
     port,
@@ -220,10 +239,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustAnchors: str(env, 'TRUST_ANCHORS'),
     urlFetchAllowlist: allowlist,
     adminToken,
-    officeWorkers: int(env, 'OFFICE_WORKERS', usableCpus(), 1, 64),
+    officeWorkers,
     officeQueueSize: int(env, 'OFFICE_QUEUE_SIZE', 64, 1, 10_000),
     officeTimeoutMs: int(env, 'OFFICE_TIMEOUT_MS', 60_000, 1_000, 600_000),
-    officeMemoryBytes: int(env, 'OFFICE_MEMORY_MB', 1536, 256, 65_536) * 1024 * 1024,
+    officeMemoryBytes,
     engineWorkers: int(env, 'ENGINE_WORKERS', usableCpus(), 1, 64),
     engineQueueSize: int(env, 'ENGINE_QUEUE_SIZE', 64, 1, 10_000),
     engineTimeoutMs: int(env, 'ENGINE_TIMEOUT_MS', 30_000, 1_000, 600_000),
@@ -232,6 +251,8 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     // Four times the 25 MB upload limit: a DOCX's pictures as base64 in HTML (×4/3) with room to spare.
     outputMaxBytes: int(env, 'OUTPUT_MAX_MB', 100, 1, 4096) * 1024 * 1024,
+    memoryLimitBytes,
+    inFlightBytes: int(env, 'INFLIGHT_BYTES_MB', inFlightDefaultMb, 16, 16_777_216) * 1024 * 1024,
     logLevel,
     metricsPort,
     codeHashSecret: str(env, 'CODE_HASH_SECRET'),

@@ -13,6 +13,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyContextConfig,
 } from 'fastify';
+import type { Readable } from 'node:stream';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { fastifyMultipart, type FastifyMultipartOptions } from '@fastify/multipart';
@@ -27,6 +28,8 @@ import './types.js';
 import { requestIdFor } from './request-id.js';
 import { requestLineWriter } from '../logger.js';
 import { Deadline } from '../budget/index.js';
+import { InFlightBudget, admissionHook, countArrivedBytes } from './admission.js';
+import { announcedLength, readIntoBuffer } from './body-buffer.js';
 
 export const API_VERSION = '0.9.0';
 /** Largest document (CONTRACT §0). */
@@ -56,6 +59,8 @@ export interface ApiAppOptions {
   trustProxy?: boolean | number | string[];
   /** Wall time of one whole document request (REQUEST_TIMEOUT_MS): `request.deadline` on document endpoints. */
   requestTimeoutMs?: number;
+  /** The service-wide budget of request bytes in flight (INFLIGHT_BYTES_MB, admission.ts); none when absent. */
+  inFlightBytes?: number;
   /** Route plugins; each registers its own paths. */
   routes: Array<(app: FastifyInstance) => Promise<void>>;
 }
@@ -83,6 +88,7 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   });
 
   let closing = false;
+  const inFlightBudget = opts.inFlightBytes !== undefined ? new InFlightBudget(opts.inFlightBytes) : undefined;
   // The per-request line holds only fixed fields (id, method, route pattern, status, ms): no redaction pass,
   // and for the service's own logger the line is assembled directly (src/logger.ts).
   const requestLine = requestLineWriter(opts.logger);
@@ -92,7 +98,15 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   // A 33 MB base64 body costs about a second of decoding, scanning, parsing and base64 work on Node 20:
   // above OFF_THREAD_JSON_BYTES that runs on a worker thread so health checks and small requests never wait.
   const parseLargeJson = opts.parseLargeJson;
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (_req: unknown, body: Buffer) => {
+  // The body is read into one buffer of its announced size (body-buffer.ts), counted against its in-flight
+  // reservation as it arrives when it has no Content-Length (admission.ts).
+  app.addContentTypeParser('application/json', async (req: FastifyRequest, payload: NodeJS.ReadableStream) => {
+    const body = await readIntoBuffer(payload as Readable, {
+      length: announcedLength(req.headers['content-length']),
+      limit: MAX_JSON_BODY_BYTES,
+      onBytes: (n) => countArrivedBytes(req, n),
+      tooLargeMessage: 'The request body exceeds the size limit (25 MB per document)',
+    });
     if (parseLargeJson && body.length >= OFF_THREAD_JSON_BYTES) return parseLargeJson(body);
     return parseJsonBody(body.toString('utf8'));
   });
@@ -130,6 +144,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       ];
     }
     if (config?.auth) route.onRequest = [...hookList(route.onRequest), authHook(config)];
+    // After the key and its slot, before the body: the request's share of the service-wide byte budget.
+    if (config?.documentEndpoint && inFlightBudget) route.onRequest = [...hookList(route.onRequest), admissionHook(inFlightBudget, MAX_JSON_BODY_BYTES)];
     // Only document endpoints hold a slot to give back when the client leaves: an onRequestAbort hook makes
     // Fastify add a 'close' listener to every request of the routes it covers, so it covers only those.
     if (config?.documentEndpoint) {

@@ -1,0 +1,155 @@
+/**
+ * Admission by resources: one service-wide budget of request bytes in flight (INFLIGHT_BYTES_MB). The
+ * per-key limit (in-flight.ts, 10 per key) bounds how many documents one client has in the service; keys are
+ * free, so only a budget across all of them bounds the memory: ten keys × ten 24 MB uploads held the API at
+ * 2.6–5.9 GB when nothing counted bytes.
+ *
+ * A document request reserves `announced body size × factor` on arrival, after authentication and its key's
+ * slot and before a byte of its body is read (Content-Length), and holds it until its answer is out or the
+ * client is gone. The factor covers the copies a body makes while it is processed (measured, see
+ * BODY_COPIES). A request that would cross the budget is answered 503 with a Retry-After at once, and Node
+ * discards its unread body without keeping it. A body without Content-Length (chunked) reserves as its bytes
+ * arrive (`grow`, called by the body readers); one that would cross the budget is stopped there with the
+ * same 503. A request whose reservation alone exceeds the whole budget is admitted only into an empty
+ * service, so a budget set below one document still lets documents through one at a time.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { FolioError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Document endpoints: the request's share of the in-flight byte budget, released when it is answered. */
+    inFlightBytes?: Reservation;
+  }
+}
+
+/**
+ * Bytes of memory one body byte costs while its request is in flight, measured on Node 20 with
+ * bench/pressure.ts (docs/operations.md, "In-flight byte budget"):
+ * - multipart: the one body buffer, the copy handed to the engine thread, and the engine's own reading;
+ * - JSON: the body buffer (base64, 4/3 of the document), the body thread's copy and its text, the base64
+ *   string JSON.parse makes and the decoded bytes (3/4 of the body each), and the engine's copy.
+ */
+export const BODY_COPIES = { multipart: 3, json: 3 } as const;
+
+/** Reserved for a body whose size is not announced, before its first bytes count (fields, small JSON). */
+const UNANNOUNCED_START = 64 * 1024;
+
+export interface Reservation {
+  /** Bytes currently reserved. */
+  readonly bytes: number;
+  /** Reserves `n` more bytes (a chunked body's arrivals × factor); false when that would cross the budget. */
+  grow(n: number): boolean;
+  /** Gives the reservation back; later calls do nothing. */
+  release(): void;
+  /** The 503 to answer when `grow` fails. */
+  refusal(): FolioError;
+}
+
+export interface InFlightBudgetStatus {
+  limitBytes: number;
+  usedBytes: number;
+  requests: number;
+  refused: number;
+}
+
+export class InFlightBudget {
+  private used = 0;
+  private holders = 0;
+  private refused = 0;
+  /** Mean time a reservation is held (ms), for the Retry-After estimate. */
+  private meanHoldMs = 1000;
+
+  constructor(readonly limitBytes: number) {}
+
+  /** Reserves `bytes`, or undefined when that would cross the budget (see the module comment for the one exception). */
+  tryReserve(bytes: number): Reservation | undefined {
+    if (!this.fits(bytes)) {
+      this.refused++;
+      return undefined;
+    }
+    this.used += bytes;
+    this.holders++;
+    const started = performance.now();
+    const state = { held: bytes, released: false };
+    return {
+      get bytes() {
+        return state.held;
+      },
+      grow: (n: number): boolean => {
+        if (state.released) return true;
+        // The only request in the service may grow past the budget (the same exception as on arrival).
+        if (this.used + n > this.limitBytes && !(this.holders === 1 && state.held === this.used)) {
+          this.refused++;
+          return false;
+        }
+        this.used += n;
+        state.held += n;
+        return true;
+      },
+      release: (): void => {
+        if (state.released) return;
+        state.released = true;
+        this.used -= state.held;
+        this.holders--;
+        this.meanHoldMs = this.meanHoldMs * 0.9 + (performance.now() - started) * 0.1;
+      },
+      refusal: () => this.refusal(),
+    };
+  }
+
+  /** Seconds after which a refused client should try again: about one mean request's time, 1–30 s. */
+  retryAfterSeconds(): number {
+    return Math.min(30, Math.max(1, Math.ceil(this.meanHoldMs / 1000)));
+  }
+
+  status(): InFlightBudgetStatus {
+    return { limitBytes: this.limitBytes, usedBytes: this.used, requests: this.holders, refused: this.refused };
+  }
+
+  /** The 503 for a request that would cross the budget. */
+  refusal(): FolioError {
+    return new FolioError('SERVICE_UNAVAILABLE', 'The server is processing as many document bytes as it can hold; retry later', {
+      retryAfter: this.retryAfterSeconds(),
+    });
+  }
+
+  private fits(bytes: number): boolean {
+    return this.used + bytes <= this.limitBytes || this.holders === 0;
+  }
+}
+
+/** What a request reserves on arrival: its announced body × the copies its kind makes; unannounced bodies start small. */
+export function reservationFor(headers: FastifyRequest['headers'], maxBodyBytes: number): number {
+  const type = String(headers['content-type'] ?? '').toLowerCase();
+  const copies = type.startsWith('multipart/') ? BODY_COPIES.multipart : BODY_COPIES.json;
+  const announced = Number(headers['content-length']);
+  // A Content-Length above the body limit is refused (413) by the body readers before they read; it holds
+  // no more than the largest acceptable body meanwhile.
+  const size = Number.isFinite(announced) && announced >= 0 ? Math.min(announced, maxBodyBytes) : UNANNOUNCED_START;
+  return Math.ceil(size * copies);
+}
+
+/** The body bytes a reader has received count against a chunked request's reservation (× its copies). */
+export function countArrivedBytes(request: FastifyRequest, bytes: number): void {
+  const reservation = request.inFlightBytes;
+  if (!reservation || request.headers['content-length'] !== undefined) return;
+  const type = String(request.headers['content-type'] ?? '').toLowerCase();
+  const copies = type.startsWith('multipart/') ? BODY_COPIES.multipart : BODY_COPIES.json;
+  if (!reservation.grow(bytes * copies)) throw reservation.refusal();
+}
+
+/**
+ * The onRequest hook of document endpoints (after the key check and its slot): the reservation, held until
+ * the response closes (answer sent, or the connection gone at any stage).
+ */
+export function admissionHook(budget: InFlightBudget, maxBodyBytes: number) {
+  return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+    const reservation = budget.tryReserve(reservationFor(request.headers, maxBodyBytes));
+    if (!reservation) return done(budget.refusal());
+    request.inFlightBytes = reservation;
+    if (reply.raw.closed) reservation.release();
+    else reply.raw.once('close', () => reservation.release());
+    done();
+  };
+}
