@@ -171,14 +171,8 @@ export class LocalEngines {
         return from === 'md' ? convert.markdownToDocx(source, { pageSize }) : convert.htmlToDocx(source, { pageSize });
       }
       case 'convert.fromDocx': {
-        const { to, bytes, images } = input as EngineTasks['convert.fromDocx']['input'];
-        const convert = await import('../convert/index.js');
-        if (to === 'md') {
-          const r = convert.docxToMarkdown(bytes, { images });
-          return { text: r.markdown, warnings: r.warnings };
-        }
-        const r = convert.docxToHtml(bytes, { images });
-        return { text: r.html, warnings: r.warnings };
+        const { to, bytes, images, outputMaxBytes } = input as EngineTasks['convert.fromDocx']['input'];
+        return (await import('../convert/index.js')).docxToText(bytes, to, { images, outputMaxBytes });
       }
       case 'annotate.fill': {
         const { template, fields, strict, flatten } = input as EngineTasks['annotate.fill']['input'];

@@ -141,9 +141,10 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
       if (!from) throw new FolioError('VALIDATION_ERROR', 'Cannot tell the format from the name or content; pass --from docx|md|html');
       checkPair(from, opts.to);
       if (from === 'docx' && (opts.to === 'md' || opts.to === 'html')) {
-        const result = await local.run('convert.fromDocx', { to: opts.to, bytes, images: opts.images ?? 'inline' });
+        const input = { to: opts.to, bytes, images: opts.images ?? 'inline', outputMaxBytes: local.config.outputMaxBytes } as const;
+        const result = await local.run('convert.fromDocx', input);
         for (const w of result.warnings) if (g.verbose) process.stderr.write(`${job.label}: ${w}\n`);
-        return new Uint8Array(Buffer.from(result.text, 'utf8'));
+        return result.bytes;
       }
       if (from === 'docx') {
         const office = await local.officeEngine();

@@ -76,6 +76,15 @@ export interface Config {
    * `loopback`, `linklocal`, `uniquelocal`). The per-client windows key on the address this yields.
    */
   trustProxy: TrustProxy;
+  /**
+   * The ingest's billing-integrity limits (src/telemetry/limits.ts; 0 turns one off): POST /v1/collect
+   * requests per license key and per client address per minute, new unique documents per license key per
+   * hour, wrong ADMIN_TOKEN presentations per address per 15 minutes.
+   */
+  ingestKeyRequestsPerMinute: number;
+  ingestAddressRequestsPerMinute: number;
+  ingestNewDocumentsPerHour: number;
+  adminAuthFailuresPerAddress: number;
 }
 
 export type TrustProxy = boolean | number | string[];
@@ -260,5 +269,11 @@ export function loadConfig(env: Env = process.env): Config {
     authRegisterPerClient: int(env, 'AUTH_REGISTER_PER_CLIENT', 20, 1, 1_000_000),
     authVerifyPerClient: int(env, 'AUTH_VERIFY_PER_CLIENT', 30, 1, 1_000_000),
     trustProxy: trustProxy(env),
+    // Defaults far above honest use (docs/operations.md, "Billing-integrity measures"): one open is one
+    // request, so 1,000/s per key is a very large customer's peak; 50/s from one address is a busy office NAT.
+    ingestKeyRequestsPerMinute: int(env, 'INGEST_KEY_REQUESTS_PER_MINUTE', 60_000, 0, 100_000_000),
+    ingestAddressRequestsPerMinute: int(env, 'INGEST_ADDRESS_REQUESTS_PER_MINUTE', 3_000, 0, 100_000_000),
+    ingestNewDocumentsPerHour: int(env, 'INGEST_NEW_DOCUMENTS_PER_HOUR', 20_000, 0, 100_000_000),
+    adminAuthFailuresPerAddress: int(env, 'ADMIN_AUTH_FAILURES_PER_ADDRESS', 10, 0, 1_000_000),
   };
 }

@@ -8,13 +8,18 @@
  * drops javascript: and the like), images only as data URIs of image types, and no script, event handler
  * or style sheet from the document is ever written.
  */
+import { OutputBudget } from '../budget/index.js';
 import type { Block, DocModel, Inline, Marks, ParaFormat } from '../docx/read/model.js';
+import { DocxImages } from './docx-images.js';
+import { ByteSink, type TextSink } from './output-sink.js';
 
 export interface HtmlContext {
   warnings: Set<string>;
   /** `kind:id` → note number. */
   notes: Map<string, number>;
   idPrefix: string;
+  /** Data URIs, each picture encoded once; every <img> written counts its data against the output budget. */
+  images: DocxImages;
 }
 
 export function htmlEscape(s: string): string {
@@ -88,7 +93,8 @@ export function htmlInlines(ctx: HtmlContext, list: Inline[]): string {
           break;
         }
         const size = (i.widthPx ? ` width="${i.widthPx}"` : '') + (i.heightPx ? ` height="${i.heightPx}"` : '');
-        out += `<img src="data:${i.data.mime};base64,${Buffer.from(i.data.bytes).toString('base64')}" alt="${htmlEscape(i.alt)}"${i.title ? ` title="${htmlEscape(i.title)}"` : ''}${size}>`;
+        // Each repeat of a picture writes its data again (an <img> cannot point at another's): see docx-images.ts.
+        out += `<img src="${ctx.images.inline(i.data)}" alt="${htmlEscape(i.alt)}"${i.title ? ` title="${htmlEscape(i.title)}"` : ''}${size}>`;
         break;
       }
       case 'note': {
@@ -199,20 +205,39 @@ const BASE_CSS =
   'table{border-collapse:collapse}td,th{padding:.2em .5em;vertical-align:top}pre{background:#f5f5f5;padding:.5em;overflow:auto}' +
   'blockquote{margin-left:2em;color:#404040}img{max-width:100%;height:auto}.task-list-item{list-style:none}';
 
-/** Writes the model as one HTML5 document. */
-export function modelToHtml(doc: DocModel, warnings: Set<string>): string {
+/**
+ * Writes the model as one HTML5 document into `sink`, one top-level block (and one note) at a time, so the
+ * output budget sees it while it is written (output-sink.ts).
+ */
+export function writeHtml(doc: DocModel, warnings: Set<string>, sink: TextSink): void {
   const notes = new Map<string, number>();
   doc.notes.forEach((n, i) => notes.set(`${n.kind}:${n.id}`, i + 1));
-  const ctx: HtmlContext = { warnings, notes, idPrefix: '' };
-  let body = htmlBlocks(ctx, doc.blocks);
-  if (doc.notes.length) {
-    const items = doc.notes.map(
-      (n, i) => `<li id="fn${i + 1}">${htmlBlocks(ctx, n.blocks)} <a href="#fnref${i + 1}" class="footnote-back">↩</a></li>`,
-    );
-    body += `\n<section class="footnotes">\n<hr>\n<ol>\n${items.join('\n')}\n</ol>\n</section>`;
-  }
-  return (
+  const ctx: HtmlContext = { warnings, notes, idPrefix: '', images: new DocxImages(sink) };
+  sink.write(
     '<!doctype html>\n<html>\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
-    `<title>${htmlEscape(doc.title ?? 'Document')}</title>\n<style>${BASE_CSS}</style>\n</head>\n<body>\n${body}\n</body>\n</html>\n`
+      `<title>${htmlEscape(doc.title ?? 'Document')}</title>\n<style>${BASE_CSS}</style>\n</head>\n<body>\n`,
   );
+  // The blocks joined by new lines, as htmlBlocks joins them (a block that writes nothing adds no line).
+  let first = true;
+  for (const b of doc.blocks) {
+    const s = htmlBlocks(ctx, [b]);
+    if (!s) continue;
+    sink.write(first ? s : '\n' + s);
+    first = false;
+  }
+  if (doc.notes.length) {
+    sink.write('\n<section class="footnotes">\n<hr>\n<ol>');
+    doc.notes.forEach((n, i) =>
+      sink.write(`\n<li id="fn${i + 1}">${htmlBlocks(ctx, n.blocks)} <a href="#fnref${i + 1}" class="footnote-back">↩</a></li>`),
+    );
+    sink.write('\n</ol>\n</section>');
+  }
+  sink.write('\n</body>\n</html>\n');
+}
+
+/** The model as one HTML5 string, without an output budget (tests and scripts; the API writes bytes). */
+export function modelToHtml(doc: DocModel, warnings: Set<string>): string {
+  const sink = new ByteSink(new OutputBudget(Infinity, 'HTML'));
+  writeHtml(doc, warnings, sink);
+  return Buffer.from(sink.finish()).toString('utf8');
 }

@@ -10,7 +10,10 @@
  * (png, jpeg, gif, webp as Markdown images; other kinds as <img>) or, without data, their alt text.
  */
 import type { Block, DocModel, Inline, Marks, TableRow } from '../docx/read/model.js';
+import { OutputBudget } from '../budget/index.js';
 import { codeInlines, htmlBlocks, htmlEscape, type HtmlContext } from './docx-html.js';
+import { DocxImages, imageUses, MarkdownImages } from './docx-images.js';
+import { ByteSink, type TextSink } from './output-sink.js';
 
 interface Ctx {
   warnings: Set<string>;
@@ -18,6 +21,8 @@ interface Ctx {
   /** Note numbers referenced as `[^n]` (not only from inside an HTML table, where Markdown is not read). */
   referenced: Set<number>;
   html: HtmlContext;
+  /** Pictures: inline when shown once, by reference (data written once) when repeated (docx-images.ts). */
+  images: MarkdownImages;
 }
 
 type MarkKind = 's' | 'b' | 'i' | 'u' | 'sup' | 'sub';
@@ -203,10 +208,10 @@ class InlineWriter {
         this.setMarks([...inherited]);
         const alt = oneLine(i.alt);
         if (!i.data) return alt ? this.emit(escapeMarkdown(alt, this.lineStart)) : undefined;
-        const uri = `data:${i.data.mime};base64,${Buffer.from(i.data.bytes).toString('base64')}`;
-        if (MD_IMAGE.test(i.data.mime)) return this.emit(`![${escapeMarkdown(alt, false)}](${uri}${linkTitle(i.title)})`);
+        if (MD_IMAGE.test(i.data.mime)) return this.emit(`![${escapeMarkdown(alt, false)}]${this.ctx.images.target(i.data, linkTitle(i.title))}`);
         const size = (i.widthPx ? ` width="${i.widthPx}"` : '') + (i.heightPx ? ` height="${i.heightPx}"` : '');
-        return this.emit(`<img src="${uri}" alt="${htmlEscape(alt)}"${size}>`);
+        // HTML: each repeat writes the data again and counts it (docx-images.ts).
+        return this.emit(`<img src="${this.ctx.html.images.inline(i.data)}" alt="${htmlEscape(alt)}"${size}>`);
       }
       case 'note': {
         const n = this.ctx.notes.get(`${i.kind}:${i.id}`);
@@ -388,7 +393,8 @@ function table(ctx: Ctx, b: Extract<Block, { t: 'table' }>): string {
   return out.join('\n');
 }
 
-function blocks(ctx: Ctx, all: Block[]): string {
+/** The blocks' Markdown joined by blank lines; with `each`, each block's Markdown is handed to it instead. */
+function blocks(ctx: Ctx, all: Block[], each?: (s: string) => void): string {
   const out: string[] = [];
   let prevList: { ordered: boolean; alt: boolean } | undefined;
   for (const b of all) {
@@ -442,7 +448,8 @@ function blocks(ctx: Ctx, all: Block[]): string {
         break;
     }
     prevList = thisList;
-    if (s) out.push(s);
+    if (s && each) each(s);
+    else if (s) out.push(s);
   }
   return out.join('\n\n');
 }
@@ -471,17 +478,52 @@ function tightJoin(ctx: Ctx, list: Block[]): string {
 
 /** Writes the model as Markdown. */
 export function modelToMarkdown(doc: DocModel, warnings: Set<string>): string {
+  const sink = new ByteSink(new OutputBudget(Infinity, 'Markdown'));
+  writeMarkdown(doc, warnings, sink);
+  return Buffer.from(sink.finish()).toString('utf8');
+}
+
+/**
+ * Writes the model as Markdown into `sink`, one top-level block (and one note) at a time, so the output
+ * budget sees it while it is written (output-sink.ts); repeated pictures' data once, at the end.
+ */
+export function writeMarkdown(doc: DocModel, warnings: Set<string>, sink: TextSink): void {
   const notes = new Map<string, number>();
   doc.notes.forEach((n, i) => notes.set(`${n.kind}:${n.id}`, i + 1));
-  const ctx: Ctx = { warnings, notes, referenced: new Set(), html: { warnings, notes, idPrefix: '' } };
-  let md = blocks(ctx, doc.blocks);
+  const html = new DocxImages(sink);
+  const { uses, sources } = imageUses(doc);
+  const ctx: Ctx = {
+    warnings,
+    notes,
+    referenced: new Set(),
+    html: { warnings, notes, idPrefix: '', images: html },
+    images: new MarkdownImages(html, uses, sources),
+  };
+  // The output ends with one new line and no other trailing white space: the last piece, and any pieces of
+  // only white space after it, are held until the end (pieces before them are followed by text).
+  let held = '';
+  const put = (piece: string) => {
+    if (/\S/.test(piece)) {
+      sink.write(held);
+      held = piece;
+    } else held += piece;
+  };
+  let first = true;
+  blocks(ctx, doc.blocks, (s) => {
+    put(first ? s : '\n\n' + s);
+    first = false;
+  });
   // A note cited only inside an HTML table has no `[^n]` a Markdown reader would follow (an unreferenced
   // definition is not shown): it is written as a paragraph the table's link points to.
-  const defs = doc.notes.map((n, i) =>
-    ctx.referenced.has(i + 1)
-      ? indent(blocks(ctx, n.blocks) || ' ', `[^${i + 1}]: `, '    ')
-      : `<sup id="fn${i + 1}">${i + 1}</sup> ` + (blocks(ctx, n.blocks) || ' '),
+  doc.notes.forEach((n, i) =>
+    put(
+      '\n\n' +
+        (ctx.referenced.has(i + 1)
+          ? indent(blocks(ctx, n.blocks) || ' ', `[^${i + 1}]: `, '    ')
+          : `<sup id="fn${i + 1}">${i + 1}</sup> ` + (blocks(ctx, n.blocks) || ' ')),
+    ),
   );
-  if (defs.length) md += '\n\n' + defs.join('\n\n');
-  return md.replace(/\s+$/, '') + '\n';
+  const defs = ctx.images.definitions(warnings);
+  if (defs.length) put('\n\n' + defs.join('\n'));
+  sink.write(held.replace(/\s+$/, '') + '\n');
 }

@@ -15,8 +15,8 @@ import { convertHtml, convertMarkdownDom, type ConvertOptions } from './html-to-
 export type { ConvertOptions, WordFragment, FragmentOptions } from './html-to-docx.js';
 export { htmlToWordFragment } from './html-to-docx.js';
 export { markdownToHtml, GFM_EXTENSIONS, type GfmExtension, type MarkdownOptions } from './markdown.js';
-export { docxToMarkdown, docxToHtml, type DocxExportOptions } from './docx-out.js';
-import { docxToHtml, docxToMarkdown } from './docx-out.js';
+export { docxToMarkdown, docxToHtml, docxToText, DEFAULT_OUTPUT_MAX_BYTES, type DocxExportOptions } from './docx-out.js';
+import { docxToText } from './docx-out.js';
 
 export type SourceFormat = 'docx' | 'md' | 'html';
 export type TargetFormat = 'pdf' | 'docx' | 'md' | 'html';
@@ -95,6 +95,8 @@ export interface ConvertDocumentOptions {
   pdf?: DocxToPdfOptions;
   /** docx→md|html: images as data URIs (default) or dropped. */
   images?: 'inline' | 'drop';
+  /** docx→md|html: bytes the output may have (default: docx-out.ts DEFAULT_OUTPUT_MAX_BYTES). */
+  outputMaxBytes?: number;
 }
 
 const PAIRS = new Set(['docx>pdf', 'md>docx', 'html>docx', 'md>pdf', 'html>pdf', 'docx>md', 'docx>html']);
@@ -108,8 +110,7 @@ export async function convertDocument(bytes: Uint8Array, from: SourceFormat, to:
   }
   if (to === 'md' || to === 'html') {
     // DOCX → Markdown/HTML in this thread (the API runs it on the engine pool: task convert.fromDocx).
-    const text = to === 'md' ? docxToMarkdown(bytes, { images: options.images }).markdown : docxToHtml(bytes, { images: options.images }).html;
-    return Buffer.from(text, 'utf8');
+    return docxToText(bytes, to, { images: options.images, outputMaxBytes: options.outputMaxBytes }).bytes;
   }
   if (to === 'pdf' && !options.office) {
     throw new FolioError('SERVICE_UNAVAILABLE', 'PDF conversion is not available on this instance', { retryAfter: 30 });

@@ -189,7 +189,13 @@ async function docxToText(
       details: [{ field: 'to', issue: 'md and html are made from a DOCX' }],
     });
   }
-  const result = await services.enginePool.run('convert.fromDocx', { to, bytes, images: q.images ?? 'inline' }, { signal: abandonSignal(reply) });
+  // The output is counted against OUTPUT_MAX_MB while it is written, and comes back as bytes (never a string
+  // here, which a large answer could not even be).
+  const result = await services.enginePool.run(
+    'convert.fromDocx',
+    { to, bytes, images: q.images ?? 'inline', outputMaxBytes: services.config.outputMaxBytes },
+    { signal: abandonSignal(reply), deadline: reply.request.deadline },
+  );
   reply
     .code(200)
     .header('Content-Type', to === 'md' ? 'text/markdown; charset=utf-8' : 'text/html; charset=utf-8')
@@ -203,7 +209,7 @@ async function docxToText(
     reply.header('Warning', safe.map((w) => `299 folio "${w}"`).join(', '));
     reply.header('X-Folio-Warnings', safe.join('; '));
   }
-  return reply.send(result.text);
+  return reply.send(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength) as never);
 }
 
 function pdfSourceRefused(to: string): never {

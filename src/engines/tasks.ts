@@ -25,10 +25,14 @@ export interface EngineTasks {
     input: { from: 'md' | 'html'; bytes: Uint8Array; pageSize: PageSize };
     output: Uint8Array;
   };
-  /** DOCX → Markdown or HTML (src/docx/read and the writers in src/convert), with what could not be kept. */
+  /**
+   * DOCX → Markdown or HTML (src/docx/read and the writers in src/convert), with what could not be kept: UTF-8
+   * bytes counted against `outputMaxBytes` while written (OUTPUT_MAX_MB; default: DEFAULT_OUTPUT_MAX_BYTES),
+   * transferred back (worker.ts), never one string on the main thread.
+   */
   'convert.fromDocx': {
-    input: { to: 'md' | 'html'; bytes: Uint8Array; images: 'inline' | 'drop' };
-    output: { text: string; warnings: string[] };
+    input: { to: 'md' | 'html'; bytes: Uint8Array; images: 'inline' | 'drop'; outputMaxBytes?: number };
+    output: { bytes: Uint8Array; warnings: string[] };
   };
   'annotate.fill': {
     input: { template: Uint8Array; fields: AnnotateField[]; strict: boolean; flatten: boolean };

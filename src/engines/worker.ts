@@ -8,6 +8,7 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import { BroadcastChannel, workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { isFolioError } from '../errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { decodeBase64Input, PREDECODED_DOCUMENT } from '../fetch/document-source.js';
@@ -155,15 +156,7 @@ const handlers: Handlers = {
     const text = e.text.decodeText(bytes);
     return from === 'md' ? e.convert.markdownToDocx(text, { pageSize }) : e.convert.htmlToDocx(text, { pageSize });
   },
-  'convert.fromDocx': async ({ to, bytes, images }) => {
-    const e = loaded as Engines; // its NEEDS are loaded
-    if (to === 'md') {
-      const r = e.convert.docxToMarkdown(bytes, { images });
-      return { text: r.markdown, warnings: r.warnings };
-    }
-    const r = e.convert.docxToHtml(bytes, { images });
-    return { text: r.html, warnings: r.warnings };
-  },
+  'convert.fromDocx': async ({ to, bytes, images, outputMaxBytes }) => engine('convert').docxToText(bytes, to, { images, outputMaxBytes }),
   'annotate.fill': async ({ template, fields, strict, flatten }) => {
     const e = loaded as Engines; // its NEEDS are loaded
     const result = await e.annotate.annotateDocx(template, fields, { strict, flatten, fetcher: getFetcher(e) });
@@ -216,6 +209,22 @@ const handlers: Handlers = {
   'merge.pdfs': async ({ inputs, options }) => engine('merge').mergePdfs(inputs, options),
 };
 
+/**
+ * Tasks whose answer carries `bytes` as large as the output budget: the buffer is transferred to the main
+ * thread, not copied (a copy would double the memory of the largest answers). The writers give it a buffer
+ * of its own (src/convert/output-sink.ts).
+ */
+const TRANSFER: ReadonlySet<TaskName> = new Set(['convert.fromDocx']);
+
+function transferred(task: TaskName, outcome: JobOutcome): JobOutcome {
+  if (!TRANSFER.has(task) || !outcome.ok) return outcome;
+  const bytes = (outcome.value as { bytes?: unknown }).bytes;
+  const whole = bytes instanceof Uint8Array && bytes.buffer instanceof ArrayBuffer && bytes.byteLength === bytes.buffer.byteLength;
+  if (!whole) return outcome;
+  // piscina's Transferable: the value sent, and the list of what to move with it.
+  return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: outcome }) as unknown as JobOutcome;
+}
+
 export default async function runJob(job: EngineJob): Promise<JobOutcome> {
   const handler = handlers[job.task] as (input: unknown) => unknown;
   if (!handler) {
@@ -229,8 +238,8 @@ export default async function runJob(job: EngineJob): Promise<JobOutcome> {
     startChannel.postMessage(job.jobId);
     const value = await handler(job.input);
     // Copied back by structured clone (piscina moves only a bare top-level value); at the 25 MB upload
-    // limit the copy costs milliseconds.
-    return { ok: true, value: value as never };
+    // limit the copy costs milliseconds. Output bytes as large as OUTPUT_MAX_MB are moved instead (TRANSFER).
+    return transferred(job.task, { ok: true, value: value as never });
   } catch (e) {
     if (isFolioError(e)) {
       return {

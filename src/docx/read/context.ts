@@ -36,7 +36,7 @@ export interface ReadContext {
   /** Note references in text order (notes are read after the body, in this order). */
   noteRefs: Array<{ kind: 'footnote' | 'endnote'; id: string }>;
   warn(message: string): void;
-  /** The Markdown of source island `id` (islands.ts), read from its part on first use. */
+  /** The Markdown of source island `id` (islands.ts), read from its part on first use; undefined after its first use. */
   island(id: string): string | undefined;
   /** Counts model nodes; throws past the limit. */
   count(n?: number): void;

@@ -6,12 +6,17 @@
  * DOCTYPE, the document's element budget); a part with more islands than the main part has `folio-md:` tags
  * (counted over its bytes) is forged and ignored with a warning; one that does not parse refuses the
  * document as any malformed part does.
+ *
+ * Each island is given out once: Folio's writer names every island from one content control, so a second
+ * control naming the same island is a forged or copied package, and writing the island again per control
+ * would multiply its Markdown (one 1 MB island named by 400 controls: 400 MB from a 5 KB file). The later
+ * controls are read as their content, as an edited control is, with a warning.
  */
 import type { DocxPackage } from '../package.js';
 import { attr, childElements, textContent, type XElement } from '../xml.js';
 import { ISLANDS_NS, SOURCE_TAG } from './model.js';
 
-/** Looks up an island's Markdown by id; the part is read on the first call. */
+/** Looks up an island's Markdown by id, once per id (then undefined); the part is read on the first call. */
 export function islandLoader(
   pkg: DocxPackage,
   mainPart: string,
@@ -20,9 +25,17 @@ export function islandLoader(
   warn: (message: string) => void,
 ): (id: string) => string | undefined {
   let sources: Map<string, string> | undefined;
+  const given = new Set<string>();
   return (id) => {
     sources ??= load(pkg, mainPart, customXmlParts, parse, warn);
-    return sources.get(id);
+    const source = sources.get(id);
+    if (source === undefined) return undefined;
+    if (given.has(id)) {
+      warn('a kept Markdown block (source island) is named by more than one content control; it is written once, the other places as their content');
+      return undefined;
+    }
+    given.add(id);
+    return source;
   };
 }
 
