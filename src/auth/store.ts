@@ -229,6 +229,10 @@ export class PostgresAuthStore implements AuthStore {
 
   private static async migrate(pool: pg.Pool): Promise<void> {
     const client = await pool.connect();
+    // A checked-out client is not watched by the pool: a connection lost between two statements is emitted
+    // here, and unheard it would end the process (the statement in flight, if any, rejects with it too).
+    let lost: Error | undefined;
+    client.on('error', (e: Error) => (lost ??= e));
     try {
       // One migrator at a time across instances.
       await client.query('SELECT pg_advisory_lock(727001)');
@@ -249,7 +253,7 @@ export class PostgresAuthStore implements AuthStore {
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock(727001)').catch(() => undefined);
-      client.release();
+      client.release(lost);
     }
   }
 

@@ -3,6 +3,8 @@
  * `OPTIONS /v1/collect` (preflight), `GET /v1/usage` (admin token; JSON or `?format=csv`). Errors use the
  * API's envelope. The handler knows nothing of storage beyond `submit`, which resolves after the commit.
  * `GET|HEAD /v1/health` (no key) reports whether the store takes writes, for probes and load balancers.
+ * Billing-integrity limits (limits.ts) answer 429 + Retry-After: per address and per key before the body is
+ * read, the new-documents cap once it is parsed, ADMIN_TOKEN failures before the token is compared.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -10,9 +12,11 @@ import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import { clientErrorHandler, errorEnvelopeSchema, errorResponses, sendError, toFolioError } from '../http/envelope.js';
 import { parseJsonBody } from '../http/json-body.js';
+import type { TrustProxy } from '../config/index.js';
+import type { IngestLimits } from './limits.js';
 import type { IngestMetrics, RejectReason } from './metrics.js';
 import { MAX_BODY_BYTES, isLegacyBatch, licenseKeyFrom, monthOf, parseCollectBody, type CollectRecord } from './payload.js';
-import type { StoreHealth, TelemetryStore } from './store.js';
+import { RowsRejectedError, type StoreHealth, type TelemetryStore } from './store.js';
 import { usageCsv } from './usage.js';
 import { requestIdFor } from '../http/request-id.js';
 
@@ -54,6 +58,9 @@ export interface IngestAppOptions {
   submit(record: CollectRecord): Promise<void>;
   adminToken?: string;
   now(): number;
+  limits: IngestLimits;
+  /** Which peers may name the client address in X-Forwarded-For (the per-address limits key on it). */
+  trustProxy?: TrustProxy;
 }
 
 declare module 'fastify' {
@@ -71,6 +78,7 @@ function reasonFor(err: FolioError, thrownCode: string | undefined): RejectReaso
   if (err.code === 'AUTHENTICATION_ERROR') return err.message.startsWith('Missing') ? 'missing_license_key' : 'invalid_license_key';
   if (err.code === 'FILE_TOO_LARGE') return 'body_too_large';
   if (err.code === 'UNSUPPORTED_MEDIA_TYPE') return 'unsupported_media_type';
+  if (err.code === 'RATE_LIMIT_ERROR') return thrownCode === 'new_documents_cap' ? 'new_documents_cap' : 'rate_limited';
   if (err.code === 'VALIDATION_ERROR' && (thrownCode === 'json' || /JSON/.test(err.message))) return 'invalid_json';
   if (err.status >= 500) return 'store_failure';
   return 'invalid_payload';
@@ -88,6 +96,9 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
     childLoggerFactory: (logger) => logger,
     genReqId: requestIdFor,
     requestIdHeader: false,
+    // A hop count as the API reads it (src/http/app.ts): the socket's peer is hop 0, Fastify trusts none for a number.
+    trustProxy:
+      typeof opts.trustProxy === 'number' ? (_address: string, hop: number) => hop < (opts.trustProxy as number) : (opts.trustProxy ?? false),
     bodyLimit: MAX_BODY_BYTES,
     // Bodies are ≤ 64 KB: a request still arriving after 15 s is a slow-loris, not a client.
     requestTimeout: 15_000,
@@ -164,21 +175,17 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
   app.post(
     '/v1/collect',
     {
-      // The key is checked before the body is read: an unauthenticated request costs no parsing.
-      onRequest: (request, _reply, done) => {
-        try {
-          request.licenseKey = licenseKeyFrom(request.headers['x-license-key']);
-          done();
-        } catch (e) {
-          done(e as Error);
-        }
+      // The key and the request limits are checked before the body is read: a refused request costs no parsing.
+      onRequest: async (request) => {
+        request.licenseKey = licenseKeyFrom(request.headers['x-license-key']);
+        await opts.limits.admitRequest(request.licenseKey, request.ip);
       },
       schema: {
         summary: 'Record document-open events',
         response: {
           200: { type: 'object', properties: { accepted: { type: 'integer' }, ignored: { type: 'integer' } } },
           202: { type: 'object', properties: { accepted: { type: 'integer' } } },
-          ...errorResponses(400, 401, 413, 415, 500, 503),
+          ...errorResponses(400, 401, 413, 415, 429, 500, 503),
         },
       },
     },
@@ -190,11 +197,22 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
         return reply.code(200).send({ accepted: 0, ignored: body.length });
       }
       const record = parseCollectBody(body, request.licenseKey!, opts.now());
+      const release = await opts.limits.admitDocuments(record, opts.store);
       try {
         await opts.submit(record);
       } catch (e) {
+        if (e instanceof RowsRejectedError) {
+          // Only this request's rows were refused (the batch was retried without them): retrying cannot help.
+          request.log.warn({ reqId: request.id, err: e }, 'telemetry rows refused by the store');
+          throw new FolioError('VALIDATION_ERROR', 'The events could not be stored as sent', {
+            details: [{ field: 'body', issue: `refused by the telemetry store (${e.reason.split('\n')[0]!.slice(0, 200)})` }],
+          });
+        }
         request.log.error({ reqId: request.id, err: e }, 'telemetry store write failed');
-        throw new FolioError('SERVICE_UNAVAILABLE', 'The events could not be stored; retry later', { retryAfter: 5, cause: e });
+        const retryAfter = e instanceof FolioError && e.retryAfter ? e.retryAfter : 5;
+        throw new FolioError('SERVICE_UNAVAILABLE', 'The events could not be stored; retry later', { retryAfter, cause: e });
+      } finally {
+        release();
       }
       opts.metrics.accepted(record.events.length);
       return reply.code(202).send({ accepted: record.events.length });
@@ -205,16 +223,22 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
   app.get<{ Querystring: { licenseKey?: string; month?: string; format?: 'json' | 'csv' } }>(
     '/v1/usage',
     {
-      onRequest: (request, _reply, done) => {
+      onRequest: async (request) => {
         const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
         if (!adminDigest) {
-          return done(new FolioError('AUTHENTICATION_ERROR', 'The usage report is disabled: no ADMIN_TOKEN is configured'));
+          throw new FolioError('AUTHENTICATION_ERROR', 'The usage report is disabled: no ADMIN_TOKEN is configured');
+        }
+        // An address over its failures is refused before the comparison, even with the right token: otherwise
+        // the throttle would only hide which guesses failed, not stop the guessing.
+        const wait = await opts.limits.adminBlocked(request.ip);
+        if (wait > 0) {
+          throw new FolioError('RATE_LIMIT_ERROR', 'Too many wrong ADMIN_TOKEN attempts from this address; retry later', { retryAfter: wait });
         }
         // Compare digests: equal length, constant time, whatever the presented token's length.
         if (!m || !timingSafeEqual(digest(m[1]!), adminDigest)) {
-          return done(new FolioError('AUTHENTICATION_ERROR', 'Authorization: Bearer <ADMIN_TOKEN> is required'));
+          await opts.limits.adminFailed(request.ip);
+          throw new FolioError('AUTHENTICATION_ERROR', 'Authorization: Bearer <ADMIN_TOKEN> is required');
         }
-        done();
       },
       schema: {
         summary: 'Unique documents and opens per license key and UTC month',
@@ -239,7 +263,7 @@ export async function buildIngestApp(opts: IngestAppOptions): Promise<FastifyIns
               hostnames: { type: 'array', items: { type: 'string' } },
             },
           },
-          ...errorResponses(400, 401, 500),
+          ...errorResponses(400, 401, 429, 500, 503),
         },
       },
     },

@@ -8,13 +8,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/index.js';
+import { Coordination } from '../coordination/redis.js';
 import { GroupCommitter } from './group-commit.js';
 import { buildIngestApp } from './http.js';
+import { IngestLimits } from './limits.js';
 import { createIngestMetrics } from './metrics.js';
 import type { CollectRecord } from './payload.js';
 import { PostgresTelemetryStore } from './postgres-store.js';
 import { SqliteTelemetryStore } from './sqlite-store.js';
-import type { TelemetryStore } from './store.js';
+import { RowsRejectedError, type TelemetryStore } from './store.js';
 
 export type { TelemetryStore, UsageReport } from './store.js';
 export type { CollectRecord, CollectEvent } from './payload.js';
@@ -51,12 +53,33 @@ export interface Ingest {
 export async function createIngest(opts: IngestOptions): Promise<Ingest> {
   const store = await openTelemetryStore(opts.config);
   const metrics = createIngestMetrics(opts.registry);
+  // With REDIS_URL the billing-integrity limits are shared by every ingest instance.
+  const coordination = opts.config.redisUrl
+    ? new Coordination(opts.config.redisUrl, opts.logger, { keyPrefix: opts.config.redisKeyPrefix })
+    : undefined;
+  const limits = new IngestLimits(
+    {
+      keyRequestsPerMinute: opts.config.ingestKeyRequestsPerMinute,
+      addressRequestsPerMinute: opts.config.ingestAddressRequestsPerMinute,
+      newDocumentsPerHour: opts.config.ingestNewDocumentsPerHour,
+      adminFailuresPerAddress: opts.config.adminAuthFailuresPerAddress,
+    },
+    coordination,
+    opts.now ?? Date.now,
+  );
   const committer = new GroupCommitter<CollectRecord>(
-    (records) => store.append(records),
+    async (records) => {
+      const outcome = await store.append(records);
+      // Counted before the requests are answered; a counter that cannot be reached must not fail them.
+      await limits.committed(outcome).catch((err: unknown) => opts.logger.warn({ err }, 'new-documents count not updated'));
+      return outcome;
+    },
     2000,
     (n) => metrics.committed(n),
     // SQLite has one writer; PostgreSQL overlaps a few commits (its pool holds 4 connections).
     store.dialect === 'postgres' ? 3 : 1,
+    // Rows the store refuses fail only the requests that hold them (the batch is retried in halves).
+    (e) => e instanceof RowsRejectedError,
   );
   const app = await buildIngestApp({
     logger: opts.logger,
@@ -65,6 +88,8 @@ export async function createIngest(opts: IngestOptions): Promise<Ingest> {
     submit: (record) => committer.submit(record),
     adminToken: opts.config.adminToken,
     now: opts.now ?? Date.now,
+    limits,
+    trustProxy: opts.config.trustProxy,
   });
   let closed = false;
   return {
@@ -76,6 +101,7 @@ export async function createIngest(opts: IngestOptions): Promise<Ingest> {
       await app.close();
       await committer.drain();
       await store.close();
+      await coordination?.close();
     },
   };
 }

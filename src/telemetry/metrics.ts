@@ -9,6 +9,8 @@ export type RejectReason =
   | 'invalid_payload'
   | 'unsupported_media_type'
   | 'legacy_payload'
+  | 'rate_limited'
+  | 'new_documents_cap'
   | 'store_failure';
 
 export interface IngestMetrics {
@@ -49,6 +51,8 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
     'invalid_payload',
     'unsupported_media_type',
     'legacy_payload',
+    'rate_limited',
+    'new_documents_cap',
     'store_failure',
   ] as RejectReason[])
     rejected.inc({ reason: r }, 0);

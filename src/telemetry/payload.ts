@@ -3,7 +3,14 @@
  * JSON schema so that every offending field is named in `details` with a precise issue, and so the common
  * path (one small event) costs a few property reads. Unknown properties are ignored, not stored: clients in
  * the wild are newer than the server, and nothing we do not know about is kept.
+ *
+ * Text is checked before a request can join a batch: a U+0000 or a lone UTF-16 surrogate in any stored
+ * string is a 400 naming the field. PostgreSQL refuses U+0000 in `text`, so one such value used to fail the
+ * whole group commit and every other licence's events with it; a lone surrogate cannot be encoded as UTF-8
+ * at all (the driver would silently store U+FFFD instead). Invalid UTF-8 in the body never gets this far:
+ * the body is decoded with replacement characters, which are valid text, so it is stored cleaned.
  */
+import { randomUUID } from 'node:crypto';
 import { FolioError, type ErrorDetail } from '../errors.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -27,6 +34,8 @@ export interface CollectEvent {
 
 /** One accepted request, as stored. Deliberately has no field for the client's address. */
 export interface CollectRecord {
+  /** Assigned here, once per request: makes writing it twice store it once (store.ts). */
+  uid: string;
   licenseKey: string;
   receivedAt: number;
   versionField: VersionField;
@@ -48,6 +57,32 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?
 /** `dcterms:created` is W3CDTF: a date, or a date-time whose zone Word sometimes leaves out. */
 const W3CDTF = /^\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/;
 const PRINTABLE = /^[\x20-\x7e]*$/;
+/** U+0000, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+// eslint-disable-next-line no-control-regex -- finding U+0000 is the point
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The issue to report for text that cannot be stored, or undefined when it can. */
+export function unstorableText(v: string): string | undefined {
+  const m = UNSTORABLE.exec(v);
+  if (!m) return undefined;
+  return m[0] === '\u0000' ? 'must not contain U+0000 (NUL)' : 'must not contain a lone UTF-16 surrogate (invalid Unicode)';
+}
+
+/** First string (key or value) in a JSON value that cannot be stored, as [path, issue]. */
+function unstorableIn(v: unknown, at: string, depth = 0): [string, string] | undefined {
+  if (typeof v === 'string') {
+    const issue = unstorableText(v);
+    return issue ? [at, issue] : undefined;
+  }
+  if (typeof v !== 'object' || v === null || depth > 32) return undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const keyIssue = unstorableText(k);
+    if (keyIssue) return [at, `a property name ${keyIssue}`];
+    const inner = unstorableIn(x, Array.isArray(v) ? `${at}[${k}]` : `${at}.${k}`, depth + 1);
+    if (inner) return inner;
+  }
+  return undefined;
+}
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -85,6 +120,11 @@ function str(details: ErrorDetail[], obj: Record<string, unknown>, key: string, 
   }
   if (v.length > max) {
     details.push({ field, issue: `must be at most ${max} characters` });
+    return '';
+  }
+  const issue = unstorableText(v);
+  if (issue) {
+    details.push({ field, issue });
     return '';
   }
   return v;
@@ -165,6 +205,8 @@ export function parseCollectBody(body: unknown, licenseKey: string, receivedAt: 
   if (body.metadata !== undefined && body.metadata !== null) {
     if (!isPlainObject(body.metadata)) details.push({ field: 'metadata', issue: 'must be an object' });
     else {
+      const bad = unstorableIn(body.metadata, 'metadata');
+      if (bad) details.push({ field: bad[0], issue: bad[1] });
       metadata = JSON.stringify(body.metadata);
       if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
         details.push({ field: 'metadata', issue: `must be at most ${MAX_METADATA_BYTES} bytes as JSON` });
@@ -217,6 +259,7 @@ export function parseCollectBody(body: unknown, licenseKey: string, receivedAt: 
     throw new FolioError('VALIDATION_ERROR', 'The telemetry payload is invalid', { details: details.slice(0, 50) });
   }
   return {
+    uid: randomUUID(),
     licenseKey,
     receivedAt,
     versionField: versionField!,

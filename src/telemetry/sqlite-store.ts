@@ -4,6 +4,11 @@
  * transaction is committed and the WAL fsynced, so an acknowledged event survives a crash of the process
  * and of the machine. Reads (the usage report) use a connection of their own on the main thread; WAL lets
  * them run beside the writer.
+ *
+ * A batch SQLite refuses because of its values (SQLITE_CONSTRAINT…, SQLITE_MISMATCH, SQLITE_TOOBIG) is a
+ * RowsRejectedError, so the group committer retries it in halves and only the offending request fails;
+ * any other failure (disk full, I/O error, the writer gone) fails the batch with 503 and stores nothing of
+ * it (the transaction is rolled back).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,10 +17,32 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { CollectRecord } from './payload.js';
-import { SCHEMA_SQL, STORE_HEALTH_TIMEOUT_MS, type StoreHealth, type TelemetryStore, type UsageReport } from './store.js';
+import { FolioError } from '../errors.js';
+import {
+  RowsRejectedError,
+  SCHEMA_SQL,
+  STORE_HEALTH_TIMEOUT_MS,
+  UID_SQL,
+  type AppendOutcome,
+  type StoreHealth,
+  type TelemetryStore,
+  type UsageReport,
+} from './store.js';
 import type { WriterReply, WriterRequest } from './sqlite-writer.js';
 
 type Row = Record<string, unknown>;
+
+/** SQLite result codes that are about the values written, not the database's ability to write. */
+const ROW_ERROR_CODES = /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/;
+
+/** Adds the uid columns to tables created before they existed (SQLite has no ADD COLUMN IF NOT EXISTS). */
+function addUidColumns(db: Database.Database): void {
+  for (const table of ['telemetry_requests', 'telemetry_events']) {
+    const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+    if (!columns.some((c) => c.name === 'uid')) db.exec(`ALTER TABLE ${table} ADD COLUMN uid TEXT`);
+  }
+  db.exec(UID_SQL('sqlite'));
+}
 
 /**
  * The writer module next to this one. Built, it is plain .js. From source (tsx, vitest) it is .ts, and a
@@ -36,7 +63,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
   readonly dialect = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (reply: WriterReply) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private failed?: Error;
   /** Resolves when the writer has opened the database and prepared its statements; rejects if it cannot. */
@@ -48,6 +75,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA_SQL('sqlite'));
+    addUidColumns(this.db);
     this.worker = writerWorker(file);
     let started!: () => void;
     let notStarted!: (e: Error) => void;
@@ -60,8 +88,9 @@ export class SqliteTelemetryStore implements TelemetryStore {
       if (reply.id === 0) return started();
       const w = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
-      if (reply.error) w?.reject(new Error(`telemetry store write failed: ${reply.error}`));
-      else w?.resolve();
+      if (!reply.error) w?.resolve(reply);
+      else if (reply.errorCode && ROW_ERROR_CODES.test(reply.errorCode)) w?.reject(new RowsRejectedError(`${reply.errorCode}: ${reply.error}`));
+      else w?.reject(new Error(`telemetry store write failed: ${reply.error}`));
     });
     const fail = (e: Error) => {
       notStarted(e);
@@ -73,17 +102,33 @@ export class SqliteTelemetryStore implements TelemetryStore {
     this.worker.on('exit', (code) => fail(new Error(`telemetry writer exited (${code})`)));
   }
 
-  private send(msg: Omit<WriterRequest, 'id'>): Promise<void> {
+  private send(msg: Omit<WriterRequest, 'id'>): Promise<WriterReply> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<WriterReply>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ ...msg, id } satisfies WriterRequest);
     });
   }
 
-  append(records: CollectRecord[]): Promise<void> {
-    return this.send({ records });
+  async append(records: CollectRecord[]): Promise<AppendOutcome> {
+    try {
+      const reply = await this.send({ records });
+      return { newDocuments: new Map(reply.newDocuments ?? []) };
+    } catch (e) {
+      if (e instanceof RowsRejectedError) throw e;
+      throw new FolioError('SERVICE_UNAVAILABLE', 'The telemetry store cannot write; retry later', { retryAfter: 5, cause: e });
+    }
+  }
+
+  async knownDocuments(licenseKey: string, month: string, documentIds: string[]): Promise<Set<string>> {
+    if (documentIds.length === 0) return new Set();
+    const rows = this.db
+      .prepare(
+        `SELECT document_id FROM telemetry_documents WHERE license_key = ? AND month = ? AND document_id IN (${documentIds.map(() => '?').join(',')})`,
+      )
+      .all(licenseKey, month, ...documentIds) as Row[];
+    return new Set(rows.map((r) => String(r.document_id)));
   }
 
   /** An empty batch through the writer thread: it answers once the batches queued before it are committed. */

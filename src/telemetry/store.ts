@@ -10,6 +10,13 @@
  * - telemetry_documents: the exact set of unique (license key, month, documentId); the primary key makes a
  *   re-open a no-op, so the billed count is `COUNT(*)` and never an estimate.
  * - telemetry_hostnames: the set of (license key, month, hostname) seen, for the usage report.
+ *
+ * Requests and events carry a `uid` assigned by the ingest when the request is accepted for storage (a
+ * random UUID; an event's is the request's plus its index). Both are unique and inserted with ON CONFLICT
+ * DO NOTHING, so writing the same batch twice stores it once: that is what lets the PostgreSQL adapter
+ * settle a commit whose outcome it could not see (postgres-store.ts) and the group committer retry parts
+ * of a failed batch (group-commit.ts) without double-counting an open. Rows written before the column
+ * existed have a NULL uid (unique indexes admit any number of NULLs).
  */
 import type { CollectRecord } from './payload.js';
 
@@ -35,6 +42,26 @@ export interface StoreHealth {
   latencyMs: number;
 }
 
+/** What a committed batch added: new unique documents per license key (feeds the new-documents cap). */
+export interface AppendOutcome {
+  newDocuments: Map<string, number>;
+}
+
+/**
+ * The store refused the rows themselves (a data or constraint error, not an outage): the batch can be
+ * split and retried so that only the requests whose rows are refused fail (group-commit.ts), and such a
+ * request is answered 400, not 503 (retrying it would fail again).
+ */
+export class RowsRejectedError extends Error {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the store refused the rows: ${reason}`, options);
+    this.name = 'RowsRejectedError';
+  }
+}
+
 /** A health probe of the store gives up after this long (and then reports it unhealthy). */
 export const STORE_HEALTH_TIMEOUT_MS = 2000;
 
@@ -42,8 +69,14 @@ export interface TelemetryStore {
   readonly dialect: 'sqlite' | 'postgres';
   /** Probes the write path: the SQLite writer thread, or a PostgreSQL round trip; never throws. */
   health(): Promise<StoreHealth>;
-  /** Durably stores every record in one transaction; resolves after the commit. */
-  append(records: CollectRecord[]): Promise<void>;
+  /**
+   * Durably stores every record in one transaction; resolves after the commit. Idempotent per record uid.
+   * Rejects with RowsRejectedError when the rows themselves are refused, with 503 SERVICE_UNAVAILABLE when
+   * the store cannot be reached (and nothing of the batch is stored).
+   */
+  append(records: CollectRecord[]): Promise<AppendOutcome>;
+  /** Which of `documentIds` are already counted for the key and month (the new-documents cap's exact check). */
+  knownDocuments(licenseKey: string, month: string, documentIds: string[]): Promise<Set<string>>;
   usage(licenseKey: string, month: string): Promise<UsageReport>;
   /** Usage of every license key with activity in the month, ordered by key (CSV export). */
   usageForMonth(month: string): Promise<UsageReport[]>;
@@ -57,6 +90,7 @@ export const SCHEMA_SQL = (dialect: 'sqlite' | 'postgres') => {
   return `
   CREATE TABLE IF NOT EXISTS telemetry_requests (
     id ${id},
+    uid TEXT,
     license_key TEXT NOT NULL,
     received_at BIGINT NOT NULL,
     version_field TEXT NOT NULL,
@@ -71,6 +105,7 @@ export const SCHEMA_SQL = (dialect: 'sqlite' | 'postgres') => {
   );
   CREATE TABLE IF NOT EXISTS telemetry_events (
     id ${id},
+    uid TEXT,
     request_id BIGINT NOT NULL,
     license_key TEXT NOT NULL,
     month TEXT NOT NULL,
@@ -94,3 +129,14 @@ export const SCHEMA_SQL = (dialect: 'sqlite' | 'postgres') => {
     PRIMARY KEY (license_key, month, hostname)
   );`;
 };
+
+/**
+ * Indexes on the uid columns, run after SCHEMA_SQL and after the columns were added to tables created by
+ * an older version (PostgreSQL: ADD COLUMN IF NOT EXISTS here; SQLite has no such clause, sqlite-store.ts
+ * adds them when table_info lacks them).
+ */
+export const UID_SQL = (dialect: 'sqlite' | 'postgres') => `
+  ${dialect === 'postgres' ? 'ALTER TABLE telemetry_requests ADD COLUMN IF NOT EXISTS uid TEXT;' : ''}
+  ${dialect === 'postgres' ? 'ALTER TABLE telemetry_events ADD COLUMN IF NOT EXISTS uid TEXT;' : ''}
+  CREATE UNIQUE INDEX IF NOT EXISTS telemetry_requests_uid ON telemetry_requests (uid);
+  CREATE UNIQUE INDEX IF NOT EXISTS telemetry_events_uid ON telemetry_events (uid);`;
