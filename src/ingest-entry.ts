@@ -3,12 +3,17 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config/index.js';
 import { createIngest } from './telemetry/index.js';
+import { applyServerLimits, limitsFromConfig } from './http/server-limits.js';
 
-export async function startIngestService(config: Config, logger: Logger, registry: Registry): Promise<() => Promise<void>> {
+/** Bodies are at most 64 KB: a request still arriving after 15 s is a slow-loris, not a client. */
+const INGEST_RECEIVE_TIMEOUT_MS = 15_000;
+
+export async function startIngestService(config: Config, logger: Logger, registry: Registry, servers = 1): Promise<() => Promise<void>> {
   const ingest = await createIngest({ config, logger, registry });
+  const limits = applyServerLimits(ingest.app.server, limitsFromConfig(config, INGEST_RECEIVE_TIMEOUT_MS, servers));
   await ingest.app.listen({ host: config.host, port: config.ingestPort });
   const address = ingest.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.ingestPort;
-  logger.info({ host: config.host, port, store: ingest.store.dialect }, 'telemetry ingest listening');
+  logger.info({ host: config.host, port, store: ingest.store.dialect, limits }, 'telemetry ingest listening');
   return () => ingest.close();
 }

@@ -8,6 +8,7 @@ import { buildApi } from './api.js';
 import { createHttpMetrics, startMetricsServer } from './http/metrics.js';
 import type { Server } from 'node:http';
 import { DependencyError } from './coordination/database.js';
+import { applyServerLimits, limitsFromConfig } from './http/server-limits.js';
 
 type Mode = 'api' | 'ingest' | 'all';
 
@@ -30,16 +31,20 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const closers: Array<() => Promise<void>> = [];
   const metrics = createHttpMetrics('folio');
+  // Servers sharing this process's file descriptors (src/http/server-limits.ts `connectionCap`).
+  const servers = mode === 'all' ? 2 : 1;
 
   if (mode === 'api' || mode === 'all') {
     const api = await buildApi({ config, logger, metrics, warmUpEngines: true });
+    // Receiving a document request cannot take longer than the whole request may (REQUEST_TIMEOUT_MS).
+    const limits = applyServerLimits(api.app.server, limitsFromConfig(config, config.requestTimeoutMs, servers));
     await api.app.listen({ host: config.host, port: config.port });
-    logger.info({ host: config.host, port: config.port }, 'API listening');
+    logger.info({ host: config.host, port: config.port, limits }, 'API listening');
     closers.push(() => api.close());
   }
   if (mode === 'ingest' || mode === 'all') {
     const { startIngestService } = await import('./ingest-entry.js');
-    closers.push(await startIngestService(config, logger, metrics.registry));
+    closers.push(await startIngestService(config, logger, metrics.registry, servers));
   }
   let metricsServer: Server | undefined;
   if (config.metricsPort !== undefined) {

@@ -14,6 +14,8 @@ function authRoutes(services: Services) {
     app.get(
       '/v1/auth/register',
       {
+        // HEAD would run the handler (and send a code): 405 with `Allow: GET` instead.
+        exposeHeadRoute: false,
         schema: {
           operationId: 'register',
           summary: 'Send a 6-digit verification code to an e-mail address',
@@ -35,6 +37,8 @@ function authRoutes(services: Services) {
     app.get(
       '/v1/auth/verify',
       {
+        // HEAD would run the handler (and use the code up for a key nobody sees): 405 with `Allow: GET` instead.
+        exposeHeadRoute: false,
         schema: {
           operationId: 'verifyEmail',
           summary: 'Exchange the e-mailed code for an API key (shown only once)',

@@ -190,8 +190,24 @@ export class DefaultAuthService implements AuthService {
   async register(rawEmail: string, clientId: string): Promise<{ expiresInSeconds: number }> {
     const email = normalizeEmail(rawEmail);
     const wait = await this.registerLimiter.hit(clientId);
-    const now = this.now();
     if (wait > 0) throw new FolioError('RATE_LIMIT_ERROR', 'Too many registration requests; try again later', { retryAfter: wait });
+    const attempt = { mailed: false };
+    try {
+      return await this.sendCode(email, attempt);
+    } catch (err) {
+      // Failed on the server's side (the store unreachable: 5xx, or anything not a FolioError) before any
+      // mail went out: the client's hit is given back, so a database outage does not leave every client that
+      // tried during it rate-limited for the rest of the window. A 4xx (bad address, cooldown) stays counted,
+      // and so does a failed send: a relay refusing an address must not become unlimited sends to it.
+      if (!attempt.mailed && (!(err instanceof FolioError) || err.status >= 500)) {
+        await this.registerLimiter.undo(clientId).catch((e: unknown) => this.logger.warn({ err: e }, 'could not give back a rate-limit hit'));
+      }
+      throw err;
+    }
+  }
+
+  private async sendCode(email: string, attempt: { mailed: boolean }): Promise<{ expiresInSeconds: number }> {
+    const now = this.now();
     const cooldown = async () => {
       const previous = await this.store.getCode(email);
       const since = previous && previous.usedAt === null ? previous.createdAt : now - this.policy.resendCooldownMs;
@@ -210,6 +226,7 @@ export class DefaultAuthService implements AuthService {
       now - this.policy.resendCooldownMs,
     );
     if (!stored) throw await cooldown();
+    attempt.mailed = true;
     try {
       await this.mailer.send({
         to: email,

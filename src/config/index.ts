@@ -77,6 +77,17 @@ export interface Config {
    */
   trustProxy: TrustProxy;
   /**
+   * Time and connection budgets of the HTTP servers (src/http/server-limits.ts; docs/operations.md): headers,
+   * body (start/stall time and minimum average rate), idle keep-alive, a whole non-document exchange (0 = off)
+   * and open connections (MAX_CONNECTIONS; default 10,000, below the descriptor limit).
+   */
+  httpHeadersTimeoutMs: number;
+  httpBodyTimeoutMs: number;
+  httpBodyMinBytesPerSecond: number;
+  httpKeepAliveTimeoutMs: number;
+  httpExchangeTimeoutMs: number;
+  maxConnections?: number;
+  /**
    * The ingest's billing-integrity limits (src/telemetry/limits.ts; 0 turns one off): POST /v1/collect
    * requests per license key and per client address per minute, new unique documents per license key per
    * hour, wrong ADMIN_TOKEN presentations per address per 15 minutes.
@@ -269,6 +280,17 @@ export function loadConfig(env: Env = process.env): Config {
     authRegisterPerClient: int(env, 'AUTH_REGISTER_PER_CLIENT', 20, 1, 1_000_000),
     authVerifyPerClient: int(env, 'AUTH_VERIFY_PER_CLIENT', 30, 1, 1_000_000),
     trustProxy: trustProxy(env),
+    // Headers come in one packet from any real client; 10 s covers a congested mobile link.
+    httpHeadersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    // As Apache's mod_reqtimeout: 20 s to start and no stall longer, then 10 KiB/s on average (a 25 MB
+    // document slower than 200 KB/s misses REQUEST_TIMEOUT_MS anyway; a trickle costs the sender bandwidth).
+    httpBodyTimeoutMs: int(env, 'HTTP_BODY_TIMEOUT_MS', 20_000, 100, 600_000),
+    httpBodyMinBytesPerSecond: int(env, 'HTTP_BODY_MIN_BYTES_PER_SECOND', 10_240, 0, 1_000_000_000),
+    // Above the 60 s idle timeout of common load balancers, so they never reuse a connection being closed.
+    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+    // Health, auth (an SMTP send included), keys, OpenAPI, CA: 30 s is far beyond any of them when healthy.
+    httpExchangeTimeoutMs: int(env, 'HTTP_EXCHANGE_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    maxConnections: str(env, 'MAX_CONNECTIONS') === undefined ? undefined : int(env, 'MAX_CONNECTIONS', 0, 16, 10_000_000),
     // Defaults far above honest use (docs/operations.md, "Billing-integrity measures"): one open is one
     // request, so 1,000/s per key is a very large customer's peak; 50/s from one address is a busy office NAT.
     ingestKeyRequestsPerMinute: int(env, 'INGEST_KEY_REQUESTS_PER_MINUTE', 60_000, 0, 100_000_000),

@@ -10,6 +10,11 @@ import type { Coordination } from './redis.js';
 export interface WindowLimiter {
   /** Seconds to wait when the client is over the limit, else 0 (and the hit is counted). */
   hit(client: string): Promise<number>;
+  /**
+   * Gives back a hit counted in the client's current window, for an attempt that failed on the server's
+   * side (a 5xx): an outage must not leave its clients rate-limited after it ends.
+   */
+  undo(client: string): Promise<void>;
 }
 
 /** Fixed-window counters per client, pruned as windows pass. */
@@ -38,6 +43,11 @@ export class LocalWindowCounter implements WindowLimiter {
     cur.count++;
     return 0;
   }
+
+  async undo(client: string): Promise<void> {
+    const cur = this.hits.get(client);
+    if (cur && this.now() - cur.start < this.windowMs && cur.count > 0) cur.count--;
+  }
 }
 
 /**
@@ -60,7 +70,16 @@ end
 if n > tonumber(ARGV[1]) then return ttl end
 return 0`;
 
-type WindowCommand = { folioWindowHit(key: string, limit: number, windowMs: number): Promise<number> };
+/** KEYS[1] = window key: one hit fewer, never below zero, the expiry unchanged (a gone key stays gone). */
+const WINDOW_UNDO = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
+type WindowCommand = {
+  folioWindowHit(key: string, limit: number, windowMs: number): Promise<number>;
+  folioWindowUndo(key: string): Promise<number>;
+};
 
 export class SharedWindowCounter implements WindowLimiter {
   private readonly local: LocalWindowCounter;
@@ -76,6 +95,9 @@ export class SharedWindowCounter implements WindowLimiter {
     this.local = new LocalWindowCounter(windowMs, limit, now);
     if (!(coordination.redis as unknown as Partial<WindowCommand>).folioWindowHit) {
       coordination.redis.defineCommand('folioWindowHit', { numberOfKeys: 1, lua: WINDOW_HIT });
+    }
+    if (!(coordination.redis as unknown as Partial<WindowCommand>).folioWindowUndo) {
+      coordination.redis.defineCommand('folioWindowUndo', { numberOfKeys: 1, lua: WINDOW_UNDO });
     }
   }
 
@@ -93,5 +115,17 @@ export class SharedWindowCounter implements WindowLimiter {
       }
     }
     return this.local.hit(client);
+  }
+
+  async undo(client: string): Promise<void> {
+    if (this.coordination.available) {
+      try {
+        await (this.coordination.redis as unknown as WindowCommand).folioWindowUndo(`${this.coordination.prefix}window:${this.name}:${client}`);
+        return;
+      } catch (err) {
+        this.coordination.commandFailed(err);
+      }
+    }
+    await this.local.undo(client);
   }
 }

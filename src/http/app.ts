@@ -28,6 +28,7 @@ import './types.js';
 import { requestIdFor } from './request-id.js';
 import { requestLineWriter } from '../logger.js';
 import { Deadline } from '../budget/index.js';
+import { exemptFromExchangeTimeout } from './server-limits.js';
 import { InFlightBudget, admissionHook, countArrivedBytes } from './admission.js';
 import { announcedLength, readIntoBuffer } from './body-buffer.js';
 
@@ -138,6 +139,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
       route.onRequest = [
         (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
           request.deadline = Deadline.after(requestTimeoutMs);
+          // That budget replaces the server's whole-exchange timeout (server-limits.ts).
+          exemptFromExchangeTimeout(request.raw);
           done();
         },
         ...hookList(route.onRequest),

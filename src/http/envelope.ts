@@ -86,6 +86,8 @@ export function toFolioError(thrown: unknown): FolioError {
     default:
       break;
   }
+  const multipart = malformedMultipart(thrown);
+  if (multipart) return multipart;
   if (thrown instanceof SyntaxError) {
     return new FolioError('VALIDATION_ERROR', 'The request body is not valid JSON', {
       details: [{ field: 'body', issue: thrown.message }],
@@ -100,33 +102,94 @@ export function toFolioError(thrown: unknown): FolioError {
   return new FolioError('INTERNAL_ERROR', 'An unexpected error occurred', { cause: thrown });
 }
 
+/**
+ * busboy (under @fastify/multipart) reports a malformed multipart body with plain Errors that carry no code,
+ * only these messages: the Content-Type's boundary is missing, empty or longer than its search accepts (RFC
+ * 2046 allows 70 characters), or the body ends before its closing boundary. Each is the client's mistake.
+ */
+const MULTIPART_BOUNDARY_ERRORS = [
+  'Multipart: Boundary not found',
+  'The needle cannot be an empty String/Buffer.',
+  'The needle cannot have a length bigger than 256.',
+];
+const MULTIPART_TRUNCATED = /^(?:Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)$/;
+
+function malformedMultipart(thrown: unknown): FolioError | undefined {
+  if (!(thrown instanceof Error) || (thrown as { code?: unknown }).code !== undefined) return undefined;
+  if (MULTIPART_BOUNDARY_ERRORS.includes(thrown.message)) {
+    return new FolioError('VALIDATION_ERROR', 'The multipart/form-data Content-Type needs a boundary of 1 to 70 characters', {
+      details: [{ field: 'boundary', issue: 'missing, empty or too long in the Content-Type header' }],
+    });
+  }
+  if (MULTIPART_TRUNCATED.test(thrown.message)) {
+    return new FolioError('VALIDATION_ERROR', 'The multipart body ended before its closing boundary', {
+      details: [{ field: 'file', issue: 'the multipart body is truncated or malformed' }],
+    });
+  }
+  return undefined;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: FolioError): FastifyReply {
   if (err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
-  return reply.code(err.status).header('Content-Type', 'application/json; charset=utf-8').send(envelopeFor(err, request.id));
+  // Serialised here, not by the route's response schema: a route whose schema for that status is not the
+  // envelope (health's 503 is its own body) would otherwise fail to serialise a refusal while draining.
+  return reply
+    .code(err.status)
+    .header('Content-Type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(envelopeFor(err, request.id)));
+}
+
+/**
+ * A whole raw HTTP/1.1 error answer carrying the envelope, for the places that answer before or outside
+ * Fastify (Node's parser refusals, the missing Host, an unknown Expect, the server's timeouts): the same
+ * body every other error has, a fresh request id, and `Connection: close`.
+ */
+export function rawErrorEnvelope(status: number, message: string, code: ErrorCode = 'VALIDATION_ERROR'): { head: Record<string, string>; body: string } {
+  const requestId = randomUUID();
+  const body = JSON.stringify({ code, error: STATUS_CODES[status] ?? 'Error', message, requestId } satisfies ErrorEnvelope);
+  return {
+    head: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'X-Request-Id': requestId,
+      Connection: 'close',
+    },
+    body,
+  };
+}
+
+/** What Node's parser refusals and its own timeouts become (status and message of the envelope). */
+function clientErrorAnswer(code: string | undefined): { status: number; message: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: 'The request line or headers are too large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      // headersTimeout or requestTimeout (src/http/server-limits.ts): the client did not send its request in time.
+      return { status: 408, message: 'The request was not received in time (headers or body too slow)' };
+    default:
+      return { status: 400, message: 'Malformed HTTP request' };
+  }
 }
 
 /**
  * Fastify's `clientErrorHandler` for every server (API and ingest): requests Node's HTTP parser refuses
- * before any route sees them (oversized request line or headers: 431; malformed: 400) still get the error
- * envelope, with a fresh request id, and the connection is closed.
+ * before any route sees them (oversized request line or headers: 431; malformed: 400) and requests Node's
+ * headers/request timeouts end (408) still get the error envelope, with a fresh request id, and the
+ * connection is closed. As Node itself does, nothing is written over an answer already under way.
  */
 export function clientErrorHandler(err: Error, socket: Duplex): void {
-  if (!socket.writable) {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
-  const tooLarge = (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const reason = STATUS_CODES[status]!;
-  const body = JSON.stringify({
-    code: 'VALIDATION_ERROR',
-    error: reason,
-    message: tooLarge ? 'The request line or headers are too large' : 'Malformed HTTP request',
-    requestId: randomUUID(),
-  } satisfies ErrorEnvelope);
+  const { status, message } = clientErrorAnswer((err as NodeJS.ErrnoException).code);
+  const { head, body } = rawErrorEnvelope(status, message);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]!}\r\n` +
+      Object.entries(head)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('') +
+      `\r\n${body}`,
   );
 }

@@ -145,9 +145,10 @@ export function createHttpMetrics(service: string, registry = new Registry()): H
 export async function startMetricsServer(host: string, port: number, registries: Registry[]): Promise<http.Server> {
   const merged = Registry.merge(registries);
   const server = http.createServer(async (req, res) => {
-    if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
+    // HEAD answers as GET does, without the body (Node leaves it out): a scraper's probe sees 200.
+    if ((req.method === 'GET' || req.method === 'HEAD') && req.url?.split('?')[0] === '/metrics') {
       res.setHeader('Content-Type', merged.contentType);
-      res.end(await merged.metrics());
+      res.end(req.method === 'GET' ? await merged.metrics() : undefined);
       return;
     }
     res.statusCode = 404;

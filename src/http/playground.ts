@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { FolioError } from '../errors.js';
+import { sendError } from './envelope.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -81,19 +83,22 @@ export function playgroundRoutes(opts: PlaygroundOptions = {}) {
         .header('Referrer-Policy', 'no-referrer')
         .header('Cross-Origin-Opener-Policy', 'same-origin');
 
-    const send = async (reply: FastifyReply, rel: string, cache: string) => {
+    // A missing asset is an error like any other: the envelope (404 NOT_FOUND).
+    const notFound = (request: FastifyRequest, reply: FastifyReply) =>
+      sendError(request, reply, new FolioError('NOT_FOUND', 'No such playground asset'));
+    const send = async (request: FastifyRequest, reply: FastifyReply, rel: string, cache: string) => {
       const dir = findAssets(dirs);
       if (!dir) {
-        if (rel !== 'index.html') return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+        if (rel !== 'index.html') return notFound(request, reply);
         return secure(reply).code(200).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(NOT_BUILT);
       }
       const file = path.resolve(dir, rel);
-      if (!file.startsWith(dir + path.sep)) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+      if (!file.startsWith(dir + path.sep)) return notFound(request, reply);
       let body: Buffer;
       try {
         body = await fs.promises.readFile(file);
       } catch {
-        return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+        return notFound(request, reply);
       }
       return secure(reply)
         .code(200)
@@ -103,12 +108,12 @@ export function playgroundRoutes(opts: PlaygroundOptions = {}) {
     };
 
     const hide = { schema: { hide: true } };
-    app.get('/', hide, (_req, reply) => send(reply, 'index.html', 'no-store'));
+    app.get('/', hide, (req, reply) => send(req, reply, 'index.html', 'no-store'));
     // Vite names the assets by content hash: they never change under a name.
     app.get<{ Params: { file: string } }>('/assets/:file', hide, (req, reply) =>
       /^\w[\w.-]*$/.test(req.params.file)
-        ? send(reply, path.join('assets', req.params.file), 'public, max-age=31536000, immutable')
-        : reply.code(404).send(),
+        ? send(req, reply, path.join('assets', req.params.file), 'public, max-age=31536000, immutable')
+        : notFound(req, reply),
     );
     app.get('/playground/config.json', hide, (_req, reply) =>
       secure(reply)

@@ -1,0 +1,261 @@
+/**
+ * Time and connection budgets of one Node HTTP server (the API's and the ingest's): how long a client may
+ * take to send its headers and its body, how long an idle keep-alive connection stays open, how many
+ * connections are open at once, and how long a non-document exchange may take as a whole. Every timeout
+ * answers 408 (503 when the client had sent everything and the server was the slow one) in the error
+ * envelope while an answer is still possible, and closes the connection.
+ *
+ * Node gives the headers timeout, the whole-request receive timeout, the keep-alive timeout and the
+ * connection cap; what it lacks is written here (no library does it for a plain http.Server):
+ * - a body rate watchdog, after Apache's mod_reqtimeout: a body may start after `bodyTimeoutMs` and must
+ *   then keep up `bodyMinBytesPerSecond` on average, and never stall for `bodyTimeoutMs`. Node's
+ *   `requestTimeout` alone would hold a stalled 1-byte body as long as a 25 MB one being sent honestly.
+ * - a whole-exchange timeout for every route that is not a document endpoint (those have their own
+ *   wall-time budget, REQUEST_TIMEOUT_MS, src/budget/).
+ * - `100 Continue` only when the application starts reading the body: Node sends it on arrival, before
+ *   routing and authentication, so a client would send a 25 MB body to a 404 or a missing key.
+ * - the envelope for a request without `Host` and for an unknown `Expect` (Node answers both with an empty body).
+ * Both checks run on one sweep per server (no timer per request): requests are tracked in a Set and looked
+ * at every `sweepMs`; an answered request leaves the Set at the next sweep.
+ */
+import fs from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { rawErrorEnvelope } from './envelope.js';
+import type { ErrorCode } from '../errors.js';
+import type { Config } from '../config/index.js';
+
+export interface ServerLimits {
+  /** From a connection's (or a request's) first byte to the end of its headers (Node `headersTimeout`). */
+  headersTimeoutMs: number;
+  /** The longest a body may take to start, and the longest it may stall once started. */
+  bodyTimeoutMs: number;
+  /** Average body rate a client must keep up after `bodyTimeoutMs` (bytes per second). */
+  bodyMinBytesPerSecond: number;
+  /** Receiving one whole request, headers and body, whatever its rate (Node `requestTimeout`). */
+  receiveTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this (Node `keepAliveTimeout`). */
+  keepAliveTimeoutMs: number;
+  /** A non-document exchange (request in, answer out) is answered 408/503 after this; 0 turns it off. */
+  exchangeTimeoutMs: number;
+  /** Connections open at once; beyond it new connections are closed on arrival (Node `maxConnections`). */
+  maxConnections: number;
+}
+
+/** The soft limit on open file descriptors of this process (`ulimit -n`), from /proc; undefined when unknown. */
+export function openFileLimit(procLimits = '/proc/self/limits'): number | undefined {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)\s/m.exec(fs.readFileSync(procLimits, 'utf8'));
+    if (!m) return undefined;
+    return m[1] === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(m[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Descriptors kept for everything but client sockets: LibreOffice pipes, worker threads, files, PostgreSQL, Redis, SMTP, logs. */
+const RESERVED_MIN = 512;
+const RESERVED_SHARE = 0.1;
+/** The cap when nothing else bounds it: 10,000 idle connections cost about 100 MB of the API's memory. */
+const DEFAULT_MAX_CONNECTIONS = 10_000;
+
+/**
+ * The connection cap each server gets: the configured one (MAX_CONNECTIONS) or 10,000, and never more
+ * than its share of the descriptors left after a reserve (10 %, at least 512) when `servers` share one
+ * process (`main.js all`): reaching the descriptor limit would fail every file, pipe and database
+ * connection of the process too, not only new clients.
+ */
+export function connectionCap(configured: number | undefined, fdLimit: number | undefined, servers = 1): number {
+  const wanted = configured ?? DEFAULT_MAX_CONNECTIONS;
+  if (fdLimit === undefined) return wanted;
+  const usable = fdLimit - Math.max(RESERVED_MIN, Math.floor(fdLimit * RESERVED_SHARE));
+  return Math.max(16, Math.min(wanted, Math.floor(usable / servers)));
+}
+
+/** Marks a request whose route has its own wall-time budget (document endpoints): no exchange timeout. */
+export function exemptFromExchangeTimeout(req: IncomingMessage): void {
+  (req as Tracked['req'])[EXEMPT] = true;
+}
+
+const EXEMPT = Symbol('folio.exchangeExempt');
+const TRACKED = Symbol('folio.tracked');
+
+interface Tracked {
+  req: IncomingMessage & { [EXEMPT]?: boolean; [TRACKED]?: Tracked; _dumped?: boolean };
+  res: ServerResponse & { _sent100?: boolean };
+  arrived: number;
+  hasBody: boolean;
+  /** When the body may start arriving (headers in, or 100 Continue sent); undefined while it may not. */
+  bodyFrom?: number;
+  /** socket.bytesRead when the body clock started, and at the last sweep that saw progress. */
+  bytesAtStart: number;
+  lastBytes: number;
+  lastProgress: number;
+  lastSweep: number;
+}
+
+export interface AppliedLimits extends ServerLimits {
+  fdLimit?: number;
+}
+
+/**
+ * Applies `limits` to `server` before it listens. The server's 'request' listeners (Fastify's handler) are
+ * wrapped, not replaced: every request passes the Host check and is tracked, then goes to them unchanged.
+ */
+export function applyServerLimits(server: Server, limits: ServerLimits, fdLimit = openFileLimit()): AppliedLimits {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.receiveTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  // Node checks headers and request timeouts every 30 s by default, so a 10 s timeout fired after up to
+  // 40 s; read when the server starts listening.
+  const shortest = Math.min(limits.headersTimeoutMs, limits.receiveTimeoutMs, limits.bodyTimeoutMs, limits.exchangeTimeoutMs || Infinity);
+  const sweepMs = Math.max(50, Math.min(1000, Math.floor(shortest / 4)));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = sweepMs;
+  // The missing Host is answered below, with the envelope.
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+
+  const handlers = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  const dispatch = (req: IncomingMessage, res: ServerResponse) => {
+    for (const handler of handlers) handler.call(server, req, res);
+  };
+  const tracked = new Set<Tracked>();
+
+  const admit = (req: IncomingMessage, res: ServerResponse): Tracked | undefined => {
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+      // RFC 9112 §3.2: a 1.1 request without Host is answered 400.
+      answer(res, 400, 'VALIDATION_ERROR', 'An HTTP/1.1 request needs a Host header');
+      return undefined;
+    }
+    const now = Date.now();
+    const bytes = req.socket.bytesRead;
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+    const entry: Tracked = { req, res, arrived: now, hasBody, bytesAtStart: bytes, lastBytes: bytes, lastProgress: now, lastSweep: now };
+    tracked.add(entry);
+    return entry;
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const entry = admit(req, res);
+    if (!entry) return;
+    entry.bodyFrom = entry.arrived;
+    dispatch(req, res);
+  });
+
+  // `Expect: 100-continue`: Node emits this instead of 'request' (and sends no 100) because a listener
+  // exists. The 100 is written when the application first reads the body, which Fastify does only after
+  // routing, the auth hook, the in-flight slot and validation; a 404, 401 or 429 is answered without it, and
+  // Node then closes the connection (the client may already be sending the body).
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const entry = admit(req, res);
+    if (!entry) return;
+    const r = entry.req as IncomingMessage & { _read: (n: number) => void };
+    const read = r._read;
+    r._read = function (this: IncomingMessage, n: number) {
+      r._read = read;
+      // Node drains an unread body itself after a final answer (`_dump`): no 100 for that.
+      if (!entry.res.headersSent && !entry.res._sent100 && !entry.req._dumped) {
+        entry.res.writeContinue();
+        const now = Date.now();
+        entry.bodyFrom = now;
+        entry.lastProgress = entry.lastSweep = now;
+        entry.bytesAtStart = entry.lastBytes = req.socket.bytesRead;
+      }
+      read.call(this, n);
+    };
+    dispatch(req, res);
+  });
+
+  // Any other expectation cannot be met (RFC 9110 §10.1.1): 417, in the envelope.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    answer(res, 417, 'VALIDATION_ERROR', 'Only "Expect: 100-continue" is supported');
+  });
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const entry of tracked) {
+      const { req, res } = entry;
+      const socket = req.socket;
+      const bodyDone = !entry.hasBody || req.complete;
+      if (socket.destroyed || (res.writableFinished && bodyDone)) {
+        tracked.delete(entry);
+        continue;
+      }
+      if (!bodyDone && entry.bodyFrom !== undefined && bodyTooSlow(entry, now, limits)) {
+        const rule = `a body must start within ${limits.bodyTimeoutMs} ms, never stall that long, and then average ${limits.bodyMinBytesPerSecond} bytes/s`;
+        timedOut(entry, 408, 'VALIDATION_ERROR', `The request body arrived too slowly (${rule})`);
+        continue;
+      }
+      if (limits.exchangeTimeoutMs > 0 && !req[EXEMPT] && !res.headersSent && now - entry.arrived > limits.exchangeTimeoutMs) {
+        if (bodyDone) {
+          timedOut(entry, 503, 'SERVICE_UNAVAILABLE', `The server did not answer within ${limits.exchangeTimeoutMs} ms; retry later`);
+        } else {
+          timedOut(entry, 408, 'VALIDATION_ERROR', `The request was not received within ${limits.exchangeTimeoutMs} ms`);
+        }
+      }
+    }
+  }, sweepMs).unref();
+  server.once('close', () => clearInterval(sweep));
+
+  const timedOut = (entry: Tracked, status: number, code: ErrorCode, message: string) => {
+    tracked.delete(entry);
+    if (entry.res.headersSent) {
+      // An answer is already out (e.g. a 401 before the body was read): only the connection is left to end.
+      entry.req.socket.destroy();
+      return;
+    }
+    answer(entry.res, status, code, message);
+  };
+
+  return { ...limits, fdLimit };
+}
+
+/**
+ * Has the body fallen behind? Progress (bytes read from the socket) resets the stall clock; time during which
+ * the application, not the client, holds the body back (data waiting unread in the request's buffer) is
+ * not counted against the client.
+ */
+function bodyTooSlow(entry: Tracked, now: number, limits: ServerLimits): boolean {
+  const bytes = entry.req.socket.bytesRead;
+  const sinceLastSweep = now - entry.lastSweep;
+  entry.lastSweep = now;
+  if (entry.req.readableLength > 0) {
+    // Unread data is waiting in the request (Node stops reading the socket when it is full): the clocks stop.
+    entry.bodyFrom! += sinceLastSweep;
+    entry.lastProgress = now;
+  } else if (bytes !== entry.lastBytes) {
+    entry.lastProgress = now;
+  }
+  entry.lastBytes = bytes;
+  if (now - entry.lastProgress > limits.bodyTimeoutMs) return true;
+  const elapsed = now - entry.bodyFrom!;
+  if (elapsed <= limits.bodyTimeoutMs) return false;
+  return bytes - entry.bytesAtStart < (limits.bodyMinBytesPerSecond * (elapsed - limits.bodyTimeoutMs)) / 1000;
+}
+
+/** A final answer in the envelope, and the connection closed after it (the rest of the request is unread). */
+function answer(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
+  const { head, body } = rawErrorEnvelope(status, message, code);
+  if (code === 'SERVICE_UNAVAILABLE') head['Retry-After'] = '5';
+  res.writeHead(status, head);
+  res.end(body);
+}
+
+/** The settings (src/config) as one server's limits; `receiveTimeoutMs` and the number of servers in the process are the server's own. */
+export function limitsFromConfig(
+  config: Pick<Config, 'httpHeadersTimeoutMs' | 'httpBodyTimeoutMs' | 'httpBodyMinBytesPerSecond' | 'httpKeepAliveTimeoutMs' | 'httpExchangeTimeoutMs' | 'maxConnections'>,
+  receiveTimeoutMs: number,
+  servers: number,
+  fdLimit = openFileLimit(),
+): ServerLimits {
+  return {
+    headersTimeoutMs: config.httpHeadersTimeoutMs,
+    bodyTimeoutMs: config.httpBodyTimeoutMs,
+    bodyMinBytesPerSecond: config.httpBodyMinBytesPerSecond,
+    // Node requires the headers timeout to be at most the request timeout.
+    receiveTimeoutMs: Math.max(receiveTimeoutMs, config.httpHeadersTimeoutMs),
+    keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
+    exchangeTimeoutMs: config.httpExchangeTimeoutMs,
+    maxConnections: connectionCap(config.maxConnections, fdLimit, servers),
+  };
+}
