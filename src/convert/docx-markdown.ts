@@ -12,6 +12,7 @@
 import type { Block, DocModel, Inline, Marks, TableRow } from '../docx/read/model.js';
 import { OutputBudget } from '../budget/index.js';
 import { codeInlines, htmlBlocks, htmlEscape, type HtmlContext } from './docx-html.js';
+import { markdownDestination, markdownTitle, safeMarkdownModel } from './markdown-safety.js';
 import { DocxImages, imageUses, MarkdownImages } from './docx-images.js';
 import { ByteSink, type TextSink } from './output-sink.js';
 
@@ -61,10 +62,8 @@ function codeSpan(text: string): string {
   return fence + pad + text + pad + fence;
 }
 
-function linkDestination(href: string): string {
-  if (/[\s()<>]/.test(href) || href === '') return '<' + href.replace(/[\\<>]/g, '\\$&').replace(/\n/g, '%0A') + '>';
-  return href.replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\').replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
-}
+// Targets and titles as every renderer reads them back, unchanged (markdown-safety.ts; `&` is never decoded).
+const linkDestination = markdownDestination;
 
 /**
  * Alt text and titles may hold line breaks (Word's generated image descriptions have blank lines); a blank
@@ -72,12 +71,7 @@ function linkDestination(href: string): string {
  */
 const oneLine = (t: string) => t.replace(/[ \t]*[\r\n\u2028\u2029][\s]*/g, ' ');
 
-const linkTitle = (t: string | undefined) =>
-  t
-    ? ` "${oneLine(t)
-        .replace(/[\\"]/g, '\\$&')
-        .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')}"`
-    : '';
+const linkTitle = markdownTitle;
 
 const MD_IMAGE = /^image\/(png|jpeg|gif|webp)$/;
 
@@ -193,7 +187,7 @@ class InlineWriter {
           only?.t === 'text' &&
           !only.m.code &&
           (only.text === i.href || 'mailto:' + only.text === i.href) &&
-          /^[a-z][a-z0-9+.-]{1,31}:[^\s<>]*$/i.test(i.href) &&
+          /^[a-z][a-z0-9+.-]{1,31}:[^\s<>|]*$/i.test(i.href) &&
           !i.title
         ) {
           return this.emit(`<${only.text}>`);
@@ -488,6 +482,8 @@ export function modelToMarkdown(doc: DocModel, warnings: Set<string>): string {
  * budget sees it while it is written (output-sink.ts); repeated pictures' data once, at the end.
  */
 export function writeMarkdown(doc: DocModel, warnings: Set<string>, sink: TextSink): void {
+  // Links and images with unsafe targets, and islands whose Markdown is not safe to render, are taken out first.
+  doc = safeMarkdownModel(doc, warnings);
   const notes = new Map<string, number>();
   doc.notes.forEach((n, i) => notes.set(`${n.kind}:${n.id}`, i + 1));
   const html = new DocxImages(sink);

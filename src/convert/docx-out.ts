@@ -12,6 +12,7 @@ import { OutputBudget } from '../budget/index.js';
 import { readDocxModel, type ReadLimits } from '../docx/read/reader.js';
 import { writeHtml } from './docx-html.js';
 import { writeMarkdown } from './docx-markdown.js';
+import { trustIslands } from './markdown-safety.js';
 import { ByteSink } from './output-sink.js';
 
 /** The output budget when the caller gives none: OUTPUT_MAX_MB's default (src/config). */
@@ -24,6 +25,11 @@ export interface DocxExportOptions {
   limits?: Partial<ReadLimits>;
   /** Bytes the output may have (default DEFAULT_OUTPUT_MAX_BYTES); beyond: 422 UNPROCESSABLE_DOCUMENT naming it. */
   outputMaxBytes?: number;
+  /**
+   * Markdown: write every source island's kept Markdown verbatim, even raw HTML that is not safe to render
+   * (markdown-safety.ts). Only for a DOCX made from Markdown the caller trusts; the API never sets it.
+   */
+  trustIslands?: boolean;
 }
 
 /**
@@ -32,6 +38,7 @@ export interface DocxExportOptions {
  */
 export function docxToText(bytes: Uint8Array, to: 'md' | 'html', options: DocxExportOptions = {}): { bytes: Uint8Array; warnings: string[] } {
   const doc = readDocxModel(bytes, options);
+  if (options.trustIslands) trustIslands(doc);
   const warnings = new Set(doc.warnings);
   const sink = new ByteSink(new OutputBudget(options.outputMaxBytes ?? DEFAULT_OUTPUT_MAX_BYTES, to === 'md' ? 'Markdown' : 'HTML'));
   if (to === 'md') writeMarkdown(doc, warnings, sink);
