@@ -40,6 +40,10 @@ export interface Config {
   officeTimeoutMs: number;
   /** Resident-memory ceiling of one LibreOffice worker during a conversion (bytes); above it: 422. */
   officeMemoryBytes: number;
+  /** Pixels one preview page image may have (PREVIEW_MAX_MEGAPIXELS × 10⁶), checked before rendering; beyond: 422. */
+  previewMaxPixels: number;
+  /** Address-space cap of one pdftoppm process (PREVIEW_MEMORY_MB, bytes); an allocation beyond it fails: 422. */
+  previewMemoryBytes: number;
   /** Worker threads that run the in-process engines (md/html→docx, annotate, sign, verify). */
   engineWorkers: number;
   /** Engine jobs that may wait for a worker thread; beyond: 503. */
@@ -263,6 +267,11 @@ export function loadConfig(env: Env = process.env): Config {
     officeQueueSize: int(env, 'OFFICE_QUEUE_SIZE', 64, 1, 10_000),
     officeTimeoutMs: int(env, 'OFFICE_TIMEOUT_MS', 60_000, 1_000, 600_000),
     officeMemoryBytes,
+    // 50 MP: an A4 page at the largest width (4000 × 5657 px) is 23 MP, a 1:3 strip 48 MP (~200 MB of bitmap).
+    previewMaxPixels: int(env, 'PREVIEW_MAX_MEGAPIXELS', 50, 1, 1000) * 1_000_000,
+    // pdftoppm maps ~100 MB of code and fonts; a 50 MP page needs ~210 MB resident. 1 GB leaves room for
+    // large embedded images while renders (at most OFFICE_WORKERS at once) stay far from the machine's memory.
+    previewMemoryBytes: int(env, 'PREVIEW_MEMORY_MB', 1024, 128, 65_536) * 1024 * 1024,
     engineWorkers: int(env, 'ENGINE_WORKERS', usableCpus(), 1, 64),
     engineQueueSize: int(env, 'ENGINE_QUEUE_SIZE', 64, 1, 10_000),
     engineTimeoutMs: int(env, 'ENGINE_TIMEOUT_MS', 30_000, 1_000, 600_000),

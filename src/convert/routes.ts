@@ -14,7 +14,8 @@ import type { Services } from '../services.js';
 import { convertDocument, inferSourceFormat, type SourceFormat, type TargetFormat } from './index.js';
 import { isPdf } from '../docx/package.js';
 import { writeZip } from '../docx/zip-writer.js';
-import { parsePreviewOptions, renderPdfPages, type PreviewFormat } from '../preview/index.js';
+import { parsePreviewOptions, renderAdmission, renderPdfPages, type PreviewFormat } from '../preview/index.js';
+import type { Deadline } from '../budget/index.js';
 import { officeWithRun } from '../office/index.js';
 import { CONVERT_OPTION_NAMES, ConvertForm, ConvertOptions, type ConvertOptionsQuery } from './schema.js';
 
@@ -110,7 +111,7 @@ function convertRoutes(services: Services) {
       handler: async (request, reply) => {
         const upload = await readSingleFile(request);
         const q = settleOptions(request.url.split('?')[1] ?? '', request.query, upload.fields);
-        if (q.to === 'png' || q.to === 'jpeg') return previews(services, q, q.to, upload.filename, upload.bytes, reply);
+        if (q.to === 'png' || q.to === 'jpeg') return previews(services, q, q.to, upload.filename, upload.bytes, reply, request.deadline);
         if (q.width !== undefined || q.pages !== undefined) {
           throw new FolioError('VALIDATION_ERROR', '`width` and `pages` apply to page previews only (to=png|jpeg)', {
             details: [{ field: q.width !== undefined ? 'width' : 'pages', issue: 'only with to=png or to=jpeg' }],
@@ -220,7 +221,9 @@ function pdfSourceRefused(to: string): never {
 
 /**
  * Page previews: a PDF as it is, a DOCX through the office engine first (an upload: every office check
- * applies), then poppler (src/preview). One page → the image; several → a ZIP of page-<n>.<ext>.
+ * applies), then poppler (src/preview). One page → the image; several → a ZIP of page-<n>.<ext>. The
+ * conversion, the page-size reading (engine pool) and every page run draw from the request's one deadline;
+ * renders take their turns from the office pool's admission; the images count against OUTPUT_MAX_MB.
  */
 async function previews(
   services: Services,
@@ -229,6 +232,7 @@ async function previews(
   filename: string,
   bytes: Uint8Array,
   reply: FastifyReply,
+  deadline: Deadline | undefined,
 ): Promise<FastifyReply> {
   const req = parsePreviewOptions(q.width, q.pages);
   let from: SourceFormat | 'pdf' | undefined = q.from ?? (isPdf(bytes) ? 'pdf' : inferSourceFormat(filename, bytes));
@@ -243,9 +247,20 @@ async function previews(
       details: [{ field: 'from', issue: 'not inferable' }],
     });
   }
+  const signal = abandonSignal(reply);
   let pdf = bytes;
-  if (from === 'docx') pdf = await convertDocument(bytes, 'docx', 'pdf', { office: services.office, pdf: { origin: 'upload' } });
-  const pages = await renderPdfPages(pdf, format, req, abandonSignal(reply));
+  if (from === 'docx') {
+    pdf = await convertDocument(bytes, 'docx', 'pdf', { office: officeWithRun(services.office, { signal, deadline }), pdf: { origin: 'upload' } });
+  }
+  const pages = await renderPdfPages(pdf, format, req, {
+    signal,
+    deadline,
+    outputMaxBytes: services.config.outputMaxBytes,
+    maxPixels: services.config.previewMaxPixels,
+    memoryBytes: services.config.previewMemoryBytes,
+    admission: renderAdmission(services.office, services.config.officeWorkers),
+    measure: (bytes, pages) => services.enginePool.run('preview.pageSizes', { pdf: bytes, pages }, { signal, deadline }),
+  });
   const ext = format === 'png' ? 'png' : 'jpg';
   const stem = safeStem(filename);
   let out: Uint8Array;

@@ -64,6 +64,11 @@ export interface EngineTasks {
     input: { bytes: Uint8Array };
     output: VerifyResult;
   };
+  /** The rendered size of preview pages, read before poppler runs (src/preview/page-sizes.ts); null: unknown. */
+  'preview.pageSizes': {
+    input: { pdf: Uint8Array; pages: number[] };
+    output: Array<{ width: number; height: number } | null>;
+  };
   /** PDFs (DOCX inputs already converted by the office engine) → one PDF, in order (src/merge). */
   'merge.pdfs': {
     input: { inputs: MergeInput[]; options: MergeOptions };

@@ -44,6 +44,7 @@ interface Engines {
   verify: typeof import('../verify/index.js');
   fetch: typeof import('../fetch/safe-fetch.js');
   merge: typeof import('../merge/engine.js');
+  preview: typeof import('../preview/page-sizes.js');
 }
 type EngineName = keyof Engines;
 const importers: { [K in EngineName]: () => Promise<Engines[K]> } = {
@@ -54,6 +55,7 @@ const importers: { [K in EngineName]: () => Promise<Engines[K]> } = {
   verify: () => import('../verify/index.js'),
   fetch: () => import('../fetch/safe-fetch.js'),
   merge: () => import('../merge/engine.js'),
+  preview: () => import('../preview/page-sizes.js'),
 };
 /** The modules each task uses; runJob loads them before announcing the job. */
 const NEEDS: { [N in TaskName]: EngineName[] } = {
@@ -65,6 +67,7 @@ const NEEDS: { [N in TaskName]: EngineName[] } = {
   'sign.seal': ['sign', 'fetch'],
   'verify.pdf': ['verify'],
   'merge.pdfs': ['merge'],
+  'preview.pageSizes': ['preview'],
 };
 const loaded: Partial<Engines> = {};
 const loading: Partial<Record<EngineName, Promise<void>>> = {};
@@ -206,6 +209,7 @@ const handlers: Handlers = {
     // Revocation data is fetched online only from URL_FETCH_ALLOWLIST hosts (10 s at most per document).
     return e.verify.verifyPdfWithRevocation(bytes, { trust: getTrust(e) }, getRevocationFetcher(e));
   },
+  'preview.pageSizes': async ({ pdf, pages }) => engine('preview').pageSizes(pdf, pages).map((s) => s ?? null),
   'merge.pdfs': async ({ inputs, options }) => engine('merge').mergePdfs(inputs, options),
 };
 

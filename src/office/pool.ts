@@ -6,7 +6,9 @@
  * conversion (then SIGKILL and 504), a resident-memory ceiling per conversion (sampled from /proc while
  * the worker is busy; above it SIGKILL and 422), crash detection (the request fails, never hangs), respawn
  * with back-off, recycling after N conversions or above an RSS ceiling, and a bounded FIFO queue (503 with
- * Retry-After beyond it). Workers receive the caller's bytes as they are and validate and prepare them
+ * Retry-After beyond it). The same admission bounds page renders (src/preview's pdftoppm): a render takes one
+ * of the OFFICE_WORKERS turns (acquireRenderSlot), so conversions and renders together never run more native
+ * processes than that. Workers receive the caller's bytes as they are and validate and prepare them
  * themselves, so no package reading runs on the API's event loop. Each worker's private directory (profile and document I/O) is removed when the
  * process exits, whatever the cause.
  */
@@ -61,9 +63,13 @@ export interface OfficePoolStatus extends OfficeEngineStatus {
   version?: string;
   /** Resident memory of each live worker, bytes (as last reported, or sampled during a conversion). */
   workerRss: number[];
+  /** Page renders running (each holds one of the workers' turns). */
+  renders: number;
 }
 
 interface Job {
+  /** Arrival order, shared with render slot waiters: the earliest waiter of either kind goes first. */
+  seq: number;
   docx: Uint8Array;
   options: DocxToPdfOptions;
   /** The request's one deadline: the conversion's budget is capped by what is left of it. */
@@ -72,6 +78,13 @@ interface Job {
   reject(e: Error): void;
   /** Leaves the queue: it waited longer than a conversion's budget, or its client went away. */
   dequeue?: () => void;
+}
+
+/** A page render waiting for its turn (acquireRenderSlot). */
+interface SlotWaiter {
+  seq: number;
+  grant(): void;
+  reject(e: Error): void;
 }
 
 type WorkerState = 'starting' | 'idle' | 'busy' | 'stopping';
@@ -166,6 +179,9 @@ export interface MemoryExceededEvent {
 export class OfficePool extends EventEmitter implements OfficeEngine {
   private readonly workers = new Set<Worker>();
   private readonly queue: Job[] = [];
+  private readonly slotQueue: SlotWaiter[] = [];
+  private activeSlots = 0;
+  private nextSeq = 1;
   private readonly maxConversions: number;
   private readonly maxRss: number;
   private readonly maxJobRss: number;
@@ -208,14 +224,14 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     if (this.isBroken()) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'The conversion engine is unavailable', { retryAfter: 30 });
     }
-    if (this.queue.length >= this.opts.queueSize) {
+    if (this.waiting() >= this.opts.queueSize) {
       throw new FolioError('SERVICE_UNAVAILABLE', 'Too many conversions are waiting; retry later', { retryAfter: this.retryAfterSeconds() });
     }
     const deadline = run.deadline;
     deadline?.check('waiting for a conversion worker');
     // Validation and preparation (accept/reject of tracked changes, comments) happen in the worker.
     return new Promise<Uint8Array>((resolve, reject) => {
-      const job: Job = { docx, options, deadline, resolve, reject };
+      const job: Job = { seq: this.nextSeq++, docx, options, deadline, resolve, reject };
       const signal = run.signal;
       // Waiting is bounded too: behind workers held by slow documents, a request would otherwise wait for
       // as long as the queue ahead of it takes. After one conversion budget it is answered 503; a request
@@ -253,6 +269,71 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     });
   }
 
+  /**
+   * Waits for one of the workers' turns for a native job that is not a conversion (a pdftoppm render) and
+   * resolves with its release (call it once, when the job's process has exited). Queued with the conversions,
+   * in arrival order, under the same bounds: OFFICE_QUEUE_SIZE, one conversion budget of waiting (503), the
+   * request's deadline (504), the client leaving (503). Needs no LibreOffice worker to be up.
+   */
+  acquireRenderSlot(run: DocxToPdfRun = {}): Promise<() => void> {
+    if (this.closed) return Promise.reject(new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 }));
+    if (this.waiting() >= this.opts.queueSize) {
+      return Promise.reject(
+        new FolioError('SERVICE_UNAVAILABLE', 'Too many renders and conversions are waiting; retry later', { retryAfter: this.retryAfterSeconds() }),
+      );
+    }
+    const { signal, deadline } = run;
+    if (deadline?.expired) return Promise.reject(deadline.error('waiting for a render slot'));
+    return new Promise((resolve, reject) => {
+      const waiter: SlotWaiter = {
+        seq: this.nextSeq++,
+        grant: () => {
+          leave();
+          this.activeSlots++;
+          let released = false;
+          resolve(() => {
+            if (released) return;
+            released = true;
+            this.activeSlots--;
+            this.dispatch();
+          });
+        },
+        reject: (e) => {
+          leave();
+          reject(e);
+        },
+      };
+      const timer = setTimeout(
+        () =>
+          waiter.reject(
+            new FolioError('SERVICE_UNAVAILABLE', 'Every render and conversion slot stayed busy; retry later', {
+              retryAfter: this.retryAfterSeconds(),
+            }),
+          ),
+        this.opts.timeoutMs,
+      );
+      const onAbort = () => waiter.reject(new FolioError('SERVICE_UNAVAILABLE', 'The request was abandoned by the client', { retryAfter: 1 }));
+      const onDeadline = () => waiter.reject(deadline!.error('waiting for a render slot'));
+      const leave = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        deadline?.signal.removeEventListener('abort', onDeadline);
+        const i = this.slotQueue.indexOf(waiter);
+        if (i >= 0) this.slotQueue.splice(i, 1);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      deadline?.signal.addEventListener('abort', onDeadline, { once: true });
+      this.slotQueue.push(waiter);
+      this.dispatch();
+    });
+  }
+
+  /** Conversions and renders waiting for a turn. */
+  private waiting(): number {
+    return this.queue.length + this.slotQueue.length;
+  }
+
   status(): OfficePoolStatus {
     let idle = 0;
     let busy = 0;
@@ -277,12 +358,13 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       status,
       workers: live,
       busy,
-      queued: this.queue.length,
+      queued: this.waiting(),
       starting,
       restarts: this.restarts,
       conversions: this.conversions,
       version: this.version,
       workerRss,
+      renders: this.activeSlots,
     };
   }
 
@@ -304,6 +386,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     for (const job of this.queue.splice(0)) {
       job.reject(new FolioError('SERVICE_UNAVAILABLE', 'The conversion service is shutting down', { retryAfter: 5 }));
     }
+    for (const waiter of [...this.slotQueue]) waiter.reject(new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 }));
     const exits = [...this.workers].map((w) => this.stop(w, 'close'));
     await Promise.all(exits);
     disposeSofficeTemplates();
@@ -384,14 +467,29 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     });
   }
 
+  /**
+   * Hands out turns while fewer than OFFICE_WORKERS conversions and renders run: to the earliest waiter, a
+   * conversion when a worker is idle, a render in any case (renders need no LibreOffice worker).
+   */
   private dispatch(): void {
     if (this.closed) return;
-    for (const worker of this.workers) {
-      if (this.queue.length === 0) return;
-      if (worker.state !== 'idle') continue;
-      const job = this.queue.shift()!;
-      job.dequeue?.();
-      this.assign(worker, job);
+    for (;;) {
+      let busy = this.activeSlots;
+      let idle: Worker | undefined;
+      for (const w of this.workers) {
+        if (w.state === 'busy') busy++;
+        else if (w.state === 'idle') idle ??= w;
+      }
+      if (busy >= this.opts.workers) return;
+      const job = idle ? this.queue[0] : undefined;
+      const slot = this.slotQueue[0];
+      if (job && (!slot || job.seq < slot.seq)) {
+        this.queue.shift();
+        job.dequeue?.();
+        this.assign(idle!, job);
+      } else if (slot) {
+        slot.grant();
+      } else return;
     }
   }
 

@@ -58,6 +58,12 @@ export interface OfficeEngine {
    * queued; with retryAfter). With `run.deadline`, a budget spent while queued or converting is a 504.
    */
   docxToPdf(docx: Uint8Array, options?: DocxToPdfOptions, run?: DocxToPdfRun): Promise<Uint8Array>;
+  /**
+   * One turn for a native job that is not a conversion (a page render), taken from the same admission as the
+   * conversions so that both together stay within the configured workers; resolves with its release.
+   * Optional: an engine without workers of its own (an adapter) has none to share.
+   */
+  acquireRenderSlot?(run?: DocxToPdfRun): Promise<() => void>;
   status(): OfficeEngineStatus;
   close(): Promise<void>;
 }

@@ -1,7 +1,13 @@
 /**
  * Page previews (issue 17): pages of a PDF rendered to PNG or JPEG by poppler's `pdftoppm`, run as a bounded
- * child process: no shell, argument list fixed here (no request value reaches it but validated integers), a
- * time limit, a cap on the bytes it may write, killed when the client leaves.
+ * child process (src/native/bounded-child.ts): no shell, argument list fixed here (no request value reaches it
+ * but validated integers), an address-space cap (PREVIEW_MEMORY_MB), a time limit per page run capped by the
+ * request's one deadline, the bytes it may write capped by the request's output budget (OUTPUT_MAX_MB),
+ * killed when the client leaves. Before anything is rendered the page sizes are read (page-sizes.ts) and a
+ * page whose image would pass the pixel budget (PREVIEW_MAX_MEGAPIXELS) is refused; renders take a turn from
+ * the office pool's admission (admission.ts), so renders and conversions together stay within the workers.
+ * A page poppler could not allocate comes out as a 1×1 image with exit status 0: every image's dimensions
+ * are checked against what was asked, and such a page is a 422, never a 200.
  *
  * Documents never touch the disk: the PDF goes to `pdftoppm -` on stdin and the images come back on stdout
  * (without an output root, pdftoppm writes every page to stdout, one image after the other), which are split
@@ -10,15 +16,25 @@
  * Pages beyond the document are a 422 (UNPROCESSABLE_DOCUMENT, naming the page and the page count), not a
  * silent clamp: a caller that asked for page 7 of a 5-page document gets told rather than handed fewer files.
  */
-import { spawn } from 'node:child_process';
+import { OutputBudget, outputTooLarge, type Deadline } from '../budget/index.js';
 import { FolioError, type ErrorDetail } from '../errors.js';
+import { runBounded } from '../native/bounded-child.js';
+import { localAdmission, type RenderAdmission } from './admission.js';
+import { pageSizes, renderedHeight, type PageSize } from './page-sizes.js';
+
+export { localAdmission, renderAdmission, type RenderAdmission } from './admission.js';
+export { pageSizes, type PageSize } from './page-sizes.js';
 
 export const PREVIEW_DEFAULT_WIDTH = 800;
 export const PREVIEW_MAX_WIDTH = 4000;
 export const PREVIEW_MAX_PAGES = 50;
-/** Output bytes one call may produce, all pages together. */
+/** Output bytes one call may produce, all pages together (OUTPUT_MAX_MB lowers it). */
 export const PREVIEW_MAX_BYTES = 256 * 1024 * 1024;
+/** Time limit of one contiguous page run (one pdftoppm process); the request's deadline caps it. */
 export const PREVIEW_TIMEOUT_MS = 60_000;
+/** Defaults of PREVIEW_MAX_MEGAPIXELS and PREVIEW_MEMORY_MB (src/config) for callers without a Config. */
+export const PREVIEW_MAX_PIXELS = 50_000_000;
+export const PREVIEW_MEMORY_BYTES = 1024 * 1024 * 1024;
 
 export type PreviewFormat = 'png' | 'jpeg';
 
@@ -32,6 +48,29 @@ export interface RenderedPage {
   page: number;
   bytes: Uint8Array;
 }
+
+export interface RenderOptions {
+  /** The client went away: the render is killed. */
+  signal?: AbortSignal;
+  /** The request's one deadline: each page run gets `deadline.cap(PREVIEW_TIMEOUT_MS)`; spent → 504. */
+  deadline?: Deadline;
+  /** Bytes all page images together may take (OUTPUT_MAX_MB; never more than PREVIEW_MAX_BYTES). */
+  outputMaxBytes?: number;
+  /** Pixels one page image may have (PREVIEW_MAX_MEGAPIXELS). */
+  maxPixels?: number;
+  /** Address-space cap of pdftoppm (PREVIEW_MEMORY_MB). */
+  memoryBytes?: number;
+  /** Where a render takes its turn (the office pool's admission); default: one render at a time. */
+  admission?: RenderAdmission;
+  /**
+   * Reads the page sizes (the API does it on the engine pool, off the event loop); default: in this thread.
+   * null or undefined: unknown (the render still runs under its memory cap, its dimensions checked after).
+   */
+  measure?: (pdf: Uint8Array, pages: number[]) => Promise<Array<PageSize | null | undefined>>;
+}
+
+/** Turns for callers that pass no admission (the CLI's local mode): one render at a time. */
+const defaultAdmission = localAdmission(1);
 
 /** `width` and `pages` as sent (strings or absent) → a checked request; 400 VALIDATION_ERROR with details. */
 export function parsePreviewOptions(width: string | undefined, pages: string | undefined): PreviewRequest {
@@ -83,19 +122,97 @@ function runsOf(pages: number[]): Array<[number, number]> {
   return runs;
 }
 
-/** Renders the requested pages of `pdf`; throws 422 for a PDF poppler cannot read or pages it does not have. */
-export async function renderPdfPages(pdf: Uint8Array, format: PreviewFormat, req: PreviewRequest, signal?: AbortSignal): Promise<RenderedPage[]> {
-  const out: RenderedPage[] = [];
-  const budget = { left: PREVIEW_MAX_BYTES };
-  for (const [first, last] of runsOf(req.pages)) {
-    const images = await runPdftoppm(pdf, format, req.width, first, last, budget, signal);
-    if (images.length < last - first + 1) {
-      const count = first + images.length - 1;
-      throw pagesBeyond(first + images.length, count);
+/**
+ * Renders the requested pages of `pdf`; throws 422 for a PDF poppler cannot read, pages it does not have, a
+ * page over the pixel budget or one it could not allocate, and 504 when the request's deadline is spent.
+ */
+export async function renderPdfPages(pdf: Uint8Array, format: PreviewFormat, req: PreviewRequest, opts: RenderOptions = {}): Promise<RenderedPage[]> {
+  const { deadline, signal } = opts;
+  const maxPixels = opts.maxPixels ?? PREVIEW_MAX_PIXELS;
+  const measured = await (opts.measure ?? (async (bytes, pages) => pageSizes(bytes, pages)))(pdf, req.pages);
+  const sizes = new Map<number, PageSize>();
+  req.pages.forEach((page, i) => {
+    const size = measured[i];
+    if (!size) return;
+    sizes.set(page, size);
+    const height = renderedHeight(size, req.width);
+    if (req.width * height > maxPixels) throw overPixelBudget(page, req.width, height, maxPixels);
+  });
+  deadline?.check('rendering page previews');
+  const budget = new OutputBudget(Math.min(PREVIEW_MAX_BYTES, opts.outputMaxBytes ?? PREVIEW_MAX_BYTES), 'page images');
+  const release = await (opts.admission ?? defaultAdmission).acquireRenderSlot({ signal, deadline });
+  try {
+    const out: RenderedPage[] = [];
+    for (const [first, last] of runsOf(req.pages)) {
+      // Every run draws from the one deadline: six slow runs cannot take six times the run limit.
+      deadline?.check('rendering page previews');
+      const images = await runPdftoppm(pdf, format, req.width, first, last, budget, opts);
+      if (images.length < last - first + 1) {
+        const count = first + images.length - 1;
+        throw pagesBeyond(first + images.length, count);
+      }
+      images.forEach((bytes, i) => {
+        checkDimensions(bytes, format, first + i, req.width, sizes.get(first + i));
+        out.push({ page: first + i, bytes });
+      });
     }
-    images.forEach((bytes, i) => out.push({ page: first + i, bytes }));
+    return out;
+  } finally {
+    release();
   }
-  return out;
+}
+
+function overPixelBudget(page: number, width: number, height: number, maxPixels: number): FolioError {
+  const mp = (n: number) => `${Math.round(n / 100_000) / 10} megapixels`;
+  return new FolioError(
+    'UNPROCESSABLE_DOCUMENT',
+    `Page ${page} would be ${width} × ${height} px (${mp(width * height)}) at width ${width}; a page image may have at most ${mp(maxPixels)} (PREVIEW_MAX_MEGAPIXELS). Ask for a smaller width`,
+    { details: [{ field: 'width', issue: `page ${page} would be over ${mp(maxPixels)} at this width` }] },
+  );
+}
+
+/** The failed page's answer: poppler could not allocate its bitmap (over its memory cap or its own size limit). */
+function notRendered(page: number, width: number): FolioError {
+  return new FolioError('UNPROCESSABLE_DOCUMENT', `Page ${page} could not be rendered at width ${width} within the renderer's memory limit`, {
+    details: [{ field: 'width', issue: `page ${page} is too large to render at ${width} px` }],
+  });
+}
+
+/**
+ * poppler answers a page it could not allocate with a 1×1 image and exit status 0: the image must have the
+ * width asked for (±1 for rounding) and, when the page size is known, the height that follows from it.
+ */
+function checkDimensions(bytes: Uint8Array, format: PreviewFormat, page: number, width: number, size: PageSize | undefined): void {
+  const dims = format === 'png' ? pngDimensions(bytes) : jpegDimensions(bytes);
+  if (!dims || Math.abs(dims.width - width) > 1) throw notRendered(page, width);
+  if (size && Math.abs(dims.height - renderedHeight(size, width)) > 2) throw notRendered(page, width);
+}
+
+/** Width and height from a PNG's IHDR (the first chunk, at a fixed offset). */
+export function pngDimensions(b: Uint8Array): { width: number; height: number } | undefined {
+  if (b.length < 24) return undefined;
+  const v = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  if (v.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  return { width: v.readUInt32BE(16), height: v.readUInt32BE(20) };
+}
+
+/** Width and height from a JPEG's start-of-frame segment (markers C0–CF but C4, C8, CC). */
+export function jpegDimensions(b: Uint8Array): { width: number; height: number } | undefined {
+  const v = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  let i = 2;
+  while (i + 9 < v.length) {
+    if (v[i] !== 0xff) return undefined;
+    const marker = v[i + 1]!;
+    if (marker === 0xff) {
+      i++;
+      continue;
+    }
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: v.readUInt16BE(i + 5), width: v.readUInt16BE(i + 7) };
+    }
+    i += 2 + v.readUInt16BE(i + 2);
+  }
+  return undefined;
 }
 
 function pagesBeyond(page: number, count: number | undefined): FolioError {
@@ -105,14 +222,14 @@ function pagesBeyond(page: number, count: number | undefined): FolioError {
   });
 }
 
-function runPdftoppm(
+async function runPdftoppm(
   pdf: Uint8Array,
   format: PreviewFormat,
   width: number,
   first: number,
   last: number,
-  budget: { left: number },
-  signal?: AbortSignal,
+  budget: OutputBudget,
+  opts: RenderOptions,
 ): Promise<Uint8Array[]> {
   const args = [
     format === 'png' ? '-png' : '-jpeg',
@@ -127,61 +244,45 @@ function runPdftoppm(
     '-1',
     '-',
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('pdftoppm', args, { stdio: ['pipe', 'pipe', 'pipe'], shell: false, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-    const chunks: Buffer[] = [];
-    let stderr = '';
-    let failure: FolioError | undefined;
-    const stop = (e: FolioError) => {
-      failure ??= e;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(
-      () => stop(new FolioError('CONVERSION_TIMEOUT', `Rendering the previews took longer than ${PREVIEW_TIMEOUT_MS / 1000} s`)),
-      PREVIEW_TIMEOUT_MS,
-    );
-    const onAbort = () => stop(new FolioError('UNPROCESSABLE_DOCUMENT', 'The client went away'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (d: Buffer) => {
-      budget.left -= d.length;
-      if (budget.left < 0) {
-        stop(
-          new FolioError(
-            'UNPROCESSABLE_DOCUMENT',
-            `The previews exceed ${PREVIEW_MAX_BYTES / 1024 / 1024} MB; ask for fewer pages or a smaller width`,
-            {
-              details: [{ field: 'pages', issue: 'the rendered images are too large together' }],
-            },
-          ),
-        );
-      } else chunks.push(d);
+  const timeoutMs = opts.deadline ? opts.deadline.cap(PREVIEW_TIMEOUT_MS) : PREVIEW_TIMEOUT_MS;
+  let r: Awaited<ReturnType<typeof runBounded>>;
+  try {
+    r = await runBounded('pdftoppm', args, {
+      input: pdf,
+      timeoutMs,
+      addressSpaceBytes: opts.memoryBytes ?? PREVIEW_MEMORY_BYTES,
+      // What is left of the request's output budget: past it the child is killed as it writes.
+      maxOutputBytes: budget.limitBytes - budget.usedBytes,
+      signal: opts.signal,
     });
-    child.stderr.on('data', (d: Buffer) => {
-      if (stderr.length < 4096) stderr += d.toString('utf8');
-    });
-    child.stdin.on('error', () => {}); // pdftoppm may exit before reading everything (broken input)
-    child.on('error', (e) =>
-      stop(new FolioError('SERVICE_UNAVAILABLE', 'The page renderer (poppler pdftoppm) is not available', { cause: e, retryAfter: 30 })),
-    );
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (failure) return reject(failure);
-      // "Wrong page range given: the first page (5) can not be after the last page (3)."
-      const range = /first page \((\d+)\) can not be after the last page \((\d+)\)/.exec(stderr);
-      if (range) return reject(pagesBeyond(first, Number(range[2])));
-      if (code !== 0) return reject(new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF could not be rendered (it is damaged or not a PDF)'));
-      const all = Buffer.concat(chunks);
-      try {
-        const images = format === 'png' ? splitPngs(all) : splitJpegs(all);
-        if (images.length === 0) return reject(new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF could not be rendered (no page came out)'));
-        resolve(images);
-      } catch {
-        reject(new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF could not be rendered (the renderer wrote an unreadable image)'));
-      }
-    });
-    child.stdin.end(pdf);
-  });
+  } catch (e) {
+    throw new FolioError('SERVICE_UNAVAILABLE', 'The page renderer (poppler pdftoppm) is not available', { cause: e, retryAfter: 30 });
+  }
+  if (r.stopped === 'timeout') {
+    if (opts.deadline && timeoutMs < PREVIEW_TIMEOUT_MS) throw opts.deadline.error('rendering page previews');
+    throw new FolioError('CONVERSION_TIMEOUT', `Rendering the previews took longer than ${PREVIEW_TIMEOUT_MS / 1000} s`);
+  }
+  if (r.stopped === 'aborted') throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The client went away');
+  if (r.stopped === 'output') throw outputTooLarge(budget.limitBytes, 'page images');
+  // setpriv/prlimit report a command they could not start with 127.
+  if (r.code === 127 && /failed to execute/.test(r.stderr)) {
+    throw new FolioError('SERVICE_UNAVAILABLE', 'The page renderer (poppler pdftoppm) is not available', { retryAfter: 30 });
+  }
+  // "Wrong page range given: the first page (5) can not be after the last page (3)."
+  const range = /first page \((\d+)\) can not be after the last page \((\d+)\)/.exec(r.stderr);
+  if (range) throw pagesBeyond(first, Number(range[2]));
+  // Out of its address space (poppler prints "Out of memory", or a C++ allocation aborts the process).
+  if (/Out of memory|Bogus memory allocation|bad_alloc/i.test(r.stderr) && (r.code !== 0 || r.stdout.length === 0)) throw notRendered(first, width);
+  if (r.code !== 0) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF could not be rendered (it is damaged or not a PDF)');
+  let images: Uint8Array[];
+  try {
+    images = format === 'png' ? splitPngs(r.stdout) : splitJpegs(r.stdout);
+  } catch {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF could not be rendered (the renderer wrote an unreadable image)');
+  }
+  if (images.length === 0) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF could not be rendered (no page came out)');
+  budget.add(r.stdout.length);
+  return images;
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
