@@ -41,6 +41,8 @@ export interface RepeatedPicture {
   references: number;
   /** All references in one paragraph (one top-level block) instead of one paragraph each. */
   oneParagraph?: boolean;
+  /** The picture's extension, which gives its kind (default png). */
+  ext?: string;
 }
 
 /**
@@ -53,9 +55,9 @@ export function repeatedPictureDocx(o: RepeatedPicture): Buffer {
   const refs = Array.from({ length: o.references }, (_, i) => drawing('rIdImg', i + 1));
   const body = o.oneParagraph ? `<w:p>${refs.join('')}</w:p>` : refs.map((r) => `<w:p>${r}</w:p>`).join('');
   return buildZip([
-    ...shell(`<Relationship Id="rIdImg" Type="${REL}/image" Target="media/image1.png"/>`),
+    ...shell(`<Relationship Id="rIdImg" Type="${REL}/image" Target="media/image1.${o.ext ?? 'png'}"/>`),
     entry('word/document.xml', DOC_OPEN + '<w:p><w:r><w:t>Pictures:</w:t></w:r></w:p>' + body + DOC_CLOSE),
-    entry('word/media/image1.png', png),
+    entry(`word/media/image1.${o.ext ?? 'png'}`, png),
   ]);
 }
 
