@@ -12,18 +12,19 @@ import {
   PDFName,
   PDFNull,
   PDFNumber,
-  PDFObjectCopier,
-  PDFPage,
-  PDFPageLeaf,
   PDFRef,
   PDFString,
   ParseSpeeds,
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
-import { FolioError, type ErrorDetail } from '../errors.js';
+import { OutputBudget } from '../budget/index.js';
+import { FolioError, isFolioError, type ErrorDetail } from '../errors.js';
 import { PdfDocument } from '../pdf/index.js';
+import { copyAllPages, StreamIndex } from './copy-pages.js';
+import { countPages } from './page-count.js';
 import { MAX_MERGE_PAGES } from './schema.js';
+import { saveWithin } from './writer.js';
 
 export interface MergeInput {
   /** The PDF (a DOCX input is converted before the merge). */
@@ -39,6 +40,8 @@ export interface MergeInput {
 export interface MergeOptions {
   outline: boolean;
   pageLabels: boolean;
+  /** Bytes the merged PDF may have (OUTPUT_MAX_MB); past it, 422 naming the limit. Unbounded when absent. */
+  outputMaxBytes?: number;
 }
 
 export interface MergeResult {
@@ -69,17 +72,64 @@ export function inputError(
 
 const PDF_HEADER = /%PDF-\d/;
 
-async function loadInput(input: MergeInput, index: number): Promise<PDFDocument> {
+/** Page-tree nodes one input's count may visit per page the merge still has room for (a binary tree needs 2). */
+const VISITS_PER_PAGE = 3;
+
+/** The 422 for a merge past MAX_MERGE_PAGES, naming the input that crosses it. */
+function tooManyPages(index: number, fileName: string): FolioError {
+  return new FolioError('UNPROCESSABLE_DOCUMENT', `The merged document would have more than ${MAX_MERGE_PAGES} pages`, {
+    details: [{ field: `documents.${index}`, issue: `${fileName || 'unnamed'}: pages beyond the ${MAX_MERGE_PAGES}-page limit` }],
+  });
+}
+
+interface Checked {
+  encrypted: boolean;
+  /** Pages the bounded reader counted; undefined when it could not read the page tree (pdf-lib may). */
+  pages?: number;
+}
+
+/**
+ * What the bounded reader (src/pdf) tells of an input before pdf-lib parses it: is it encrypted, and how
+ * many pages it has, counted only up to `room` (the pages the merge still has room for) so that a file
+ * claiming a million pages is refused in milliseconds rather than parsed whole.
+ */
+function precheck(input: MergeInput, index: number, room: number): Checked {
   const head = Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.length, 1024)).toString('latin1');
   if (!PDF_HEADER.test(head)) throw inputError(index, input.fileName, 'not a PDF or DOCX file', 'INVALID_FILE_FORMAT');
-  // The shared reader answers "is it encrypted" from every revision's trailer; a file it cannot read at all
-  // is left to pdf-lib, which rebuilds damaged cross-reference tables.
-  let encrypted = false;
+  let doc: PdfDocument;
   try {
-    encrypted = new PdfDocument(input.pdf).isEncrypted();
-  } catch {
-    /* judged by pdf-lib below */
+    doc = new PdfDocument(input.pdf);
+  } catch (e) {
+    // The reader's own bounds (cross-reference entries, decoded bytes): a file past them is far past what
+    // pdf-lib can hold in an engine thread's memory.
+    if (isFolioError(e) && e.code === 'UNPROCESSABLE_DOCUMENT') {
+      throw inputError(
+        index,
+        input.fileName,
+        `the PDF is too large to read (${e.message.replace(/^The PDF /, '').replace('the verifier', 'Folio')})`,
+      );
+    }
+    // A file the reader cannot read at all is left to pdf-lib, which rebuilds damaged cross-reference tables.
+    return { encrypted: false };
   }
+  // The shared reader answers "is it encrypted" from every revision's trailer.
+  const encrypted = doc.isEncrypted();
+  if (encrypted) return { encrypted };
+  const count = countPages(doc, room, VISITS_PER_PAGE * room + 1_000);
+  switch (count.kind) {
+    case 'over':
+      throw tooManyPages(index, input.fileName);
+    case 'bad':
+      throw inputError(index, input.fileName, count.problem);
+    case 'counted':
+      if (count.pages === 0) throw inputError(index, input.fileName, 'the PDF has no pages');
+      return { encrypted, pages: count.pages };
+    default:
+      return { encrypted };
+  }
+}
+
+async function loadInput(input: MergeInput, index: number, checked: Checked): Promise<PDFDocument> {
   let doc: PDFDocument;
   try {
     // pdf-lib yields to the event loop (a setTimeout each) every `parseSpeed` objects, 100 by default: on an
@@ -94,7 +144,7 @@ async function loadInput(input: MergeInput, index: number): Promise<PDFDocument>
   } catch {
     throw inputError(index, input.fileName, 'the PDF is damaged or unreadable');
   }
-  if (encrypted || doc.isEncrypted) throw inputError(index, input.fileName, 'the PDF is encrypted');
+  if (checked.encrypted || doc.isEncrypted) throw inputError(index, input.fileName, 'the PDF is encrypted');
   let count: number;
   try {
     count = doc.getPageCount();
@@ -245,30 +295,6 @@ function writeOutlineItems(ctx: PDFContext, parentRef: PDFRef, nodes: OutlineNod
 }
 
 /**
- * Copies every page of `src` to the end of `out`, in order, and answers the copies' references. Unlike
- * pdf-lib's copyPages, every page's reference is mapped to its copy before anything is copied, so a link
- * or any other reference from one page to another of the same input points at the copy in the page tree
- * (copyPages would copy the target again as an orphan page outside the tree).
- */
-function copyAllPages(src: PDFDocument, out: PDFDocument): PDFRef[] {
-  const copier = PDFObjectCopier.for(src.context, out.context);
-  // The copier's reference map (private in its typings): seeded with the pages' new references.
-  const traversed = (copier as unknown as { traversedObjects: Map<PDFObject, PDFObject> }).traversedObjects;
-  const pages = src.getPages();
-  const refs = pages.map((page) => {
-    const ref = out.context.nextRef();
-    traversed.set(page.ref, ref);
-    return ref;
-  });
-  pages.forEach((page, i) => {
-    const copy = copier.copy(page.node) as PDFPageLeaf;
-    out.context.assign(refs[i]!, copy);
-    out.addPage(PDFPage.of(copy, refs[i]!, out));
-  });
-  return refs;
-}
-
-/**
  * Drops the value (/V, the signature dictionary with its ByteRange and CMS) of every signature field that
  * the copied pages' widgets lead to: the signature covered the input's bytes and cannot be valid in the
  * merged file, so it is not carried over for a validator to report as a broken one. The widgets and their
@@ -295,34 +321,41 @@ function dropSignatureValues(out: PDFDocument, pages: PDFRef[]): void {
 }
 
 export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Promise<MergeResult> {
+  // Every input's pages are counted (up to what is left of the limit) before any is parsed by pdf-lib.
+  const checked: Checked[] = [];
+  let counted = 0;
+  for (const [index, input] of inputs.entries()) {
+    const c = precheck(input, index, MAX_MERGE_PAGES - counted);
+    counted += c.pages ?? 0;
+    checked.push(c);
+  }
+
   const out = await PDFDocument.create({ updateMetadata: false });
   const ctx = out.context;
   const warnings: string[] = [];
   const entries: OutlineNode[] = [];
   const labelStarts: Array<{ start: number; prefix?: string }> = [];
+  const streams = new StreamIndex();
   let pageCount = 0;
 
   for (const [index, input] of inputs.entries()) {
-    const src = await loadInput(input, index);
+    const src = await loadInput(input, index, checked[index]!);
     const count = src.getPageCount();
-    if (pageCount + count > MAX_MERGE_PAGES) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', `The merged document would have more than ${MAX_MERGE_PAGES} pages`, {
-        details: [{ field: `documents.${index}`, issue: `${input.fileName || 'unnamed'}: pages beyond the ${MAX_MERGE_PAGES}-page limit` }],
-      });
-    }
+    if (pageCount + count > MAX_MERGE_PAGES) throw tooManyPages(index, input.fileName);
     const signed = isSigned(src);
     if (signed) {
       warnings.push(`${inputLabel(index, input.fileName)} is signed; it was merged as content and its signature is not valid in the merged PDF`);
     }
     let copied: PDFRef[];
     try {
-      copied = copyAllPages(src, out);
+      copied = copyAllPages(src, out, streams);
     } catch {
       throw inputError(index, input.fileName, 'its pages could not be read');
     }
     if (signed) dropSignatureValues(out, copied);
     const pageMap = new Map<string, PDFRef>();
-    src.getPages().forEach((p, i) => pageMap.set(p.ref.toString(), copied[i]!));
+    // A page object listed more than once: destinations go to its first occurrence.
+    src.getPages().forEach((p, i) => pageMap.has(p.ref.toString()) || pageMap.set(p.ref.toString(), copied[i]!));
     const first = copied[0]!;
     if (options.outline) {
       const title = input.title ?? (input.fileName || `Document ${index + 1}`);
@@ -349,6 +382,7 @@ export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Pr
     out.catalog.set(PDFName.of('PageLabels'), ctx.register(ctx.obj({ Nums: ctx.obj(nums) })));
   }
   out.setProducer('Folio');
-  const pdf = await out.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: ParseSpeeds.Fast });
+  const budget = new OutputBudget(options.outputMaxBytes ?? Number.MAX_SAFE_INTEGER, 'merged PDF');
+  const pdf = await saveWithin(out, budget, ParseSpeeds.Fast);
   return { pdf, pageCount, warnings };
 }
