@@ -7,7 +7,9 @@
  *   npm run bench -- docx-amplification
  *   node --import tsx bench/docx-amplification.ts /tmp/before     (another checkout, built into its own dist/)
  *
- * The server runs with its defaults except one LibreOffice worker (the office pool is not used here).
+ * The server runs with its defaults except one LibreOffice worker (the office pool is not used here); the
+ * environment passes through (OUTPUT_MAX_MB=1024 shows a 506 MB HTML answer made and sent as bytes).
+ * BENCH_ONLY=substring keeps the cases whose label contains it.
  */
 import path from 'node:path';
 import { repeatedIslandDocx, repeatedPictureDocx } from '../test/amplification/docx-amplifiers.js';
@@ -30,6 +32,7 @@ const poller = new HealthPoller(srv.url, 50);
 const treeRss = () => (srv.rss() ?? 0) + descendants(srv.pid).reduce((s, d) => s + d.rss, 0);
 
 async function measure(label: string, name: string, bytes: Buffer, to: 'md' | 'html', parallel = 1): Promise<void> {
+  if (process.env.BENCH_ONLY && !label.includes(process.env.BENCH_ONLY)) return;
   let peak = treeRss();
   const sampler = setInterval(() => (peak = Math.max(peak, treeRss())), 50);
   const from = Date.now();
