@@ -73,6 +73,13 @@ describe('a picture shown many times', () => {
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(200 * MB);
   });
 
+  it('with a budget above V8’s longest string, one paragraph of 600 MB of copies is a 422, not a RangeError', () => {
+    const big = repeatedPictureDocx({ imageBytes: 1_000_000, references: 450, oneParagraph: true });
+    const e = refusal(() => docxToText(big, 'html', { outputMaxBytes: 4096 * MB }));
+    expect(e.status).toBe(422);
+    expect(e.message).toMatch(/One paragraph or table of the document would make more than 256 MB of HTML/);
+  });
+
   it('counts every copy written as HTML inside Markdown (a picture of a kind Markdown does not show as an image)', () => {
     // A BMP: written as <img> in Markdown too, once per place.
     const renamed = repeatedPictureDocx({ imageBytes: 20_000, references: 200, ext: 'bmp' });
