@@ -53,6 +53,17 @@ export interface Ingest {
 export async function createIngest(opts: IngestOptions): Promise<Ingest> {
   const store = await openTelemetryStore(opts.config);
   const metrics = createIngestMetrics(opts.registry);
+  if (store instanceof PostgresTelemetryStore) {
+    store.onUncertainCommit = (settled) => {
+      metrics.uncertainCommit(settled);
+      opts.logger.warn(
+        { settled },
+        settled
+          ? 'a COMMIT lost its connection; the batch was written again'
+          : 'a COMMIT lost its connection and could not be settled: answered 503, its events may be stored',
+      );
+    };
+  }
   // With REDIS_URL the billing-integrity limits are shared by every ingest instance.
   const coordination = opts.config.redisUrl
     ? new Coordination(opts.config.redisUrl, opts.logger, { keyPrefix: opts.config.redisKeyPrefix })

@@ -17,8 +17,10 @@
  * test (committed this hour + documents in requests still being committed + this request's documents ≤
  * cap) admits it; only a key near or over its cap pays for the exact test, a lookup of which of the
  * request's documents are already counted this month, and is refused only for documents that are new.
- * What can pass the cap: requests of one key admitted on different instances at the same moment, before
- * either commit is counted; the request limit per key bounds that to a few batches.
+ * The check and the reservation happen in one synchronous step, so concurrent requests on one instance
+ * cannot pass the cap together. What can: requests of one key admitted on different instances at the same
+ * moment, before either commit is counted (the in-flight reservations are per instance); the request
+ * limit per key bounds that to a few batches.
  */
 import type { Coordination } from '../coordination/redis.js';
 import { LocalWindowCounter, SharedWindowCounter, type WindowLimiter } from '../coordination/window.js';
@@ -179,13 +181,16 @@ export class IngestLimits {
     const committed = await this.newDocuments.add(key, 0);
     let reserve = ids.length;
     if (committed.count + (this.pending.get(key) ?? 0) + ids.length > cap) {
-      // Near or over the cap: only documents not yet counted this month may be refused.
+      // Near or over the cap: only documents not yet counted this month may be refused. Documents of
+      // requests still being committed count as new until they are (read after the lookup, so requests
+      // admitted meanwhile are seen): near the cap that errs towards refusing, for milliseconds.
       const known = await store.knownDocuments(key, monthOf(record.receivedAt), ids);
       reserve = ids.filter((d) => !known.has(d)).length;
-      if (reserve > 0 && committed.count + reserve > cap) {
+      if (reserve > 0 && committed.count + (this.pending.get(key) ?? 0) + reserve > cap) {
         throw rateLimited(
           `This license key has reached its limit of ${cap} new documents per hour; documents already counted are still accepted`,
-          committed.retryAfter,
+          // No window yet means it is about to begin with the commits in flight: a whole one to wait.
+          committed.retryAfter || HOUR_MS / 1000,
           'new_documents_cap',
         );
       }

@@ -17,6 +17,8 @@ export interface IngestMetrics {
   accepted(events: number): void;
   rejected(reason: RejectReason, events?: number): void;
   committed(batchSize: number): void;
+  /** A batch whose COMMIT lost its connection was settled by writing it again, or could not be. */
+  uncertainCommit(settled: boolean): void;
 }
 
 export function createIngestMetrics(registry: Registry): IngestMetrics {
@@ -42,6 +44,14 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000],
     registers: [registry],
   });
+  const uncertain = new Counter({
+    name: 'folio_telemetry_uncertain_commits_total',
+    help: 'Batches whose COMMIT lost its connection: settled (written again, answered 202) or unsettled (answered 503, may be stored)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  uncertain.inc({ outcome: 'settled' }, 0);
+  uncertain.inc({ outcome: 'unsettled' }, 0);
   // Zero-initialise every reason so dashboards see the series before the first rejection.
   for (const r of [
     'missing_license_key',
@@ -59,6 +69,7 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
   return {
     accepted: (n) => accepted.inc(n),
     rejected: (reason, n = 1) => rejected.inc({ reason }, n),
+    uncertainCommit: (settled) => uncertain.inc({ outcome: settled ? 'settled' : 'unsettled' }),
     committed: (size) => {
       commits.inc();
       batch.observe(size);

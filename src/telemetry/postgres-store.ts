@@ -77,6 +77,8 @@ function isRowError(e: unknown): boolean {
 export class PostgresTelemetryStore implements TelemetryStore {
   readonly dialect = 'postgres' as const;
   private readonly knownHosts = new Set<string>();
+  /** Told of every batch whose COMMIT lost its connection: settled (written again) or not (answered 503). */
+  onUncertainCommit?: (settled: boolean) => void;
   private constructor(private readonly pool: pg.Pool) {}
 
   /**
@@ -133,13 +135,16 @@ export class PostgresTelemetryStore implements TelemetryStore {
     let last: unknown = first.lost;
     for (let wait = 100; Date.now() < until; wait = Math.min(wait * 2, 1000)) {
       try {
-        return await this.write(records);
+        const outcome = await this.write(records);
+        this.onUncertainCommit?.(true);
+        return outcome;
       } catch (e) {
         if (e instanceof RowsRejectedError) throw e;
         last = e instanceof CommitOutcomeUnknown ? e.lost : e;
       }
       await sleep(Math.min(wait, Math.max(0, until - Date.now())));
     }
+    this.onUncertainCommit?.(false);
     throw new FolioError('SERVICE_UNAVAILABLE', 'The database connection was lost while the events were committed; retry later', {
       retryAfter: DATABASE_RETRY_AFTER_SECONDS,
       cause: last,

@@ -22,6 +22,12 @@ export interface CuttableProxy {
   port: number;
   /** Destroys every proxied connection now (both sides). */
   cut(): void;
+  /**
+   * The next `times` COMMITs (PostgreSQL simple-query message `COMMIT`) are forwarded to the server and
+   * then the connection that sent them is cut before the reply can come back: the server commits, the
+   * client cannot know it (the commit-outcome-unknown case).
+   */
+  cutAfterNextCommit(times?: number): void;
   /** Connections accepted so far. */
   accepted(): number;
   close(): Promise<void>;
@@ -30,6 +36,9 @@ export interface CuttableProxy {
 export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<CuttableProxy> {
   const open = new Set<net.Socket>();
   let count = 0;
+  let commitTraps = 0;
+  // 'Q', int32 length (4 + 7), "COMMIT\0": what pg sends for client.query('COMMIT').
+  const COMMIT = Buffer.concat([Buffer.from('Q'), Buffer.from([0, 0, 0, 11]), Buffer.from('COMMIT\0')]);
   const server = net.createServer((client) => {
     count++;
     const upstream = net.connect(targetPort, targetHost);
@@ -38,7 +47,15 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
       s.on('close', () => open.delete(s));
       s.on('error', () => undefined);
     }
-    client.pipe(upstream);
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      if (commitTraps > 0 && chunk.includes(COMMIT)) {
+        commitTraps--;
+        // The client loses its connection now; the server gets time to commit before its side goes too.
+        client.destroy();
+        setTimeout(() => upstream.destroy(), 300);
+      }
+    });
     upstream.pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
@@ -48,6 +65,9 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
     port: (server.address() as net.AddressInfo).port,
     cut() {
       for (const s of open) s.destroy();
+    },
+    cutAfterNextCommit(times = 1) {
+      commitTraps += times;
     },
     accepted: () => count,
     async close() {
@@ -67,11 +87,14 @@ export interface SpawnedIngest {
   stop(): Promise<void>;
 }
 
-/** Starts `node <root>/dist/src/main.js ingest` and waits for its health to answer. */
-export async function spawnIngest(root: string, env: Record<string, string>): Promise<SpawnedIngest> {
+/**
+ * Starts `node <entry…> ingest` (entry: the compiled main.js of a checkout, or test/adversarial/server.ts's
+ * serverEntry()) and waits for its health to answer.
+ */
+export async function spawnIngest(root: string, env: Record<string, string>, entry = [path.join(root, 'dist/src/main.js')]): Promise<SpawnedIngest> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-chaos-ingest-'));
-  const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js'), 'ingest'], {
+  const child = spawn(process.execPath, [...entry, 'ingest'], {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', INGEST_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -159,6 +182,21 @@ export async function storedDocuments(databaseUrl: string, licenseKey: string): 
   try {
     const r = await c.query<{ document_id: string }>('SELECT DISTINCT document_id FROM telemetry_events WHERE license_key = $1', [licenseKey]);
     return new Set(r.rows.map((x) => x.document_id));
+  } finally {
+    await c.end();
+  }
+}
+
+/** How many event rows the database holds per document id of a license key (1 each: stored exactly once). */
+export async function eventRows(databaseUrl: string, licenseKey: string): Promise<Map<string, number>> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const r = await c.query<{ document_id: string; n: string }>(
+      'SELECT document_id, COUNT(*)::text AS n FROM telemetry_events WHERE license_key = $1 GROUP BY document_id',
+      [licenseKey],
+    );
+    return new Map(r.rows.map((x) => [x.document_id, Number(x.n)]));
   } finally {
     await c.end();
   }

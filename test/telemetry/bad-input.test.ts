@@ -184,6 +184,28 @@ describe('bad input', () => {
         field: 'browserInfo',
       },
       {
+        name: 'U+0000 in browserInfo.hostname',
+        send: () => collect(t, payload([event('d')], { browserInfo: { hostname: 'a\u0000b.example' } }), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'browserInfo.hostname',
+      },
+      {
+        name: 'lone surrogate in browserInfo.userAgent (escaped in the JSON)',
+        send: () =>
+          collect(t, '{"libraryVersion":"1","browserInfo":{"userAgent":"x\\ud800y"},"events":[{"timestamp":"2024-01-01T00:00:00Z"}]}', 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'browserInfo.userAgent',
+      },
+      {
+        name: 'U+0000 inside metadata',
+        send: () => collect(t, payload([event('d')], { metadata: { a: { b: 'x\u0000' } } }), 'lic_bad'),
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        field: 'metadata.a.b',
+      },
+      {
         name: 'JSON nested 10,000 deep',
         send: () => collect(t, `{"libraryVersion":"1","events":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, 'lic_bad'),
         status: 400,

@@ -74,4 +74,38 @@ describe('GroupCommitter', () => {
     await c.drain();
     expect(c.commits).toBe(3);
   });
+
+  it('retries a batch refused for its items in halves: only the bad item fails, every other one is written', async () => {
+    class Refused extends Error {}
+    const written: number[][] = [];
+    // A store that refuses any write holding 13, as PostgreSQL refuses a whole batch for one bad value.
+    const write = async (items: number[]) => {
+      if (items.includes(13)) throw new Refused('value 13 refused');
+      written.push(items);
+    };
+    const c = new GroupCommitter<number>(write, 100, undefined, 1, (e) => e instanceof Refused);
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => c.submit(i)));
+    expect(results.filter((r) => r.status === 'rejected').length).toBe(1);
+    expect(results[13]!.status).toBe('rejected');
+    expect(written.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i).filter((i) => i !== 13));
+    // Halving: about 2·log2(40) writes, not one per item.
+    expect(written.length).toBeLessThanOrEqual(12);
+  });
+
+  it("does not split a batch whose failure is the store's: every waiter gets the error", async () => {
+    let writes = 0;
+    const c = new GroupCommitter<number>(
+      async () => {
+        writes++;
+        throw new Error('database unreachable');
+      },
+      100,
+      undefined,
+      1,
+      () => false,
+    );
+    const results = await Promise.allSettled([1, 2, 3, 4].map((i) => c.submit(i)));
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+    expect(writes).toBe(1);
+  });
 });
