@@ -1,0 +1,126 @@
+/**
+ * Native work inside the request's budget (issue 23), against the compiled API as a child process
+ * (test/adversarial/server.ts): poppler's pdftoppm and resvg are native code, which no thread termination
+ * stops, so the server must bound them before they start (pixel budget), while they run (address-space cap,
+ * the request's one deadline, SIGKILL) and after (a failed page is a 422, not a 1×1 image), and leave
+ * nothing burning a core once the answer is out.
+ *
+ * One server, small budgets so every case ends in seconds: REQUEST_TIMEOUT_MS=5000, ENGINE_TIMEOUT_MS=3000,
+ * PREVIEW_MAX_MEGAPIXELS=100, PREVIEW_MEMORY_MB=128 (a 80 MP page passes the pixel budget and fails inside
+ * poppler's capped address space: the 1×1 case). The SVG case goes last: it ends with SIGTERM.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelope } from '../adversarial/generators.js';
+import { FolioProcess, HealthPoller, MB, descendants, serverEnv, type SendResult } from '../adversarial/server.js';
+import { annotateSvgBody, heavySvg, slowPdf, tallPdf } from './native-inputs.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const REQUEST_TIMEOUT_MS = 5_000;
+
+/** utime + stime of a process (all its threads), in seconds; 0 once it is gone. */
+function cpuOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+describe('native work inside the request budget (compiled server)', () => {
+  let srv: FolioProcess;
+  let key: string;
+  let poller: HealthPoller;
+
+  beforeAll(async () => {
+    srv = await FolioProcess.start({
+      ...serverEnv({ engineTimeoutMs: 3_000, officeTimeoutMs: 60_000 }),
+      OFFICE_WORKERS: '2',
+      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      PREVIEW_MAX_MEGAPIXELS: '100',
+      PREVIEW_MEMORY_MB: '128',
+    });
+    key = await srv.newKey();
+    poller = new HealthPoller(srv.url, 100);
+  }, 180_000);
+  afterAll(async () => {
+    await poller?.stop();
+    await srv?.stop();
+  });
+
+  const preview = (pdf: Buffer, query: string, deadlineMs = 60_000): Promise<SendResult> =>
+    srv.send({ method: 'POST', path: `/v1/convert?${query}`, file: { name: 'in.pdf', bytes: pdf } }, key, deadlineMs);
+  const treeRss = () => (srv.rss() ?? 0) + descendants(srv.pid).reduce((s, d) => s + d.rss, 0);
+  const renderers = () => descendants(srv.pid).filter((d) => d.name === 'pdftoppm' && d.rss > 0);
+
+  it('a page whose image would pass the pixel budget is a 422 naming the limit, before any render', async () => {
+    const r = await preview(tallPdf(200, 8800), 'to=png&width=4000');
+    expect(r.status).toBe(422);
+    const env = envelope(r);
+    expect(env.code).toBe('UNPROCESSABLE_DOCUMENT');
+    expect(env.message).toMatch(/Page 1 would be 4000 × 176000 px .* at most 100 megapixels \(PREVIEW_MAX_MEGAPIXELS\)/);
+    // Generous: the render it replaces took 38 s and 3.4 GB (bench/README.md).
+    expect(r.ms).toBeLessThan(10_000);
+    // The same page at a width within the budget renders: 100 × 4400 px.
+    const small = await preview(tallPdf(200, 8800), 'to=png&width=100');
+    expect(small.status).toBe(200);
+    expect([small.body.readUInt32BE(16), small.body.readUInt32BE(20)]).toEqual([100, 4400]);
+  }, 60_000);
+
+  it('a page poppler cannot allocate (a 1×1 image with exit status 0) is a 422, never a 200', async () => {
+    // 4000 × 20000 px = 80 MP: within the 100 MP budget, but 240 MB of bitmap in a 128 MB address space.
+    const r = await preview(tallPdf(200, 1000), 'to=png&width=4000');
+    expect(r.status).toBe(422);
+    expect(envelope(r).message).toMatch(/Page 1 could not be rendered at width 4000 within the renderer's memory limit/);
+  }, 60_000);
+
+  it('three such renders at once keep the process tree within a generous bound', async () => {
+    const base = treeRss();
+    let peak = base;
+    const from = Date.now();
+    const timer = setInterval(() => (peak = Math.max(peak, treeRss())), 50);
+    const answers = await Promise.all([1, 2, 3].map(() => preview(tallPdf(200, 1000), 'to=png&width=4000')));
+    clearInterval(timer);
+    expect(answers.map((a) => a.status)).toEqual([422, 422, 422]);
+    // Before the caps, three tall pages took 8.1 GB; now each pdftoppm is capped at 128 MB of address space.
+    expect(peak - base).toBeLessThan(600 * MB);
+    // Health answered throughout (generous: 2 s, the poller's own deadline).
+    const samples = await poller.window(from, Date.now());
+    expect(samples.every((h) => h.status === 200)).toBe(true);
+  }, 60_000);
+
+  it(`six runs of slow pages answer 504 at the request deadline (${REQUEST_TIMEOUT_MS / 1000} s), not after six run limits`, async () => {
+    const r = await preview(slowPdf(12, 1000), 'to=png&pages=1,3,5,7,9,11', 120_000);
+    expect(r.status).toBe(504);
+    const env = envelope(r);
+    expect(env.code).toBe('CONVERSION_TIMEOUT');
+    expect(env.message).toMatch(/time budget \(during rendering page previews\)/);
+    // Generous bound over the 5 s deadline on a loaded machine; six slow runs take 20 s and more.
+    expect(r.ms).toBeLessThan(REQUEST_TIMEOUT_MS + 8_000);
+    // The run that was cut short is killed, not left rendering.
+    await sleep(500);
+    expect(renderers()).toEqual([]);
+  }, 120_000);
+
+  it('a filter-heavy SVG in annotate: 504, then no thread or process keeps burning CPU, and SIGTERM stops the server', async () => {
+    const r = await srv.send({ method: 'POST', path: '/v1/annotate', json: annotateSvgBody(heavySvg()) }, key, 60_000);
+    expect(r.status).toBe(504);
+    expect(envelope(r).code).toBe('CONVERSION_TIMEOUT');
+    // The replaced engine thread warms up for at most 5 s (src/engines/warm-up.ts); after that the tree is idle.
+    await sleep(6_000);
+    const tree = () => [srv.pid, ...descendants(srv.pid).map((d) => d.pid)].reduce((s, p) => s + cpuOf(p), 0);
+    const c0 = tree();
+    await sleep(1_500);
+    const burned = tree() - c0;
+    // Before: resvg kept a core busy on the terminated thread for minutes (1.5 s of CPU per 1.5 s here).
+    expect(burned).toBeLessThan(0.5);
+    expect(descendants(srv.pid).filter((d) => d.rss > 0 && d.name === 'node')).toEqual([]);
+    const health = await fetch(`${srv.url}/v1/health`).then((h) => h.json() as Promise<{ status: string }>);
+    expect(health.status).not.toBe('unhealthy');
+    process.kill(srv.pid, 'SIGTERM');
+    for (let i = 0; i < 150 && srv.alive(); i++) await sleep(100);
+    expect(srv.alive()).toBe(false);
+  }, 120_000);
+});
