@@ -63,8 +63,10 @@ export class MarkdownImages {
     /** The document's kept Markdown (source blocks): a label they define would win over ours. */
     sources: string[],
   ) {
+    // Labels match case-insensitively and with white space around them (CommonMark), never through
+    // escapes or entities: a source that does not contain the prefix in any case cannot define our labels.
     let prefix = 'folio-image-';
-    for (let n = 2; sources.some((s) => s.toLowerCase().includes(`[${prefix}`)); n++) prefix = `folio-image${n}-`;
+    for (let n = 2; sources.some((s) => s.toLowerCase().includes(prefix)); n++) prefix = `folio-image${n}-`;
     this.prefix = prefix;
   }
 

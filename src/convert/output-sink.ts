@@ -32,6 +32,8 @@ const FLUSH_CHARS = 1 << 20;
 /** The most precharged bytes one block may hold: well under V8's longest string, with room for the rest of it. */
 export const MAX_BLOCK_BYTES = 256 * 1024 * 1024;
 
+const EMPTY = Buffer.alloc(0);
+
 export class ByteSink implements TextSink {
   private readonly chunks: Buffer[] = [];
   private pending: string[] = [];
@@ -82,9 +84,12 @@ export class ByteSink implements TextSink {
     this.flush();
     const out = new Uint8Array(this.total);
     let at = 0;
-    for (const c of this.chunks.splice(0)) {
-      out.set(c, at);
-      at += c.length;
+    const chunks = this.chunks.splice(0);
+    for (let i = 0; i < chunks.length; i++) {
+      out.set(chunks[i]!, at);
+      at += chunks[i]!.length;
+      // Each chunk may be collected once copied: the copy and the chunks are not both held whole.
+      chunks[i] = EMPTY;
     }
     return out;
   }

@@ -12,6 +12,11 @@ import * as commonmark from 'commonmark';
 import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { docxToHtml, docxToMarkdown, docxToText } from '../../src/convert/index.js';
+import { modelToMarkdown } from '../../src/convert/docx-markdown.js';
+import { DocxImages, MarkdownImages } from '../../src/convert/docx-images.js';
+import { ByteSink } from '../../src/convert/output-sink.js';
+import { OutputBudget } from '../../src/budget/index.js';
+import type { DocModel, Inline } from '../../src/docx/read/model.js';
 import { isFolioError, type FolioError } from '../../src/errors.js';
 import { ISLAND_SHOWN, repeatedIslandDocx, repeatedPictureDocx } from '../amplification/docx-amplifiers.js';
 
@@ -87,6 +92,29 @@ describe('a picture shown many times', () => {
     expect(count(ok, '<img src="data:image/bmp;base64,')).toBe(200);
     const e = refusal(() => docxToMarkdown(renamed, { outputMaxBytes: 1 * MB }));
     expect(e.message).toMatch(/Markdown would be larger than the 1 MB/);
+  });
+
+  it('resolves its reference images to the picture even when a kept Markdown block defines the same label', () => {
+    const img: Inline = { t: 'image', alt: 'dot', data: { mime: 'image/png', bytes: new Uint8Array([1, 2, 3]) } };
+    // A source island defining the label the writer would use first (labels match ignoring case and edge spaces).
+    const source = 'See [this][Folio-Image-1].\n\n[ FOLIO-IMAGE-1 ]: https://example.com/other.png';
+    const doc: DocModel = {
+      blocks: [
+        { t: 'source', markdown: source, blocks: [] },
+        { t: 'para', inlines: [img, img], f: {} },
+      ],
+      notes: [],
+      warnings: [],
+    };
+    const md = modelToMarkdown(doc, new Set());
+    // Whichever way the writer avoids it (another prefix, or the island left out as unsafe), both pictures
+    // render as the picture.
+    expect(srcs(new MarkdownIt().render(md))).toEqual(['data:image/png;base64,AQID', 'data:image/png;base64,AQID']);
+    // The writer's own labels avoid any the kept Markdown could define.
+    const data = (img as Extract<Inline, { t: 'image' }>).data!;
+    const labels = new MarkdownImages(new DocxImages(new ByteSink(new OutputBudget(MB))), new Map([[data, 2]]), [source]);
+    expect(labels.target(data, '')).toBe('[folio-image2-1]');
+    expect(labels.definitions(new Set())).toEqual(['[folio-image2-1]: data:image/png;base64,AQID']);
   });
 
   it('hands the answer over as bytes that own their buffer (transferable without a copy)', () => {
