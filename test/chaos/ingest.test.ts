@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, serverEntry, ROOT } from '../adversarial/server.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres.js';
+import { REDIS_URL, redisReachable } from '../support/redis.js';
 import {
   ADMIN_TOKEN,
   collectBody,
@@ -28,6 +29,7 @@ import {
 
 const pgUp = await postgresAvailable();
 if (!pgUp) console.warn('test/chaos/ingest.test.ts skipped: PostgreSQL at 127.0.0.1:5432 is not reachable');
+const redisUp = pgUp && (await redisReachable('the shared ingest limits of test/chaos/ingest.test.ts'));
 
 describe.skipIf(!pgUp)('ingest on a PostgreSQL whose connections are cut', () => {
   let db: TestDatabase;
@@ -184,5 +186,48 @@ describe.skipIf(!pgUp)('ingest billing-integrity limits', () => {
     const ok = await usage(ADMIN_TOKEN, '10.4.0.2');
     expect(ok.status).toBe(200);
     expect((await ok.json()) as { documents: number }).toMatchObject({ documents: expect.any(Number) });
+  });
+});
+
+describe.skipIf(!redisUp)('ingest limits shared by two instances through Redis', () => {
+  let db: TestDatabase;
+  const ingests: SpawnedIngest[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('folio_chaos_shared');
+    const env = {
+      TELEMETRY_DATABASE_URL: db.url,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: `chaos-${process.pid}-${Date.now()}:`,
+      TRUST_PROXY: 'loopback',
+      INGEST_NEW_DOCUMENTS_PER_HOUR: '200',
+      ADMIN_AUTH_FAILURES_PER_ADDRESS: '4',
+    };
+    ingests.push(...(await Promise.all([spawnIngest(ROOT, env, serverEntry().args), spawnIngest(ROOT, env, serverEntry().args)])));
+  });
+
+  afterAll(async () => {
+    await Promise.all(ingests.map((i) => i.stop()));
+    await db?.drop();
+  });
+
+  it('counts new documents and ADMIN_TOKEN failures across instances', async () => {
+    const [a, b] = ingests as [SpawnedIngest, SpawnedIngest];
+    const docs = (tag: string) => Array.from({ length: 100 }, (_, i) => `${tag}-${i}`);
+    expect((await post(a.url, 'shared-key', collectBody(docs('a1')))).status).toBe(202);
+    expect((await post(a.url, 'shared-key', collectBody(docs('a2')))).status).toBe(202);
+    // The 200 new documents were counted on instance A; B refuses more for the same key, re-opens pass.
+    const refused = await post(b.url, 'shared-key', collectBody(docs('b1')));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(3000);
+    expect((await post(b.url, 'shared-key', collectBody(docs('a1').slice(0, 10)))).status).toBe(202);
+
+    const guess = (url: string) =>
+      fetch(`${url}/v1/usage?licenseKey=x`, { headers: { authorization: 'Bearer wrong-token-0123456789', 'x-forwarded-for': '10.5.0.1' } });
+    expect([(await guess(a.url)).status, (await guess(b.url)).status, (await guess(a.url)).status, (await guess(b.url)).status]).toEqual([
+      401, 401, 401, 401,
+    ]);
+    expect((await guess(a.url)).status).toBe(429);
+    expect((await guess(b.url)).status).toBe(429);
   });
 });
