@@ -136,7 +136,13 @@ export async function buildApi(opts: ApiOptions): Promise<RunningApi> {
     : new LocalInFlightLimiter(MAX_IN_FLIGHT_PER_KEY);
   const app = await buildApiApp({
     parseLargeJson: async (body) => {
-      const parsed = await services.bodyPool.run('http.parseJson', { body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
+      // The body buffer is the reader's own (src/http/body-buffer.ts) and not read again: moved, not copied.
+      const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+      const parsed = await services.bodyPool.run(
+        'http.parseJson',
+        { body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) },
+        whole ? { transfer: [body.buffer as ArrayBuffer] } : {},
+      );
       const document = (parsed.value as { document?: unknown } | null)?.document;
       if (parsed.document && document && typeof document === 'object') attachDecodedDocument(document, parsed.document);
       return parsed.value;

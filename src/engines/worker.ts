@@ -18,6 +18,7 @@ import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 import { warmUpHtml, warmUpMarkdown } from './warm-up.js';
+import { collectWhenIdle } from './idle-gc.js';
 
 const data = workerData as EngineWorkerData;
 /** Warm-up conversions at thread start, and the wall-time cap on them (see warmUp). */
@@ -157,7 +158,7 @@ const handlers: Handlers = {
   'convert.toDocx': async ({ from, bytes, pageSize }) => {
     const e = loaded as Engines; // its NEEDS are loaded
     const text = e.text.decodeText(bytes);
-    return from === 'md' ? e.convert.markdownToDocx(text, { pageSize }) : e.convert.htmlToDocx(text, { pageSize });
+    return from === 'md' ? e.convert.markdownToDocxWithWarnings(text, { pageSize }) : e.convert.htmlToDocxWithWarnings(text, { pageSize });
   },
   'convert.fromDocx': async ({ to, bytes, images, outputMaxBytes }) => engine('convert').docxToText(bytes, to, { images, outputMaxBytes }),
   'annotate.fill': async ({ template, fields, strict, flatten }) => {
@@ -218,11 +219,12 @@ const handlers: Handlers = {
  * thread, not copied (a copy would double the memory of the largest answers). The writers give it a buffer
  * of its own (src/convert/output-sink.ts).
  */
-const TRANSFER: ReadonlySet<TaskName> = new Set(['convert.fromDocx']);
+const TRANSFER: ReadonlySet<TaskName> = new Set(['convert.fromDocx', 'http.parseJson']);
 
 function transferred(task: TaskName, outcome: JobOutcome): JobOutcome {
   if (!TRANSFER.has(task) || !outcome.ok) return outcome;
-  const bytes = (outcome.value as { bytes?: unknown }).bytes;
+  // A large JSON body's decoded document (up to 25 MB) is moved back too (issue 24: no second copy).
+  const bytes = (outcome.value as { bytes?: unknown; document?: unknown })[task === 'http.parseJson' ? 'document' : 'bytes'];
   const whole = bytes instanceof Uint8Array && bytes.buffer instanceof ArrayBuffer && bytes.byteLength === bytes.buffer.byteLength;
   if (!whole) return outcome;
   // piscina's Transferable: the value sent, and the list of what to move with it.
@@ -258,5 +260,9 @@ export default async function runJob(job: EngineJob): Promise<JobOutcome> {
     // A stack trace names code, never document content; the main thread logs it with the request id.
     const err = e as Error;
     return { ok: false, error: { code: 'INTERNAL_ERROR', message: 'Internal error' }, internal: { name: err?.name ?? 'Error', stack: err?.stack } };
+  } finally {
+    // Once this thread has had nothing to do for a second, its jobs' garbage goes back (idle-gc.ts: a thread
+    // that goes idle after a burst would otherwise keep it for minutes).
+    collectWhenIdle();
   }
 }

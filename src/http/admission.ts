@@ -15,6 +15,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FolioError } from '../errors.js';
+import { collectWhenIdle } from '../engines/idle-gc.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,6 +32,12 @@ declare module 'fastify' {
  *   string JSON.parse makes and the decoded bytes (3/4 of the body each), and the engine's copy.
  */
 export const BODY_COPIES = { multipart: 3, json: 3 } as const;
+
+/**
+ * A reservation this large given back schedules a full GC of the main thread once no other has been given
+ * back for 2 s (idle-gc.ts): the body buffers of a burst are garbage the idle main thread would keep.
+ */
+const COLLECT_AFTER_BYTES = 8 * 1024 * 1024;
 
 /** Reserved for a body whose size is not announced, before its first bytes count (fields, small JSON). */
 const UNANNOUNCED_START = 64 * 1024;
@@ -93,6 +100,7 @@ export class InFlightBudget {
         this.used -= state.held;
         this.holders--;
         this.meanHoldMs = this.meanHoldMs * 0.9 + (performance.now() - started) * 0.1;
+        if (state.held >= COLLECT_AFTER_BYTES) collectWhenIdle(2000);
       },
       refusal: () => this.refusal(),
     };
