@@ -12,8 +12,8 @@ import type { Capability } from '../http/capability.js';
 import type { Services } from '../services.js';
 import { decodeBase64Input, MAX_DOCUMENT_BYTES } from '../fetch/document-source.js';
 import { isZip } from '../docx/package.js';
-import { inputError, type MergeInput } from './engine.js';
-import { MAX_MERGE_INPUTS, MergeForm, MergeRequest, MIN_MERGE_INPUTS, type MergeRequestBody } from './schema.js';
+import { inputError, inputLabel, type MergeInput } from './engine.js';
+import { MAX_FILE_NAME_LENGTH, MAX_MERGE_INPUTS, MergeForm, MergeRequest, MIN_MERGE_INPUTS, type MergeRequestBody } from './schema.js';
 
 interface RawInput {
   bytes: Uint8Array;
@@ -44,6 +44,21 @@ function booleanField(fields: Record<string, string>, name: string): boolean | u
 
 const MULTIPART_FIELDS = new Set(['outline', 'pageLabels', 'pdfa']);
 
+/** Characters as the JSON schema's maxLength counts them (code points). */
+const nameLength = (name: string) => [...name].length;
+
+/**
+ * One rule for a file name the client gives, multipart or JSON: at most MAX_FILE_NAME_LENGTH characters,
+ * else 400 as the JSON schema answers (the name becomes an outline title and part of error messages).
+ */
+function checkFileName(name: string, field: string): void {
+  if (nameLength(name) > MAX_FILE_NAME_LENGTH) {
+    throw new FolioError('VALIDATION_ERROR', `The file name of ${field} is longer than ${MAX_FILE_NAME_LENGTH} characters`, {
+      details: [{ field, issue: `must NOT have more than ${MAX_FILE_NAME_LENGTH} characters` }],
+    });
+  }
+}
+
 async function readMultipart(request: FastifyRequest): Promise<Settled> {
   // The request is refused before reading when even its declared length is beyond the limit with room for
   // the multipart framing of 50 parts.
@@ -62,10 +77,13 @@ async function readMultipart(request: FastifyRequest): Promise<Settled> {
             details: [{ field: part.fieldname, issue: 'only "files" is accepted' }],
           });
         }
+        const fileName = part.filename ?? '';
+        // Checked before the file is read: the answer does not wait for its bytes.
+        checkFileName(fileName, `files.${inputs.length}.fileName`);
         const buf = await part.toBuffer();
         total += buf.length;
         if (total > MAX_DOCUMENT_BYTES) throw tooLarge();
-        inputs.push({ bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), fileName: part.filename ?? '' });
+        inputs.push({ bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), fileName });
       } else {
         if (!MULTIPART_FIELDS.has(part.fieldname)) {
           throw new FolioError('VALIDATION_ERROR', `Unknown form field "${part.fieldname}"`, {
@@ -110,7 +128,8 @@ async function readJson(body: MergeRequestBody, services: Services): Promise<Set
       d.base64 !== undefined ? decodeBase64Input(d.base64, `${field}.base64`).bytes : (await services.fetcher.fetch(d.url!, `${field}.url`)).bytes;
     total += bytes.length;
     if (total > MAX_DOCUMENT_BYTES) throw tooLarge();
-    const fileName = d.fileName ?? (d.url !== undefined ? lastPathSegment(d.url) : '');
+    // A name the client gave is held to the schema's limit; one Folio takes from the URL is cut to it.
+    const fileName = d.fileName ?? (d.url !== undefined ? [...lastPathSegment(d.url)].slice(0, MAX_FILE_NAME_LENGTH).join('') : '');
     inputs.push({ bytes, fileName, title: d.title, labelPrefix: d.labelPrefix });
   }
   return { inputs, outline: body.options?.outline ?? true, pageLabels: body.options?.pageLabels ?? true, pdfa: body.options?.pdfa };
@@ -170,18 +189,22 @@ function mergeRoutes(services: Services) {
         }
 
         // DOCX inputs become PDFs in the office engine's supervised processes, one after the other; a client
-        // that left stops the remaining conversions.
+        // that left stops the remaining conversions. Every conversion and the merge draw from the request's
+        // one deadline (REQUEST_TIMEOUT_MS): 50 slow DOCX files answer 504 when it is spent, not after 50
+        // conversion budgets, and the remaining work is not started.
         const signal = abandonSignal(reply);
+        const deadline = request.deadline;
         const inputs: MergeInput[] = [];
         for (const [index, raw] of settled.inputs.entries()) {
           if (signal.aborted) throw new FolioError('VALIDATION_ERROR', 'The client closed the connection');
+          deadline?.check(`converting ${inputLabel(index, raw.fileName)}`);
           let pdf = raw.bytes;
           const fromDocx = isZip(raw.bytes);
           if (fromDocx) {
             if (!services.office)
               throw new FolioError('SERVICE_UNAVAILABLE', 'DOCX conversion is not available on this instance', { retryAfter: 30 });
             try {
-              pdf = await services.office.docxToPdf(raw.bytes);
+              pdf = await services.office.docxToPdf(raw.bytes, {}, { signal, deadline });
             } catch (e) {
               if (isFolioError(e) && (e.code === 'UNPROCESSABLE_DOCUMENT' || e.code === 'INVALID_FILE_FORMAT')) {
                 throw inputError(index, raw.fileName, `the DOCX could not be converted (${e.message})`, e.code);
@@ -193,8 +216,8 @@ function mergeRoutes(services: Services) {
         }
         const result = await services.enginePool.run(
           'merge.pdfs',
-          { inputs, options: { outline: settled.outline, pageLabels: settled.pageLabels } },
-          { signal },
+          { inputs, options: { outline: settled.outline, pageLabels: settled.pageLabels, outputMaxBytes: services.config.outputMaxBytes } },
+          { signal, deadline },
         );
         reply
           .code(200)

@@ -6,6 +6,11 @@ export const MIN_MERGE_INPUTS = 2;
 export const MAX_MERGE_INPUTS = 50;
 /** Most pages of the merged PDF. */
 export const MAX_MERGE_PAGES = 10_000;
+/**
+ * Longest file name or title (in characters), multipart and JSON alike: a file system allows 255 bytes
+ * per name, so no real upload is longer; a longer one would become an outline title as it came.
+ */
+export const MAX_FILE_NAME_LENGTH = 255;
 
 const PDFA_DESCRIPTION =
   'Not supported: the merged file is written by Folio, not by the office engine, and is not PDF/A whatever the inputs are. ' +
@@ -35,8 +40,12 @@ export const MergeRequest = Type.Object(
         {
           base64: Type.Optional(Type.String({ minLength: 1 })),
           url: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
-          fileName: Type.Optional(Type.String({ maxLength: 255, description: 'Names the input in errors and, without a title, in the outline' })),
-          title: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "The input's outline entry (default: its file name)" })),
+          fileName: Type.Optional(
+            Type.String({ maxLength: MAX_FILE_NAME_LENGTH, description: 'Names the input in errors and, without a title, in the outline' }),
+          ),
+          title: Type.Optional(
+            Type.String({ minLength: 1, maxLength: MAX_FILE_NAME_LENGTH, description: "The input's outline entry (default: its file name)" }),
+          ),
           labelPrefix: Type.Optional(Type.String({ maxLength: 64, description: "Prefix of the input's page labels, e.g. `A-`" })),
         },
         {
@@ -70,7 +79,8 @@ export const MergeForm = Type.Object(
     files: Type.Array(Type.String({ format: 'binary' }), {
       minItems: MIN_MERGE_INPUTS,
       maxItems: MAX_MERGE_INPUTS,
-      description: 'The PDF and DOCX inputs (field repeated), in the order of the merged pages; their file names name the outline entries',
+      description:
+        'The PDF and DOCX inputs (field repeated), in the order of the merged pages; their file names (at most 255 characters, as in JSON) name the outline entries',
     }),
     outline: Type.Optional(BooleanString('Default true: one outline entry per input, its own outline beneath it')),
     pageLabels: Type.Optional(BooleanString('Default true: each input starts a new page-label range')),

@@ -160,18 +160,35 @@ export function millionPagePdf(fanout = 10, depth = 6): Uint8Array {
   return buildPdf(objects, 1);
 }
 
-/** A flat page tree whose /Kids lists one page object `times` times (/Count says so too). */
-export function repeatedPagePdf(times: number, text = 'Repeated page'): Uint8Array {
+/**
+ * A flat page tree whose /Kids lists one page object `times` times (/Count says so too). With `widths`, the
+ * page's own /Resources is a direct dictionary holding a font with a /Widths array of that many numbers.
+ */
+export function repeatedPagePdf(times: number, opts: { text?: string; widths?: number } = {}): Uint8Array {
+  const font = opts.widths
+    ? `<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /FirstChar 0 /LastChar ${opts.widths - 1} /Widths [${Array(opts.widths).fill(556).join(' ')}] >>`
+    : '5 0 R';
   return buildPdf(
     [
       { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
       { num: 2, body: `<< /Type /Pages /Count ${times} /Kids [${Array(times).fill('3 0 R').join(' ')}] >>` },
-      {
-        num: 3,
-        body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-      },
-      { num: 4, body: '<< >>', stream: CONTENT(text) },
+      { num: 3, body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 ${font} >> >> >>` },
+      { num: 4, body: '<< >>', stream: CONTENT(opts.text ?? 'Repeated page') },
       { num: 5, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
+    ],
+    1,
+  );
+}
+
+/** A page tree whose second level lists the root again: a loop that pdf-lib's recursive walk never leaves. */
+export function loopingPageTreePdf(): Uint8Array {
+  return buildPdf(
+    [
+      { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+      { num: 2, body: '<< /Type /Pages /Count 2 /Kids [3 0 R 4 0 R] >>' },
+      { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 5 0 R >>' },
+      { num: 4, body: '<< /Type /Pages /Parent 2 0 R /Count 1 /Kids [2 0 R] >>' },
+      { num: 5, body: '<< >>', stream: CONTENT('Loop') },
     ],
     1,
   );
@@ -200,10 +217,11 @@ export function flatMillionPagePdf(pages = 1_000_000): Uint8Array {
 }
 
 /**
- * A small DOCX that LibreOffice takes seconds to lay out: `tables` tables nested each in the previous one's
- * cell (about 24 KB zipped for 1,500, like the probe's 50 slow files of 1.2 MB in all).
+ * A small DOCX (1.4 KB) that LibreOffice takes seconds to lay out: `tables` tables nested each in the
+ * previous one's cell. 70 take about 5 s here, like each of the probe's 50 slow files (288 s in all); the
+ * time grows much faster than the nesting (100: about 20 s).
  */
-export function slowDocx(tables = 1_500): Uint8Array {
+export function slowDocx(tables = 70): Uint8Array {
   const open =
     '<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/></w:tblGrid><w:tr><w:tc><w:p><w:r><w:t>t</w:t></w:r></w:p>';
   const close = '<w:p/></w:tc></w:tr></w:tbl>';

@@ -194,6 +194,34 @@ describe('POST /v1/merge', () => {
     expect(Buffer.from(merged).includes('/ByteRange')).toBe(false);
   });
 
+  it('holds file names to 255 characters, multipart and JSON alike (400 beyond, naming the input)', async () => {
+    const pdf = await taggedPdf('Named', 1);
+    const longest = `${'é'.repeat(251)}.pdf`;
+    const ok = await mergeMultipart(t, [
+      { bytes: pdf, name: longest },
+      { bytes: pdf, name: 'b.pdf' },
+    ]);
+    expect(ok.status).toBe(200);
+    expect(qpdfJson(await bytesOf(ok)).outlines.map((o) => o.title)).toEqual([longest, 'b.pdf']);
+
+    const tooLong = `${'x'.repeat(100_000)}.pdf`;
+    const multipart = await mergeMultipart(t, [
+      { bytes: pdf, name: 'a.pdf' },
+      { bytes: pdf, name: tooLong },
+    ]);
+    expect(multipart.status).toBe(400);
+    const m = (await multipart.json()) as { code: string; details: Array<{ field: string; issue: string }> };
+    expect(m.code).toBe('VALIDATION_ERROR');
+    expect(m.details).toEqual([{ field: 'files.1.fileName', issue: 'must NOT have more than 255 characters' }]);
+
+    const b64 = Buffer.from(pdf).toString('base64');
+    const json = await mergeJson(t, { documents: [{ base64: b64 }, { base64: b64, fileName: `${'x'.repeat(252)}.pdf` }] });
+    expect(json.status).toBe(400);
+    const j = (await json.json()) as { code: string; details: Array<{ field: string; issue: string }> };
+    expect(j.code).toBe('VALIDATION_ERROR');
+    expect(j.details).toContainEqual({ field: 'documents.1.fileName', issue: 'must NOT have more than 255 characters' });
+  });
+
   it('refuses pdfa (400 UNSUPPORTED_CONVERSION)', async () => {
     const res = await mergeMultipart(
       t,
