@@ -254,7 +254,10 @@ function answer(res: ServerResponse, status: number, code: ErrorCode, message: s
 
 /** The settings (src/config) as one server's limits; `receiveTimeoutMs` and the number of servers in the process are the server's own. */
 export function limitsFromConfig(
-  config: Pick<Config, 'httpHeadersTimeoutMs' | 'httpBodyTimeoutMs' | 'httpBodyMinBytesPerSecond' | 'httpKeepAliveTimeoutMs' | 'httpExchangeTimeoutMs' | 'maxConnections'>,
+  config: Pick<
+    Config,
+    'httpHeadersTimeoutMs' | 'httpBodyTimeoutMs' | 'httpBodyMinBytesPerSecond' | 'httpKeepAliveTimeoutMs' | 'httpExchangeTimeoutMs' | 'maxConnections'
+  >,
   receiveTimeoutMs: number,
   servers: number,
   fdLimit = openFileLimit(),
