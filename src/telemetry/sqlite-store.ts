@@ -8,7 +8,10 @@
  * A batch SQLite refuses because of its values (SQLITE_CONSTRAINT…, SQLITE_MISMATCH, SQLITE_TOOBIG) is a
  * RowsRejectedError, so the group committer retries it in halves and only the offending request fails;
  * any other failure (disk full, I/O error, the writer gone) fails the batch with 503 and stores nothing of
- * it (the transaction is rolled back).
+ * it (the transaction is rolled back). The outcome is never unknown here as it can be with PostgreSQL: the
+ * commit and its reply happen in this process, and a writer thread that dies mid-transaction leaves it
+ * rolled back by the WAL. (Only a thread dying between its COMMIT and its reply could leave a stored batch
+ * answered 503; nothing in the writer runs there but postMessage.)
  */
 import fs from 'node:fs';
 import path from 'node:path';
