@@ -35,7 +35,7 @@ export interface CliClient {
       pageSize?: 'A4' | 'Letter';
       filename?: string;
     },
-  ): Promise<{ bytes: Uint8Array }>;
+  ): Promise<{ bytes: Uint8Array; warnings?: string[] }>;
   annotate(
     document: Uint8Array,
     fields: never[],

@@ -168,7 +168,7 @@ export class LocalEngines {
         const { from, bytes, pageSize } = input as EngineTasks['convert.toDocx']['input'];
         const [convert, text] = await Promise.all([import('../convert/index.js'), import('../convert/text.js')]);
         const source = text.decodeText(bytes);
-        return from === 'md' ? convert.markdownToDocx(source, { pageSize }) : convert.htmlToDocx(source, { pageSize });
+        return from === 'md' ? convert.markdownToDocxWithWarnings(source, { pageSize }) : convert.htmlToDocxWithWarnings(source, { pageSize });
       }
       case 'convert.fromDocx': {
         const { to, bytes, images, outputMaxBytes } = input as EngineTasks['convert.fromDocx']['input'];

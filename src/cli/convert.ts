@@ -126,6 +126,8 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
           filename: path.basename(job.input.absolute),
         },
       );
+      // The answer's X-Folio-Warnings, as local mode prints them.
+      if (!g.quiet) for (const w of result.warnings ?? []) process.stderr.write(`${job.label}: warning: ${w}\n`);
       return result.bytes;
     };
   } else {
@@ -135,6 +137,11 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
     if (opts.to === 'pdf') local.officeEngine().catch(() => undefined);
     work = async (job) => {
       const bytes = new Uint8Array(await fs.promises.readFile(job.input.absolute));
+      // What a conversion could not keep (the API's X-Folio-Warnings), on stderr unless --quiet.
+      const warnings: string[] = [];
+      const warn = () => {
+        if (!g.quiet) for (const w of new Set(warnings)) process.stderr.write(`${job.label}: warning: ${w}\n`);
+      };
       if (preview) return localPreview(bytes, job.input.absolute, opts.from, preview.format, preview.req, () => local.officeEngine());
       if (opts.from === 'pdf') throw new FolioError('UNSUPPORTED_CONVERSION', `A PDF source is for page previews only (--to png|jpeg)`);
       const from = opts.from ?? inferSourceFormat(job.input.absolute, bytes);
@@ -143,18 +150,27 @@ export async function convertCommand(args: string[], opts: ConvertCommandOptions
       if (from === 'docx' && (opts.to === 'md' || opts.to === 'html')) {
         const input = { to: opts.to, bytes, images: opts.images ?? 'inline', outputMaxBytes: local.config.outputMaxBytes } as const;
         const result = await local.run('convert.fromDocx', input);
-        for (const w of result.warnings) if (g.verbose) process.stderr.write(`${job.label}: ${w}\n`);
+        warnings.push(...result.warnings);
+        warn();
         return result.bytes;
       }
       if (from === 'docx') {
         const office = await local.officeEngine();
-        return office.docxToPdf(bytes, pdfOptions);
+        const pdf = await office.docxToPdf(bytes, pdfOptions, { warnings });
+        warn();
+        return pdf;
       }
-      const docx = await local.run('convert.toDocx', { from, bytes, pageSize: opts.pageSize ?? 'A4' });
-      if (opts.to === 'docx') return docx;
+      const made = await local.run('convert.toDocx', { from, bytes, pageSize: opts.pageSize ?? 'A4' });
+      warnings.push(...made.warnings);
+      if (opts.to === 'docx') {
+        warn();
+        return made.docx;
+      }
       const office = await local.officeEngine();
       // Composed by Folio itself from Markdown/HTML (as the API does: DocxToPdfOptions.origin).
-      return office.docxToPdf(docx, { ...pdfOptions, origin: 'folio' });
+      const pdf = await office.docxToPdf(made.docx, { ...pdfOptions, origin: 'folio' }, { warnings });
+      warn();
+      return pdf;
     };
   }
 

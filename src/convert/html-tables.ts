@@ -11,21 +11,32 @@ import { bookmarkName } from '../docx/wordml/bookmarks.js';
 import {
   cellWidthXml,
   cellXml,
+  columnChunks,
   emptyCellXml,
+  emptyRowPartXml,
+  MAX_SOURCE_COLUMNS,
   MAX_TABLE_COLUMNS,
+  nextTableNumber,
   rowStartXml,
   TABLE_FULL_WIDTH,
   TABLE_LOOK,
   TABLE_STYLE,
   tableBordersXml,
   tableLookXml,
+  TABLE_PART_SEPARATOR,
   tableStartXml,
+  wideTableWarnings,
 } from '../docx/wordml/table.js';
 import { applyBlockCss, backgroundColor, jcOf, runFromCss } from './html-style.js';
 import type { HtmlConverter } from './html-walker.js';
 
-/** An HTML <table> → a w:tbl (foster-parented content and the caption go before it). */
+/**
+ * An HTML <table> → a w:tbl (foster-parented content and the caption go before it). Wider than Word's 63
+ * columns, it is written as several tables of at most 63 columns one below the other (table.ts); a cell
+ * spanning the cut keeps its content in the first part and an empty merged cell stands for it in the next.
+ */
 export function table(conv: HtmlConverter, el: Element, decl: Declarations | undefined, ctx: Ctx, depth: number): void {
+  const tableNo = nextTableNumber(conv.w);
   interface Cell {
     el: Element;
     row: number;
@@ -70,10 +81,13 @@ export function table(conv: HtmlConverter, el: Element, decl: Declarations | und
     conv.w.flush();
   }
   if (!rows.length) return;
-  // Lay cells on the grid, honouring colspan/rowspan (Word: at most 63 columns).
+  // Lay cells on the grid, honouring colspan/rowspan (at most MAX_SOURCE_COLUMNS columns; Word's 63 per part).
   const occupied: Array<Array<Cell | undefined>> = rows.map(() => []);
   const cells: Cell[][] = rows.map(() => []);
   let ncols = 0;
+  let dropped = 0;
+  // Where each row's last cell ends (rowspans from above included): a part past it gets one empty cell.
+  const rowEnd = rows.map(() => 0);
   rows.forEach((tr, r) => {
     let col = 0;
     for (const child of tr.children) {
@@ -81,23 +95,27 @@ export function table(conv: HtmlConverter, el: Element, decl: Declarations | und
       const td = child as Element;
       if (td.name !== 'td' && td.name !== 'th') continue;
       while (occupied[r]![col]) col++;
-      if (col >= MAX_TABLE_COLUMNS) {
-        conv.w.warnings.push(`table cells past column ${MAX_TABLE_COLUMNS} (Word's limit) were dropped`);
-        break;
+      if (col >= MAX_SOURCE_COLUMNS) {
+        dropped++;
+        continue;
       }
-      let cs = clampInt(td.attribs.colspan, 1, 1, MAX_TABLE_COLUMNS - col);
+      let cs = clampInt(td.attribs.colspan, 1, 1, MAX_SOURCE_COLUMNS - col);
       const rsRaw = parseInt(td.attribs.rowspan ?? '1', 10);
       let rs = rsRaw === 0 ? rows.length - r : clampInt(td.attribs.rowspan, 1, 1, rows.length - r);
       if (rs < 1) rs = 1;
       if (cs < 1) cs = 1;
       const cell: Cell = { el: td, row: r, col, cs, rs, header: td.name === 'th' };
       cells[r]!.push(cell);
-      for (let rr = r; rr < r + rs; rr++) for (let cc = col; cc < col + cs; cc++) occupied[rr]![cc] = cell;
+      for (let rr = r; rr < r + rs; rr++) {
+        for (let cc = col; cc < col + cs; cc++) occupied[rr]![cc] = cell;
+        rowEnd[rr] = Math.max(rowEnd[rr]!, col + cs);
+      }
       col += cs;
       ncols = Math.max(ncols, col);
     }
   });
   if (ncols === 0) return;
+  conv.w.warnings.push(...wideTableWarnings(tableNo, ncols, dropped));
   // Header rows: <thead> rows, or leading rows made only of <th>.
   const isHeader = rows.map((tr) => headRows.has(tr));
   if (!headRows.size) {
@@ -109,7 +127,9 @@ export function table(conv: HtmlConverter, el: Element, decl: Declarations | und
   // Width: the table's own width or the available width, split by declared column widths.
   const avail = ctx.widthTwips - (ctx.indent > 0 ? ctx.indent : 0);
   const tableW = lengthTwips(decl?.get('width') ?? widthAttr(el.attribs.width), avail);
-  const total = Math.max(ncols * 200, Math.min(avail, tableW ?? avail));
+  // Each part of a split table is as wide as the table (its columns share the width as a whole table's do).
+  const partCols = Math.min(ncols, MAX_TABLE_COLUMNS);
+  const total = Math.max(partCols * 200, Math.min(avail, tableW ?? avail));
   const colW: Array<number | undefined> = new Array(ncols).fill(undefined);
   cols.forEach((c, i) => {
     if (i < ncols) colW[i] = lengthTwips(conv.cascade.declarations(c)?.get('width') ?? widthAttr(c.attribs.width), total);
@@ -122,16 +142,21 @@ export function table(conv: HtmlConverter, el: Element, decl: Declarations | und
       if (w !== undefined && w > 0) colW[c.col] = w;
     }
   }
-  const known = colW.reduce<number>((s, w) => s + (w ?? 0), 0);
-  const unknown = colW.filter((w) => w === undefined).length;
-  const rest = unknown ? Math.max(200 * unknown, total - known) / unknown : 0;
-  let grid = colW.map((w) => Math.round(w ?? rest));
-  const sum = grid.reduce((s, w) => s + w, 0);
-  if (sum > total && sum > 0) grid = grid.map((w) => Math.max(100, Math.round((w * total) / sum)));
-  const gridSum = grid.reduce((s, w) => s + w, 0);
+  /** The column widths of the part holding columns [from, to). */
+  const partGrid = (from: number, to: number): number[] => {
+    const part = colW.slice(from, to);
+    const partTotal = Math.max((to - from) * 200, Math.min(avail, tableW ?? avail));
+    const known = part.reduce<number>((s, w) => s + (w ?? 0), 0);
+    const unknown = part.filter((w) => w === undefined).length;
+    const rest = unknown ? Math.max(200 * unknown, partTotal - known) / unknown : 0;
+    let grid = part.map((w) => Math.round(w ?? rest));
+    const sum = grid.reduce((s, w) => s + w, 0);
+    if (sum > partTotal && sum > 0) grid = grid.map((w) => Math.max(100, Math.round((w * partTotal) / sum)));
+    return grid;
+  };
 
-  let tblPr = TABLE_STYLE;
-  tblPr += tableW !== undefined ? `<w:tblW w:w="${Math.round(gridSum)}" w:type="dxa"/>` : TABLE_FULL_WIDTH;
+  // The properties after w:tblW (which depends on the part's width), in CT_TblPr order.
+  let tblPr = '';
   const talign = (el.attribs.align ?? '').toLowerCase();
   const marginAuto = decl?.get('margin-left') === 'auto' || /^\S+\s+auto/.test(decl?.get('margin') ?? '');
   if (talign === 'center' || marginAuto) tblPr += '<w:jc w:val="center"/>';
@@ -153,64 +178,82 @@ export function table(conv: HtmlConverter, el: Element, decl: Declarations | und
   const styledFirst = conv.w.styledHeaderRows && isHeader[0]! && cells[0]!.length > 0 && cells[0]!.every((c) => c.header);
   tblPr += conv.w.styledHeaderRows ? tableLookXml(styledFirst) : TABLE_LOOK;
 
-  let xml = tableStartXml(tblPr, grid);
+  let xml = '';
   const savedPageBreak = conv.w.pendingPageBreak;
   conv.w.pendingPageBreak = false;
-  for (let r = 0; r < rows.length; r++) {
-    const tr = rows[r]!;
-    const trDecl = conv.cascade.declarations(tr);
-    xml += rowStartXml(isHeader[r]!);
-    let c = 0;
-    while (c < ncols) {
-      const cell = occupied[r]![c];
-      if (!cell) {
-        xml += emptyCellXml(grid[c]!);
-        c++;
+  for (const [from, to] of columnChunks(ncols)) {
+    const grid = partGrid(from, to);
+    const gridSum = grid.reduce((s, w) => s + w, 0);
+    const tblW = tableW !== undefined ? `<w:tblW w:w="${Math.round(gridSum)}" w:type="dxa"/>` : TABLE_FULL_WIDTH;
+    if (from > 0) xml += TABLE_PART_SEPARATOR;
+    xml += tableStartXml(TABLE_STYLE + tblW + tblPr, grid);
+    for (let r = 0; r < rows.length; r++) {
+      const tr = rows[r]!;
+      const trDecl = conv.cascade.declarations(tr);
+      xml += rowStartXml(isHeader[r]!);
+      if (from > 0 && rowEnd[r]! <= from) {
+        xml += emptyRowPartXml(grid) + '</w:tr>';
         continue;
       }
-      const span = Math.min(cell.cs, ncols - c);
-      let width = 0;
-      for (let k = c; k < c + span; k++) width += grid[k]!;
-      let tcPr = cellWidthXml(width);
-      if (span > 1) tcPr += `<w:gridSpan w:val="${span}"/>`;
-      if (cell.row !== r) {
-        xml += `<w:tc><w:tcPr>${tcPr}<w:vMerge/></w:tcPr><w:p/></w:tc>`;
+      let c = from;
+      while (c < to) {
+        const cell = occupied[r]![c];
+        if (!cell) {
+          xml += emptyCellXml(grid[c - from]!);
+          c++;
+          continue;
+        }
+        // From c (a cell begun in an earlier part continues here) to the cell's end or the part's.
+        const span = Math.min(cell.col + cell.cs, to) - c;
+        let width = 0;
+        for (let k = c; k < c + span; k++) width += grid[k - from]!;
+        let tcPr = cellWidthXml(width);
+        if (span > 1) tcPr += `<w:gridSpan w:val="${span}"/>`;
+        if (cell.row !== r) {
+          xml += `<w:tc><w:tcPr>${tcPr}<w:vMerge/></w:tcPr><w:p/></w:tc>`;
+          c += span;
+          continue;
+        }
+        if (cell.col < c) {
+          // The rest of a cell whose content went into the previous part: an empty cell, merged down as it is.
+          xml += `<w:tc><w:tcPr>${tcPr}${cell.rs > 1 ? '<w:vMerge w:val="restart"/>' : ''}</w:tcPr><w:p/></w:tc>`;
+          c += span;
+          continue;
+        }
+        if (cell.rs > 1) tcPr += '<w:vMerge w:val="restart"/>';
+        const cDecl = conv.cascade.declarations(cell.el);
+        tcPr += cellBorders(cDecl);
+        const bg =
+          cssColor(cDecl?.get('background-color') ?? backgroundColor(cDecl?.get('background')) ?? cell.el.attribs.bgcolor) ??
+          cssColor(trDecl?.get('background-color') ?? backgroundColor(trDecl?.get('background')) ?? tr.attribs.bgcolor);
+        if (bg) tcPr += `<w:shd w:val="clear" w:color="auto" w:fill="${bg}"/>`;
+        const va = (cDecl?.get('vertical-align') ?? cell.el.attribs.valign ?? trDecl?.get('vertical-align') ?? '').toLowerCase();
+        if (va === 'middle') tcPr += '<w:vAlign w:val="center"/>';
+        else if (va === 'bottom') tcPr += '<w:vAlign w:val="bottom"/>';
+        // Cell content in a frame of its own.
+        const saved = conv.w.beginFrame();
+        const cellCtx = cellContext(ctx, cell.header && !(styledFirst && r === 0), width);
+        const align = (cell.el.attribs.align ?? tr.attribs.align ?? '').toLowerCase();
+        if (align) cellCtx.para.jc = jcOf(align);
+        const trStyled = runFromCss(cellCtx.run, trDecl, cellCtx);
+        cellCtx.run = trStyled.run;
+        const trTa = trDecl?.get('text-align');
+        if (trTa) cellCtx.para.jc = jcOf(trTa);
+        if (cell.header && !cellCtx.para.jc) cellCtx.para.jc = undefined;
+        applyBlockCss(cellCtx, stripBoxProps(cDecl), cellCtx);
+        cellCtx.para.indLeft = undefined;
+        cellCtx.indent = 0;
+        if (cell.el.attribs.id) conv.w.ensurePara(cellCtx).bookmarks.push(bookmarkName(cell.el.attribs.id));
+        conv.walkChildren(cell.el, cellCtx, depth + 2);
+        conv.w.flush();
+        const { blocks, lastIsTable } = conv.w.endFrame(saved);
+        xml += cellXml(tcPr, blocks, lastIsTable);
         c += span;
-        continue;
       }
-      if (cell.rs > 1) tcPr += '<w:vMerge w:val="restart"/>';
-      const cDecl = conv.cascade.declarations(cell.el);
-      tcPr += cellBorders(cDecl);
-      const bg =
-        cssColor(cDecl?.get('background-color') ?? backgroundColor(cDecl?.get('background')) ?? cell.el.attribs.bgcolor) ??
-        cssColor(trDecl?.get('background-color') ?? backgroundColor(trDecl?.get('background')) ?? tr.attribs.bgcolor);
-      if (bg) tcPr += `<w:shd w:val="clear" w:color="auto" w:fill="${bg}"/>`;
-      const va = (cDecl?.get('vertical-align') ?? cell.el.attribs.valign ?? trDecl?.get('vertical-align') ?? '').toLowerCase();
-      if (va === 'middle') tcPr += '<w:vAlign w:val="center"/>';
-      else if (va === 'bottom') tcPr += '<w:vAlign w:val="bottom"/>';
-      // Cell content in a frame of its own.
-      const saved = conv.w.beginFrame();
-      const cellCtx = cellContext(ctx, cell.header && !(styledFirst && r === 0), width);
-      const align = (cell.el.attribs.align ?? tr.attribs.align ?? '').toLowerCase();
-      if (align) cellCtx.para.jc = jcOf(align);
-      const trStyled = runFromCss(cellCtx.run, trDecl, cellCtx);
-      cellCtx.run = trStyled.run;
-      const trTa = trDecl?.get('text-align');
-      if (trTa) cellCtx.para.jc = jcOf(trTa);
-      if (cell.header && !cellCtx.para.jc) cellCtx.para.jc = undefined;
-      applyBlockCss(cellCtx, stripBoxProps(cDecl), cellCtx);
-      cellCtx.para.indLeft = undefined;
-      cellCtx.indent = 0;
-      if (cell.el.attribs.id) conv.w.ensurePara(cellCtx).bookmarks.push(bookmarkName(cell.el.attribs.id));
-      conv.walkChildren(cell.el, cellCtx, depth + 2);
-      conv.w.flush();
-      const { blocks, lastIsTable } = conv.w.endFrame(saved);
-      xml += cellXml(tcPr, blocks, lastIsTable);
-      c += span;
+      xml += '</w:tr>';
     }
-    xml += '</w:tr>';
+    xml += '</w:tbl>';
   }
-  xml += '</w:tbl>';
   conv.w.pendingPageBreak = savedPageBreak;
   conv.w.addTable(xml);
 }

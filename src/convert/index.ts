@@ -10,7 +10,7 @@ import { markdownForDocx, parseMarkdown } from './markdown.js';
 import { markdownDocxBody } from './markdown-docx.js';
 import { hasIslands, islandHtml } from './markdown-islands.js';
 import { buildDocxPackage } from './package.js';
-import { convertHtml, convertMarkdownDom, type ConvertOptions } from './html-to-docx.js';
+import { convertHtml, convertMarkdownDom, type ConvertedBody, type ConvertOptions } from './html-to-docx.js';
 
 export type { ConvertOptions, WordFragment, FragmentOptions } from './html-to-docx.js';
 export { htmlToWordFragment } from './html-to-docx.js';
@@ -21,28 +21,47 @@ import { docxToText } from './docx-out.js';
 export type SourceFormat = 'docx' | 'md' | 'html';
 export type TargetFormat = 'pdf' | 'docx' | 'md' | 'html';
 
+/** A DOCX made from Markdown or HTML, with what it could not keep as it was (wide tables split, images dropped…). */
+export interface DocxResult {
+  docx: Uint8Array;
+  warnings: string[];
+}
+
 /** Markdown (CommonMark + GFM) → DOCX bytes. */
 export function markdownToDocx(markdown: string, options: ConvertOptions = {}): Uint8Array {
+  return markdownToDocxWithWarnings(markdown, options).docx;
+}
+
+/** HTML (with inline and <style> CSS) → DOCX bytes. Never fetches anything; scripts are ignored. */
+export function htmlToDocx(html: string, options: ConvertOptions = {}): Uint8Array {
+  return htmlToDocxWithWarnings(html, options).docx;
+}
+
+function withWarnings(body: ConvertedBody, options: ConvertOptions): DocxResult {
+  return { docx: buildDocxPackage(body, options), warnings: body.warnings };
+}
+
+/** Markdown → DOCX and the conversion's warnings (POST /v1/convert reports them in `X-Folio-Warnings`). */
+export function markdownToDocxWithWarnings(markdown: string, options: ConvertOptions = {}): DocxResult {
   // Without raw HTML, WordprocessingML is written straight from markdown-it's tokens; with it, through the
   // HTML walk (over a DOM built from the tokens, or over the rendered HTML).
   // Blocks Word cannot carry (raw HTML, images, nested emphasis, loose lists) keep their Markdown beside them
   // (markdown-islands.ts): the direct writer does it itself; the HTML walk is given islands in the HTML.
   const parse = parseMarkdown(markdown, { extensions: options.markdownExtensions });
   const direct = parse.rawHtml ? undefined : markdownDocxBody(parse, options);
-  if (direct) return buildDocxPackage(direct, options);
+  if (direct) return withWarnings(direct, options);
   if (hasIslands(parse)) {
     const { html, key } = islandHtml(parse);
-    return buildDocxPackage(convertHtml(html, options, !parse.rawHtml, key), options);
+    return withWarnings(convertHtml(html, options, !parse.rawHtml, key), options);
   }
   const md = markdownForDocx(parse);
   const body = 'dom' in md ? convertMarkdownDom(md.dom, options) : convertHtml(md.html, options, !md.rawHtml);
-  return buildDocxPackage(body, options);
+  return withWarnings(body, options);
 }
 
-/** HTML (with inline and <style> CSS) → DOCX bytes. Never fetches anything; scripts are ignored. */
-export function htmlToDocx(html: string, options: ConvertOptions = {}): Uint8Array {
-  const doc = convertHtml(html, options);
-  return buildDocxPackage(doc, options);
+/** HTML → DOCX and the conversion's warnings. */
+export function htmlToDocxWithWarnings(html: string, options: ConvertOptions = {}): DocxResult {
+  return withWarnings(convertHtml(html, options), options);
 }
 
 const MD_EXT = new Set(['md', 'markdown', 'mdown', 'mkd', 'mkdn', 'mdwn', 'txt', 'text']);

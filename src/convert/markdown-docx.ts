@@ -16,14 +16,19 @@ import { cellContext, copyCtx, rootCtx, WordWriter, type Ctx } from '../docx/wor
 import {
   cellWidthXml,
   cellXml,
+  columnChunks,
+  emptyRowPartXml,
   evenGrid,
-  MAX_TABLE_COLUMNS,
+  MAX_SOURCE_COLUMNS,
+  nextTableNumber,
   rowStartXml,
   TABLE_FULL_WIDTH,
   TABLE_LOOK,
   TABLE_STYLE,
   tableLookXml,
+  TABLE_PART_SEPARATOR,
   tableStartXml,
+  wideTableWarnings,
 } from '../docx/wordml/table.js';
 import { codeLanguage, HEADING_PT, HEADING_STYLE } from './html-elements.js';
 import { itemContext, listContext } from './html-lists.js';
@@ -447,9 +452,14 @@ class MarkdownWriter {
     this.w.addText(String(rules.footnote_caption!(list, i, md.options, env, md.renderer)), sup);
   }
 
-  /** A GFM table from table_open at `start`; returns the index of its table_close. */
+  /**
+   * A GFM table from table_open at `start`; returns the index of its table_close. Wider than Word's 63
+   * columns, it is written as several tables of at most 63 columns (table.ts), each with its own part of
+   * every row, and a warning says so.
+   */
   private table(tokens: MdToken[], start: number, ctx: Ctx): number {
     const w = this.w;
+    const tableNo = nextTableNumber(w);
     interface Cell {
       header: boolean;
       align?: string;
@@ -458,7 +468,7 @@ class MarkdownWriter {
     const rows: Array<{ header: boolean; cells: Cell[] }> = [];
     let inHead = false;
     let end = start + 1;
-    let dropped = false;
+    let dropped = 0;
     for (; end < tokens.length; end++) {
       const t = tokens[end]!;
       if (t.type === 'table_close') break;
@@ -467,8 +477,8 @@ class MarkdownWriter {
       else if (t.type === 'tr_open') rows.push({ header: inHead, cells: [] });
       else if (t.type === 'th_open' || t.type === 'td_open') {
         const row = rows[rows.length - 1]!;
-        if (row.cells.length >= MAX_TABLE_COLUMNS) {
-          dropped = true;
+        if (row.cells.length >= MAX_SOURCE_COLUMNS) {
+          dropped++;
           continue;
         }
         const style = t.attrGet('style');
@@ -477,50 +487,58 @@ class MarkdownWriter {
         row.cells.push({ header: t.type === 'th_open', align: m?.[1], inline: next?.type === 'inline' ? next : undefined });
       }
     }
-    if (dropped) w.warnings.push(`table cells past column ${MAX_TABLE_COLUMNS} (Word's limit) were dropped`);
     let ncols = 0;
     for (const row of rows) ncols = Math.max(ncols, row.cells.length);
     if (!rows.length || ncols === 0) return end;
+    w.warnings.push(...wideTableWarnings(tableNo, ncols, dropped));
     const avail = ctx.widthTwips - (ctx.indent > 0 ? ctx.indent : 0);
-    const grid = evenGrid(ncols, Math.max(ncols * 200, avail));
     let tblPr = TABLE_STYLE + TABLE_FULL_WIDTH;
     if (ctx.indent > 0) tblPr += `<w:tblInd w:w="${Math.round(ctx.indent)}" w:type="dxa"/>`;
     // The first row, a header row, is bold through the table style (see WriterOptions.styledHeaderRows).
     const styledFirst = w.styledHeaderRows && rows[0]!.header;
     tblPr += w.styledHeaderRows ? tableLookXml(styledFirst) : TABLE_LOOK;
     // Joined once, as the writer joins a paragraph (see WordWriter.flush): no cons string per cell.
-    const xml: string[] = [tableStartXml(tblPr, grid)];
+    const xml: string[] = [];
     const savedPageBreak = w.pendingPageBreak;
     w.pendingPageBreak = false;
     // Cells of one column with the same boldness and alignment share one context: the walk never changes a
     // context it is given (a cell's has no list item to number), and a table of n rows made 2n objects a column.
     const cellContexts = new Map<string, Ctx>();
-    for (const [r, row] of rows.entries()) {
-      xml.push(rowStartXml(row.header));
-      for (let c = 0; c < ncols; c++) {
-        const cell = row.cells[c];
-        const width = grid[c]!;
-        if (!cell) {
-          xml.push(`<w:tc><w:tcPr>${cellWidthXml(width)}</w:tcPr><w:p/></w:tc>`);
+    for (const [from, to] of columnChunks(ncols)) {
+      if (from > 0) xml.push(TABLE_PART_SEPARATOR);
+      const grid = evenGrid(to - from, Math.max((to - from) * 200, avail));
+      xml.push(tableStartXml(tblPr, grid));
+      for (const [r, row] of rows.entries()) {
+        xml.push(rowStartXml(row.header));
+        if (from > 0 && row.cells.length <= from) {
+          xml.push(emptyRowPartXml(grid), '</w:tr>');
           continue;
         }
-        const saved = w.beginFrame();
-        const bold = cell.header && !(styledFirst && r === 0);
-        const key = `${c}${bold ? 'b' : ''}${cell.align ?? ''}`;
-        let cellCtx = cellContexts.get(key);
-        if (!cellCtx) {
-          cellCtx = cellContext(ctx, bold, width);
-          if (cell.align) cellCtx.para.jc = jcOf(cell.align);
-          cellContexts.set(key, cellCtx);
+        for (let c = from; c < to; c++) {
+          const cell = row.cells[c];
+          const width = grid[c - from]!;
+          if (!cell) {
+            xml.push(`<w:tc><w:tcPr>${cellWidthXml(width)}</w:tcPr><w:p/></w:tc>`);
+            continue;
+          }
+          const saved = w.beginFrame();
+          const bold = cell.header && !(styledFirst && r === 0);
+          const key = `${c}${bold ? 'b' : ''}${cell.align ?? ''}`;
+          let cellCtx = cellContexts.get(key);
+          if (!cellCtx) {
+            cellCtx = cellContext(ctx, bold, width);
+            if (cell.align) cellCtx.para.jc = jcOf(cell.align);
+            cellContexts.set(key, cellCtx);
+          }
+          if (cell.inline?.children) this.inline(cell.inline.children, cellCtx);
+          w.flush();
+          const { blocks, lastIsTable } = w.endFrame(saved);
+          xml.push(cellXml(cellWidthXml(width), blocks, lastIsTable));
         }
-        if (cell.inline?.children) this.inline(cell.inline.children, cellCtx);
-        w.flush();
-        const { blocks, lastIsTable } = w.endFrame(saved);
-        xml.push(cellXml(cellWidthXml(width), blocks, lastIsTable));
+        xml.push('</w:tr>');
       }
-      xml.push('</w:tr>');
+      xml.push('</w:tbl>');
     }
-    xml.push('</w:tbl>');
     w.pendingPageBreak = savedPageBreak;
     w.addTable(xml.join(''));
     return end;

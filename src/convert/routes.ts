@@ -143,21 +143,25 @@ function convertRoutes(services: Services) {
           comments: q.comments ?? 'none',
         } as const;
         let out: Uint8Array;
+        // What the conversion could not keep as it was (wide tables split, comments left out): X-Folio-Warnings.
+        const warnings: string[] = [];
         if (from === 'docx') {
           // DOCX in: nothing to parse here; the office engine validates it in its own supervised process.
-          const office = officeWithRun(services.office, { signal: abandonSignal(reply), deadline: request.deadline });
+          const office = officeWithRun(services.office, { signal: abandonSignal(reply), deadline: request.deadline, warnings });
           out = await convertDocument(upload.bytes, from, to, { office, pdf: pdfOptions });
         } else {
           if (to === 'pdf' && !services.office) {
             throw new FolioError('SERVICE_UNAVAILABLE', 'PDF conversion is not available on this instance', { retryAfter: 30 });
           }
-          const docx = await services.enginePool.run(
+          const made = await services.enginePool.run(
             'convert.toDocx',
             { from, bytes: upload.bytes, pageSize: q.pageSize ?? 'A4' },
             { signal: abandonSignal(reply), deadline: request.deadline },
           );
+          warnings.push(...made.warnings);
+          const docx = made.docx;
           // Composed by Folio from Markdown/HTML: not re-validated as an upload (DocxToPdfOptions.origin).
-          const run = { signal: abandonSignal(reply), deadline: request.deadline };
+          const run = { signal: abandonSignal(reply), deadline: request.deadline, warnings };
           out = to === 'pdf' ? await services.office!.docxToPdf(docx, { ...pdfOptions, origin: 'folio' }, run) : docx;
         }
         reply
@@ -165,6 +169,7 @@ function convertRoutes(services: Services) {
           .header('Content-Type', to === 'pdf' ? 'application/pdf' : DOCX_MIME)
           .header('Content-Disposition', `attachment; filename="${safeStem(upload.filename)}.${to}"`)
           .header('Cache-Control', 'no-store');
+        warningHeaders(reply, warnings);
         // The 200 answer is binary (content schemas), which the type provider does not model.
         return reply.send(Buffer.from(out.buffer, out.byteOffset, out.byteLength) as never);
       },
@@ -174,6 +179,14 @@ function convertRoutes(services: Services) {
 
 /** Non-ASCII and quotes cannot go into a header value as they are. */
 const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').replace(/"/g, "'");
+
+/** The conversion's warnings (none: no headers) as `Warning: 299 folio "…"` and `X-Folio-Warnings: a; b`. */
+function warningHeaders(reply: FastifyReply, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  const safe = [...new Set(warnings)].map(headerSafe);
+  reply.header('Warning', safe.map((w) => `299 folio "${w}"`).join(', '));
+  reply.header('X-Folio-Warnings', safe.join('; '));
+}
 
 /** DOCX → Markdown or HTML on the engine pool; the warnings go into `Warning` and `X-Folio-Warnings`. */
 async function docxToText(
@@ -205,11 +218,7 @@ async function docxToText(
     // The HTML is a document of its own: nothing in it may run if a browser opens the answer directly.
     .header('Content-Security-Policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox")
     .header('X-Content-Type-Options', 'nosniff');
-  if (result.warnings.length > 0) {
-    const safe = result.warnings.map(headerSafe);
-    reply.header('Warning', safe.map((w) => `299 folio "${w}"`).join(', '));
-    reply.header('X-Folio-Warnings', safe.join('; '));
-  }
+  warningHeaders(reply, result.warnings);
   return reply.send(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength) as never);
 }
 

@@ -20,10 +20,10 @@ export interface EngineTasks {
     input: { body: Uint8Array };
     output: { value: unknown; document?: Uint8Array };
   };
-  /** Markdown or HTML (bytes as uploaded) → DOCX. */
+  /** Markdown or HTML (bytes as uploaded) → DOCX, with what it could not keep as it was (`X-Folio-Warnings`). */
   'convert.toDocx': {
     input: { from: 'md' | 'html'; bytes: Uint8Array; pageSize: PageSize };
-    output: Uint8Array;
+    output: { docx: Uint8Array; warnings: string[] };
   };
   /**
    * DOCX → Markdown or HTML (src/docx/read and the writers in src/convert), with what could not be kept: UTF-8

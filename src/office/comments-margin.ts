@@ -14,6 +14,7 @@
  *
  * Comments anchored outside the main part (headers, footnotes) have no place in the column and are left out,
  * like comments beyond MAX_COMMENTS; every comment part is then removed as for `comments=none` (prepare.ts).
+ * What is left out is said in `warnings` (the answer's `X-Folio-Warnings`), with how many.
  */
 import type { DocxPackage } from '../docx/package.js';
 import {
@@ -38,6 +39,15 @@ const GAP_TWIPS = 144;
 export const MAX_COMMENTS = 2000;
 /** Characters of one comment's text printed; the rest is elided. */
 export const MAX_COMMENT_CHARS = 4000;
+/** What `comments=margin` says about the comments it could not print (`overCap` past MAX_COMMENTS, `elsewhere` anchored outside the body). */
+function leftOutWarning(total: number, overCap: number, elsewhere: number): string {
+  const n = (k: number) => k.toLocaleString('en-US');
+  const parts: string[] = [];
+  if (overCap > 0) parts.push(`${n(overCap)} past the first ${n(MAX_COMMENTS)} (the most the margin column prints)`);
+  if (elsewhere > 0) parts.push(`${n(elsewhere)} not anchored in the body text (in headers or footnotes, or not anchored at all)`);
+  return `comments=margin: ${n(overCap + elsewhere)} of ${n(total)} comments were left out of the PDF: ${parts.join('; ')}`;
+}
+
 /** Word's default page (Letter) and margins, for a section that does not say. */
 const DEFAULT_PAGE_WIDTH = 12240;
 const DEFAULT_PAGE_HEIGHT = 15840;
@@ -253,9 +263,10 @@ function setNumber(e: XElement, name: string, value: number): void {
 
 /**
  * Rewrites the main document part with the comment column. Returns false (package untouched) when there is
- * nothing to place: no comments part, no main part, or no comment anchored in the body.
+ * nothing to place: no comments part, no main part, or no comment anchored in the body. Comments left out
+ * (past MAX_COMMENTS, or anchored where the column cannot show them) are counted in `warnings`.
  */
-export function placeCommentsInMargin(pkg: DocxPackage): boolean {
+export function placeCommentsInMargin(pkg: DocxPackage, warnings: string[] = []): boolean {
   const main = pkg.mainDocumentPart();
   const commentsPart = pkg.names().find((n) => /^word\/comments\.xml$/i.test(n));
   if (!main || !commentsPart) return false;
@@ -266,7 +277,10 @@ export function placeCommentsInMargin(pkg: DocxPackage): boolean {
   if (comments.size === 0) return false;
   const doc = parseXml(mainXml, main);
   const body = child(doc.root, 'w:body');
-  if (!body) return false;
+  if (!body) {
+    warnings.push(leftOutWarning(comments.size, 0, comments.size));
+    return false;
+  }
 
   // Top-level blocks in order, each with the index of its section (a section ends at a paragraph carrying
   // w:pPr/w:sectPr; the body's own w:sectPr closes the last one).
@@ -290,20 +304,27 @@ export function placeCommentsInMargin(pkg: DocxPackage): boolean {
   // The first anchor of each comment (range start, else reference), lifted to its top-level block.
   const byBlock = new Map<XElement, Comment[]>();
   const placed = new Set<string>();
+  // Anchored in the body but past MAX_COMMENTS: counted for the warning, not placed.
+  const overCap = new Set<string>();
   walk(body, (e) => {
     if (e.name !== 'w:commentRangeStart' && e.name !== 'w:commentReference') return undefined;
     const id = attr(e, 'w:id');
     const comment = id === undefined ? undefined : comments.get(id);
-    if (!comment || placed.has(comment.id) || placed.size >= MAX_COMMENTS) return undefined;
+    if (!comment || placed.has(comment.id)) return undefined;
     let block: XElement | undefined = e;
     while (block && block.parent !== body) block = block.parent;
     if (!block || !sectionOf.has(block)) return undefined;
+    if (placed.size >= MAX_COMMENTS) {
+      overCap.add(comment.id);
+      return undefined;
+    }
     placed.add(comment.id);
     const list = byBlock.get(block) ?? [];
     list.push(comment);
     byBlock.set(block, list);
     return undefined;
   });
+  if (placed.size < comments.size) warnings.push(leftOutWarning(comments.size, overCap.size, comments.size - placed.size - overCap.size));
   if (byBlock.size === 0) return false;
   stackOverlapping(blocks, byBlock);
 

@@ -74,6 +74,8 @@ interface Job {
   options: DocxToPdfOptions;
   /** The request's one deadline: the conversion's budget is capped by what is left of it. */
   deadline?: Deadline;
+  /** DocxToPdfRun.warnings: the worker's warnings are added to it on success. */
+  warnings?: string[];
   resolve(pdf: Uint8Array): void;
   reject(e: Error): void;
   /** Leaves the queue: it waited longer than a conversion's budget, or its client went away. */
@@ -231,7 +233,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     deadline?.check('waiting for a conversion worker');
     // Validation and preparation (accept/reject of tracked changes, comments) happen in the worker.
     return new Promise<Uint8Array>((resolve, reject) => {
-      const job: Job = { seq: this.nextSeq++, docx, options, deadline, resolve, reject };
+      const job: Job = { seq: this.nextSeq++, docx, options, deadline, warnings: run.warnings, resolve, reject };
       const signal = run.signal;
       // Waiting is bounded too: behind workers held by slow documents, a request would otherwise wait for
       // as long as the queue ahead of it takes. After one conversion budget it is answered 503; a request
@@ -581,7 +583,15 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
     });
     job.fallback = run;
     run.result.then(
-      (pdf) => this.onJobMessage(worker, { type: 'result', id: m.id, pdf, rss: worker.rss, millis: performance.now() - job.startedAt }),
+      (pdf) =>
+        this.onJobMessage(worker, {
+          type: 'result',
+          id: m.id,
+          pdf,
+          rss: worker.rss,
+          millis: performance.now() - job.startedAt,
+          warnings: m.warnings,
+        }),
       (e: unknown) => {
         const f = e instanceof FolioError ? e : new FolioError('INTERNAL_ERROR', 'The conversion failed; retry the request');
         this.onJobMessage(worker, {
@@ -619,6 +629,7 @@ export class OfficePool extends EventEmitter implements OfficeEngine {
       this.meanMillis = this.meanMillis * 0.8 + m.millis * 0.2;
       const peakRss = Math.max(worker.job.peakRss, m.rss);
       this.emit('conversion', { millis: m.millis, rss: m.rss, peakRss } satisfies ConversionEvent);
+      if (m.warnings?.length) worker.job.warnings?.push(...m.warnings);
       this.settle(worker, (j) => j.resolve(j.options.pdfa === '1b' ? declarePdfa1b(m.pdf) : m.pdf));
     } else if (m.type === 'rejected') {
       // The worker's validation refused the document: the same error the caller would have had in-process.

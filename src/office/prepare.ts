@@ -15,8 +15,11 @@ import type { DocxToPdfOptions } from './types.js';
 
 const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
 
-/** The bytes to convert: the package's own when nothing changes, else the rewritten package. */
-export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions): Uint8Array {
+/**
+ * The bytes to convert: the package's own when nothing changes, else the rewritten package. What the
+ * preparation leaves out (comments the margin column cannot print) is added to `warnings`.
+ */
+export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions, warnings: string[] = []): Uint8Array {
   const mode = options.trackedChanges ?? 'markup';
   const names = pkg.names();
   const commentsMode = options.comments ?? 'none';
@@ -24,7 +27,7 @@ export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions): Uint8A
   const hasComments = commentsMode !== 'annotations' && names.some(isCommentPart);
   const bullets = fixBullets(pkg, names);
   if (mode === 'markup' && !hasComments) return bullets ? pkg.toBytes() : pkg.bytes;
-  if (hasComments && commentsMode === 'margin') placeCommentsInMargin(pkg);
+  if (hasComments && commentsMode === 'margin') placeCommentsInMargin(pkg, warnings);
   for (const name of names) {
     if (hasComments && isCommentPart(name)) {
       pkg.delete(name);

@@ -17,7 +17,8 @@ export interface ConvertRequest {
 export type WorkerMessage =
   | { type: 'ready'; rss: number; version: string }
   | { type: 'init-failed'; message: string }
-  | { type: 'result'; id: number; pdf: Uint8Array; rss: number; millis: number }
+  /** `warnings`: what the preparation left out (prepare.ts), for the answer's `X-Folio-Warnings`. */
+  | { type: 'result'; id: number; pdf: Uint8Array; rss: number; millis: number; warnings?: string[] }
   | {
       type: 'failed';
       id: number;
@@ -34,6 +35,7 @@ export type WorkerMessage =
       id: number;
       docx: Uint8Array;
       rss: number;
+      warnings?: string[];
     }
   | {
       /** The document was refused before LibreOffice saw it (validation or preparation): a FolioError's fields. */

@@ -48,6 +48,8 @@ export interface DocxToPdfRun {
    * stopped as on a timeout.
    */
   deadline?: Deadline;
+  /** Filled with what the conversion left out (e.g. comments past the margin column's limit), for `X-Folio-Warnings`. */
+  warnings?: string[];
 }
 
 export interface OfficeEngine {

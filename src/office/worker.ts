@@ -94,12 +94,13 @@ function main(): void {
     const started = performance.now();
     const options = m.options ?? {};
     let input: Uint8Array;
+    const warnings: string[] = [];
     try {
       // Here rather than in the pool: unpacking and rewriting a hostile package can take seconds and
       // gigabytes, which the pool's time budget and memory ceiling bound in this process.
       // A DOCX Folio built itself skips the outside-input bounds (types.ts, DocxToPdfOptions.origin).
       const pkg = options.origin === 'folio' ? openFolioBuiltDocx(m.docx) : validateDocx(m.docx);
-      input = prepareDocx(pkg, options);
+      input = prepareDocx(pkg, options, warnings);
     } catch (e) {
       if (e instanceof FolioError) {
         send({ type: 'rejected', id: m.id, code: e.code, message: e.message, status: e.status, details: e.details, rss: rss() });
@@ -118,9 +119,9 @@ function main(): void {
     }
     // LOK 7.4 refuses any DOCX with comments; soffice converts them (protocol.ts 'fallback').
     if (out === 'load' && options.comments !== undefined && options.comments !== 'none')
-      send({ type: 'fallback', id: m.id, docx: input, rss: rss() });
+      send({ type: 'fallback', id: m.id, docx: input, rss: rss(), ...(warnings.length ? { warnings } : {}) });
     else if (typeof out === 'string') send({ type: 'failed', id: m.id, stage: out, rss: rss() });
-    else send({ type: 'result', id: m.id, pdf: out, rss: rss(), millis: performance.now() - started });
+    else send({ type: 'result', id: m.id, pdf: out, rss: rss(), millis: performance.now() - started, ...(warnings.length ? { warnings } : {}) });
   });
   send({ type: 'ready', rss: rss(), version });
 }

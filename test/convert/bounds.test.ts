@@ -175,7 +175,9 @@ describe('pathological Markdown is bounded', () => {
 
   it('a 2,000-column table and a 2,000-row table', () => {
     const wide = unpack(markdownToDocx('|' + 'a|'.repeat(2000) + '\n|' + '-|'.repeat(2000) + '\n' + ('|' + 'x|'.repeat(2000) + '\n').repeat(20)));
-    expect(count(wide.document, '<w:tr>')).toBe(21);
+    // 2,000 columns: 1,008 kept, as 16 tables of 63 columns (wide-tables.test.ts), each with the 21 rows.
+    expect(count(wide.document, '<w:tbl>')).toBe(16);
+    expect(count(wide.document, '<w:tr>')).toBe(16 * 21);
     const long = unpack(markdownToDocx('|a|b|c|\n|-|-|-|\n' + '|x|y|z|\n'.repeat(2000)));
     expect(count(long.document, '<w:tr>')).toBe(2001);
   });
@@ -206,9 +208,10 @@ describe('the HTML depth guard scans in linear time', () => {
 });
 
 describe('wide tables', () => {
-  it("say that cells past Word's 63 columns were dropped", () => {
+  it("are split into tables of Word's 63 columns, up to 1,008 columns; cells past that are dropped and counted", () => {
     const frag = htmlToWordFragment(`<table><tr>${'<td>x</td>'.repeat(2000)}</tr></table>`);
-    expect(count(frag.bodyXml, '<w:tc>')).toBe(63);
-    expect(frag.warnings.join(' ')).toMatch(/past column 63/);
+    expect(count(frag.bodyXml, '<w:tc>')).toBe(1008);
+    expect(count(frag.bodyXml, '<w:tbl>')).toBe(16);
+    expect(frag.warnings.join(' ')).toMatch(/992 cells past column 1008 \(Folio's limit\) were dropped/);
   });
 });

@@ -43,7 +43,7 @@ describe('engine pool with warm-up', () => {
 
   it('starts its thread and converts Markdown', async () => {
     const out = await pool.run('convert.toDocx', { from: 'md', bytes: new TextEncoder().encode('# Title\n\nText.\n'), pageSize: 'A4' });
-    expect(unpack(out).document).toContain('Title');
+    expect(unpack(out.docx).document).toContain('Title');
     expect(pool.status().workers).toBe(1);
   }, 120_000);
 });

@@ -4,8 +4,56 @@
  */
 import type { BorderSpec } from './paragraph-props.js';
 
-/** Word's limit on table columns. */
+/** Word's limit on table columns (it refuses to edit, and may refuse to open, a wider table). */
 export const MAX_TABLE_COLUMNS = 63;
+/**
+ * Columns a source table keeps at most. A table wider than MAX_TABLE_COLUMNS is written as several tables of
+ * at most 63 columns, one below the other (columns 1–63, 64–126, …), so nothing is lost and Word can open
+ * it; LibreOffice would render 100 columns in one table, but Word is the reader a DOCX is for. Beyond this
+ * many columns (16 such tables) cells are dropped, with a warning: that bounds the empty cells a ragged
+ * hostile table (one very long row, many short ones) makes the writer fill in.
+ */
+export const MAX_SOURCE_COLUMNS = 16 * MAX_TABLE_COLUMNS;
+
+/** The column ranges `[start, end)` of the tables a table `ncols` wide is written as. */
+export function columnChunks(ncols: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let s = 0; s < ncols; s += MAX_TABLE_COLUMNS) out.push([s, Math.min(ncols, s + MAX_TABLE_COLUMNS)]);
+  return out;
+}
+
+/**
+ * Between two parts of a split table: Word joins tables with nothing between them into one, so an empty,
+ * spaceless paragraph keeps them apart.
+ */
+export const TABLE_PART_SEPARATOR = '<w:p><w:pPr><w:spacing w:before="0" w:after="0"/></w:pPr></w:p>';
+
+/**
+ * What the warnings say about a table wider than Word allows (`kept` columns written, at most
+ * MAX_SOURCE_COLUMNS; `dropped` cells past that): where its columns went, and what it lost.
+ */
+export function wideTableWarnings(tableNo: number, kept: number, dropped: number): string[] {
+  const out: string[] = [];
+  if (kept > MAX_TABLE_COLUMNS) {
+    const parts = columnChunks(kept).map(([s, e]) => `${s + 1}-${e}`);
+    out.push(
+      `table ${tableNo}: ${dropped > 0 ? 'its first ' : 'its '}${kept} columns (Word allows ${MAX_TABLE_COLUMNS}) are written as ${parts.length} tables one below the other (columns ${parts.join(', ')})`,
+    );
+  }
+  if (dropped > 0) {
+    out.push(`table ${tableNo}: ${dropped} cell${dropped === 1 ? '' : 's'} past column ${MAX_SOURCE_COLUMNS} (Folio's limit) were dropped`);
+  }
+  return out;
+}
+
+const tableCounts = new WeakMap<object, number>();
+
+/** The number of the next table a writer starts (1, 2, … in the order tables are begun), for warnings. */
+export function nextTableNumber(writer: object): number {
+  const n = (tableCounts.get(writer) ?? 0) + 1;
+  tableCounts.set(writer, n);
+  return n;
+}
 
 export const TABLE_STYLE = '<w:tblStyle w:val="TableGrid"/>';
 export const TABLE_LOOK = tableLookXml(true);
@@ -52,6 +100,15 @@ export function rowStartXml(header: boolean): string {
 
 export function cellWidthXml(twips: number): string {
   return `<w:tcW w:w="${twips}" w:type="dxa"/>`;
+}
+
+/**
+ * A row's part of a split table where the row has no cell at all: one empty cell across the part, so a ragged
+ * table (one long row, many short ones) costs a cell per row and part, not one per grid position.
+ */
+export function emptyRowPartXml(grid: readonly number[]): string {
+  const width = grid.reduce((s, w) => s + w, 0);
+  return `<w:tc><w:tcPr>${cellWidthXml(width)}${grid.length > 1 ? `<w:gridSpan w:val="${grid.length}"/>` : ''}</w:tcPr><w:p/></w:tc>`;
 }
 
 /** A grid position no cell covers. */
