@@ -28,6 +28,11 @@ export interface CuttableProxy {
    * client cannot know it (the commit-outcome-unknown case).
    */
   cutAfterNextCommit(times?: number): void;
+  /**
+   * For `ms` from now, every new connection is closed at once (the database is unreachable); a COMMIT
+   * trapped meanwhile also cuts every other open connection.
+   */
+  refuseFor(ms: number): void;
   /** Connections accepted so far. */
   accepted(): number;
   close(): Promise<void>;
@@ -37,9 +42,14 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
   const open = new Set<net.Socket>();
   let count = 0;
   let commitTraps = 0;
+  let refuseUntil = 0;
   // 'Q', int32 length (4 + 7), "COMMIT\0": what pg sends for client.query('COMMIT').
   const COMMIT = Buffer.concat([Buffer.from('Q'), Buffer.from([0, 0, 0, 11]), Buffer.from('COMMIT\0')]);
   const server = net.createServer((client) => {
+    if (Date.now() < refuseUntil) {
+      client.destroy();
+      return;
+    }
     count++;
     const upstream = net.connect(targetPort, targetHost);
     for (const s of [client, upstream]) {
@@ -54,6 +64,8 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
         // The client loses its connection now; the server gets time to commit before its side goes too.
         client.destroy();
         setTimeout(() => upstream.destroy(), 300);
+        // While refusing, the database is gone for every connection, not only this one.
+        if (Date.now() < refuseUntil) for (const other of open) if (other !== upstream) other.destroy();
       }
     });
     upstream.pipe(client);
@@ -68,6 +80,9 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
     },
     cutAfterNextCommit(times = 1) {
       commitTraps += times;
+    },
+    refuseFor(ms) {
+      refuseUntil = Date.now() + ms;
     },
     accepted: () => count,
     async close() {

@@ -73,6 +73,29 @@ describe.skipIf(!pgUp)('ingest on a PostgreSQL whose connections are cut', () =>
     expect((await storedDocuments(db.url, 'chaos-cut')).has('after-the-cuts')).toBe(true);
   });
 
+  it('answers 503 + Retry-After, within its settle time, when a COMMIT lost its reply and the database stays unreachable', async () => {
+    const unsettled = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      return Number(/folio_telemetry_uncertain_commits_total\{outcome="unsettled"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await unsettled();
+    proxy.cutAfterNextCommit(1);
+    proxy.refuseFor(12_000);
+    const started = Date.now();
+    const answer = await post(ingest.url, 'chaos-unsettled', collectBody(['unsettled-1']));
+    expect(answer.status).toBe(503);
+    expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+    // COMMIT_SETTLE_MS (8 s) of retries, not the client's patience.
+    expect(Date.now() - started).toBeLessThan(11_000);
+    expect(ingest.exited()).toBeUndefined();
+    expect(await unsettled()).toBe(before + 1);
+    // The documented exception (src/telemetry/postgres-store.ts): the server did commit, so this one event
+    // is stored although it was answered 503. It is stored once, and counted in the metric above.
+    await new Promise((r) => setTimeout(r, 12_500 - (Date.now() - started)));
+    expect((await eventRows(db.url, 'chaos-unsettled')).get('unsettled-1')).toBe(1);
+    expect((await post(ingest.url, 'chaos-unsettled', collectBody(['unsettled-2']))).status).toBe(202);
+  });
+
   it('settles a COMMIT whose reply was lost by writing the batch again: 202, each event stored exactly once', async () => {
     const metric = async () => {
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
