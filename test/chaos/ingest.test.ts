@@ -3,11 +3,14 @@
  * on PostgreSQL reached through a TCP proxy this test runs and cuts (every connection destroyed at once)
  * while hundreds of requests are in flight. Asserts what the contract promises under those conditions:
  * the process stays up, every request is answered (202, or 503 with Retry-After), every 202 event is in the
- * database and no event answered with an error is. Then one sender's U+0000 events beside four honest
+ * database and no event answered with an error is; a COMMIT whose reply is lost is settled (202, stored
+ * once), or, when the database then stays away, answered 503 within the settle time (the one documented
+ * case where a 503's event may be stored). Then one sender's U+0000 events beside four honest
  * licences (all of theirs 202), and the billing-integrity limits: the new-documents cap, the per-key and
  * per-address request limits, ADMIN_TOKEN failures.
  *
- * Needs PostgreSQL at 127.0.0.1:5432; skipped with a message otherwise. About 30–60 s.
+ * Needs PostgreSQL at 127.0.0.1:5432 (and Redis at :6379 for the shared limits); skipped with a message
+ * otherwise. About a minute with a fresh dist/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, serverEntry, ROOT } from '../adversarial/server.js';
