@@ -33,7 +33,10 @@ if (process.argv.includes('--serve')) {
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-telemetry-'));
   const logger = createLogger(process.env.LOG_LEVEL ?? 'info');
-  const sqliteConfig = loadConfig({ DATA_DIR: dataDir, INGEST_PORT: '0', LOG_LEVEL: 'info' });
+  // One loopback address sends every request and every document is new: the billing-integrity limits
+  // (src/telemetry/limits.ts) would refuse most of it, so they are off; what is measured is the write path.
+  const noLimits = { INGEST_ADDRESS_REQUESTS_PER_MINUTE: '0', INGEST_KEY_REQUESTS_PER_MINUTE: '0', INGEST_NEW_DOCUMENTS_PER_HOUR: '0' };
+  const sqliteConfig = loadConfig({ DATA_DIR: dataDir, INGEST_PORT: '0', LOG_LEVEL: 'info', ...noLimits });
   const sqlite = await createIngest({ config: sqliteConfig, logger, registry: new Registry() });
   await sqlite.app.listen({ host: '127.0.0.1', port: 0 });
 
@@ -42,7 +45,7 @@ if (process.argv.includes('--serve')) {
   if (await postgresAvailable()) {
     db = await createTestDatabase('folio_bench_telemetry');
     postgres = await createIngest({
-      config: loadConfig({ DATA_DIR: dataDir, INGEST_PORT: '0', TELEMETRY_DATABASE_URL: db.url }),
+      config: loadConfig({ DATA_DIR: dataDir, INGEST_PORT: '0', TELEMETRY_DATABASE_URL: db.url, ...noLimits }),
       logger,
       registry: new Registry(),
     });
