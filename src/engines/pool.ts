@@ -101,6 +101,10 @@ export class EnginePool {
       // Threads stay warm: start-up (module loading) costs more than most jobs.
       idleTimeout: Number.MAX_SAFE_INTEGER,
       concurrentTasksPerWorker: 1,
+      // Between jobs a thread waits on its message port, not in Atomics.wait (piscina's default, which stops
+      // the thread's event loop): its timers then run while it is idle, and the full GC it schedules after a
+      // burst (idle-gc.ts) frees the jobs' copies instead of keeping them until the next job (issue 24).
+      atomics: 'disabled',
       resourceLimits: {
         maxOldGenerationSizeMb: opts.memoryMb,
         maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(opts.memoryMb / 16))),
