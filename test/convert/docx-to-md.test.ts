@@ -165,10 +165,22 @@ describe('docxToMarkdown bounds', () => {
     expect(refusal(() => md(docx(deep))).code).toBe('UNPROCESSABLE_DOCUMENT');
   });
 
-  it('bounds tables nested inside tables and warns', () => {
-    const nested = '<w:tbl><w:tr><w:tc>'.repeat(40) + '<w:p><w:r><w:t>core</w:t></w:r></w:p>' + '</w:tc></w:tr></w:tbl>'.repeat(40);
-    const r = md(docx(nested));
-    expect(r.warnings.join(' ')).toMatch(/nested too deeply/);
+  it('refuses tables nested past 32 levels with a 422 naming the limit (as the README says), and converts 32', () => {
+    const nested = (n: number) => '<w:tbl><w:tr><w:tc>'.repeat(n) + '<w:p><w:r><w:t>core</w:t></w:r></w:p>' + '</w:tc></w:tr></w:tbl>'.repeat(n);
+    for (const n of [33, 40]) {
+      const e = refusal(() => md(docx(nested(n))));
+      expect(e.code).toBe('UNPROCESSABLE_DOCUMENT');
+      expect(e.message).toMatch(/more than 32 levels deep; the limit is 32/);
+    }
+    // At the limit the innermost text is kept (it used to be dropped silently past it).
+    expect(md(docx(nested(32))).markdown).toContain('core');
+  });
+
+  it('refuses inline wrappers nested past 32 levels rather than dropping their text', () => {
+    const wrapped = '<w:smartTag w:element="x">'.repeat(40) + '<w:r><w:t>inner</w:t></w:r>' + '</w:smartTag>'.repeat(40);
+    expect(refusal(() => md(docx(`<w:p>${wrapped}</w:p>`))).message).toMatch(/the limit is 32/);
+    const shallow = '<w:smartTag w:element="x">'.repeat(8) + '<w:r><w:t>inner</w:t></w:r>' + '</w:smartTag>'.repeat(8);
+    expect(md(docx(`<w:p>${shallow}</w:p>`)).markdown).toBe('inner\n');
   });
 
   it('bounds what hostile numbers could nest: quote depth from indentation, list levels', () => {

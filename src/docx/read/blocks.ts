@@ -13,7 +13,7 @@
  */
 import { FolioError } from '../../errors.js';
 import { attr, child, childElements, decodeXml, walk, type XElement, type XNode } from '../xml.js';
-import { QUOTE_STEP, type ReadContext } from './context.js';
+import { nestedTooDeeply, QUOTE_STEP, type ReadContext } from './context.js';
 import { InlineReader } from './inlines.js';
 import {
   CODE_LANGUAGE_TAG,
@@ -83,10 +83,7 @@ class BlockBuilder {
   ) {}
 
   nodes(nodes: XNode[], depth: number): void {
-    if (depth > this.ctx.limits.maxDepth) {
-      this.ctx.warn('content nested too deeply was left out');
-      return;
-    }
+    if (depth > this.ctx.limits.maxDepth) throw nestedTooDeeply(this.ctx.limits.maxDepth);
     for (const n of nodes) {
       if (n.type !== 'el') continue;
       switch (n.name) {
@@ -334,10 +331,7 @@ class BlockBuilder {
   }
 
   private table(tbl: XElement): Block {
-    if (this.depth + 1 > this.ctx.limits.maxDepth) {
-      this.ctx.warn('tables nested too deeply were left out');
-      return { t: 'para', inlines: [], f: {} };
-    }
+    if (this.depth + 1 > this.ctx.limits.maxDepth) throw nestedTooDeeply(this.ctx.limits.maxDepth);
     const tblPr = child(tbl, 'w:tblPr');
     const borders = tblPr && child(tblPr, 'w:tblBorders');
     const bordered = borders ? childElements(borders).some(isBorder) : this.ctx.styles.tableBordered(val(tblPr, 'w:tblStyle'));

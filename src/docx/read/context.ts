@@ -52,5 +52,17 @@ export function nodeCounter(limit: number): (n?: number) => void {
   };
 }
 
+/**
+ * Content nested past ReadLimits.maxDepth (tables in tables, text boxes, content controls, inline wrappers):
+ * refused as the README promises (422 naming the limit), never converted with the inner content silently
+ * left out. No real document nests 32 levels; a generated one that does should hear why it failed.
+ */
+export function nestedTooDeeply(limit: number): FolioError {
+  return new FolioError(
+    'UNPROCESSABLE_DOCUMENT',
+    `The document nests tables, text boxes or content controls more than ${limit} levels deep; the limit is ${limit}`,
+  );
+}
+
 /** Twips of indentation that make one level of block quote (Folio's writer and pandoc's use 720). */
 export const QUOTE_STEP = 720;

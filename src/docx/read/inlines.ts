@@ -9,7 +9,7 @@
  * the block reader to place after the paragraph.
  */
 import { attr, child, decodeXml, type XElement, type XNode } from '../xml.js';
-import type { ReadContext } from './context.js';
+import { nestedTooDeeply, type ReadContext } from './context.js';
 import type { Inline, Marks } from './model.js';
 import { rPrMarks } from './styles.js';
 
@@ -105,7 +105,7 @@ export class InlineReader {
   }
 
   private children(nodes: XNode[], depth: number): void {
-    if (depth > this.ctx.limits.maxDepth) return;
+    if (depth > this.ctx.limits.maxDepth) throw nestedTooDeeply(this.ctx.limits.maxDepth);
     for (const n of nodes) if (n.type === 'el') this.element(n, depth + 1);
   }
 
