@@ -15,7 +15,7 @@
  * - Lost while COMMIT was in flight: the outcome is unknown (the server may have committed and lost only
  *   the reply). Answering 503 could leave stored events the client was told failed; answering 202 could
  *   acknowledge events that were never stored. So the batch is written again on a fresh connection, with
- *   the same request and event uids, retrying for up to COMMIT_SETTLE_MS: the uid columns are unique and
+ *   the same request uids, retrying for up to COMMIT_SETTLE_MS: the uid column is unique and
  *   inserted ON CONFLICT DO NOTHING (documents and hostnames are sets already), so whether or not the first
  *   COMMIT landed, a successful second one leaves every row stored exactly once, and the answer is 202.
  *   The unique indexes also make a second write wait for a first that is still committing on the server.
@@ -199,12 +199,14 @@ export class PostgresTelemetryStore implements TelemetryStore {
         "SELECT nextval(pg_get_serial_sequence('telemetry_requests', 'id'))::text AS id FROM generate_series(1, $1)",
         [records.length],
       );
-      await client.query(
+      // A request already stored (its uid is there: an earlier write of this batch did commit) returns no
+      // row, and nothing of it (events, documents, hostnames) is written again.
+      const inserted = await client.query<{ id: string }>(
         `INSERT INTO telemetry_requests (id, uid, license_key, received_at, version_field, version, hostname, page_origin, page_path,
            user_agent, screen_width, screen_height, metadata)
          SELECT * FROM unnest($1::bigint[], $13::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
            $9::text[], $10::int[], $11::int[], $12::text[])
-         ON CONFLICT (uid) DO NOTHING`,
+         ON CONFLICT (uid) DO NOTHING RETURNING id::text AS id`,
         [
           ids.rows.map((r) => r.id),
           cols.key,
@@ -221,8 +223,8 @@ export class PostgresTelemetryStore implements TelemetryStore {
           cols.uid,
         ],
       );
+      const fresh = new Set(inserted.rows.map((r) => r.id));
       const ev = {
-        uid: [] as string[],
         req: [] as string[],
         key: [] as string[],
         month: [] as string[],
@@ -234,9 +236,9 @@ export class PostgresTelemetryStore implements TelemetryStore {
       const docs = { key: [] as string[], month: [] as string[], doc: [] as string[], at: [] as string[] };
       const hosts = { key: [] as string[], month: [] as string[], host: [] as string[] };
       records.forEach((r, i) => {
+        if (!fresh.has(ids.rows[i]!.id)) return;
         const month = monthOf(r.receivedAt);
-        r.events.forEach((e, n) => {
-          ev.uid.push(`${r.uid}:${n}`);
+        for (const e of r.events) {
           ev.req.push(ids.rows[i]!.id);
           ev.key.push(r.licenseKey);
           ev.month.push(month);
@@ -250,7 +252,7 @@ export class PostgresTelemetryStore implements TelemetryStore {
             docs.doc.push(e.documentId);
             docs.at.push(String(r.receivedAt));
           }
-        });
+        }
         const hostKey = `${r.licenseKey}\u0000${month}\u0000${r.hostname}`;
         if (r.hostname !== '' && !this.knownHosts.has(hostKey)) {
           hosts.key.push(r.licenseKey);
@@ -259,10 +261,9 @@ export class PostgresTelemetryStore implements TelemetryStore {
         }
       });
       await client.query(
-        `INSERT INTO telemetry_events (uid, request_id, license_key, month, received_at, client_timestamp, document_id, document_created_at)
-         SELECT * FROM unnest($8::text[], $1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
-         ON CONFLICT (uid) DO NOTHING`,
-        [ev.req, ev.key, ev.month, ev.at, ev.ts, ev.doc, ev.created, ev.uid],
+        `INSERT INTO telemetry_events (request_id, license_key, month, received_at, client_timestamp, document_id, document_created_at)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])`,
+        [ev.req, ev.key, ev.month, ev.at, ev.ts, ev.doc, ev.created],
       );
       const newDocuments = new Map<string, number>();
       if (docs.doc.length > 0) {

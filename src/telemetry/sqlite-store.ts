@@ -38,12 +38,10 @@ type Row = Record<string, unknown>;
 /** SQLite result codes that are about the values written, not the database's ability to write. */
 const ROW_ERROR_CODES = /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/;
 
-/** Adds the uid columns to tables created before they existed (SQLite has no ADD COLUMN IF NOT EXISTS). */
-function addUidColumns(db: Database.Database): void {
-  for (const table of ['telemetry_requests', 'telemetry_events']) {
-    const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
-    if (!columns.some((c) => c.name === 'uid')) db.exec(`ALTER TABLE ${table} ADD COLUMN uid TEXT`);
-  }
+/** Adds the uid column to a table created before it existed (SQLite has no ADD COLUMN IF NOT EXISTS). */
+function addUidColumn(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(telemetry_requests)').all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === 'uid')) db.exec('ALTER TABLE telemetry_requests ADD COLUMN uid TEXT');
   db.exec(UID_SQL('sqlite'));
 }
 
@@ -78,7 +76,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA_SQL('sqlite'));
-    addUidColumns(this.db);
+    addUidColumn(this.db);
     this.worker = writerWorker(file);
     let started!: () => void;
     let notStarted!: (e: Error) => void;

@@ -4,8 +4,8 @@
  * no longer stalls the event loop: the main thread keeps parsing requests while a commit is under way, and
  * those requests form the next batch (group commit).
  *
- * Rows are inserted ON CONFLICT DO NOTHING on their uids (store.ts): a batch written again after a failure
- * (group-commit.ts splits a batch whose rows were refused) stores each request once. The reply carries the
+ * Requests are inserted ON CONFLICT DO NOTHING on their uid (store.ts), and one already stored has nothing
+ * written again: a batch written again after a failure stores each request once. The reply carries the
  * new unique documents per license key (the new-documents cap) and, on failure, SQLite's error code, which
  * tells a refused value from a store that cannot write.
  */
@@ -38,8 +38,8 @@ const insertRequest = db.prepare(
      user_agent, screen_width, screen_height, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`,
 );
 const insertEvent = db.prepare(
-  `INSERT INTO telemetry_events (uid, request_id, license_key, month, received_at, client_timestamp, document_id, document_created_at)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`,
+  `INSERT INTO telemetry_events (request_id, license_key, month, received_at, client_timestamp, document_id, document_created_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?)`,
 );
 const insertDocument = db.prepare(
   'INSERT INTO telemetry_documents (license_key, month, document_id, first_seen_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
@@ -70,8 +70,8 @@ const writeBatch = db.transaction((records: CollectRecord[]) => {
     );
     // Already stored by an earlier write of the same request: its events are too.
     if (inserted.changes === 0) continue;
-    r.events.forEach((e, n) => {
-      insertEvent.run(`${r.uid}:${n}`, inserted.lastInsertRowid, r.licenseKey, month, r.receivedAt, e.timestamp, e.documentId, e.documentCreatedAt);
+    r.events.forEach((e) => {
+      insertEvent.run(inserted.lastInsertRowid, r.licenseKey, month, r.receivedAt, e.timestamp, e.documentId, e.documentCreatedAt);
       if (e.documentId !== null && insertDocument.run(r.licenseKey, month, e.documentId, r.receivedAt).changes > 0) {
         newDocuments.set(r.licenseKey, (newDocuments.get(r.licenseKey) ?? 0) + 1);
       }

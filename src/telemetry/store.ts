@@ -11,12 +11,14 @@
  *   re-open a no-op, so the billed count is `COUNT(*)` and never an estimate.
  * - telemetry_hostnames: the set of (license key, month, hostname) seen, for the usage report.
  *
- * Requests and events carry a `uid` assigned by the ingest when the request is accepted for storage (a
- * random UUID; an event's is the request's plus its index). Both are unique and inserted with ON CONFLICT
- * DO NOTHING, so writing the same batch twice stores it once: that is what lets the PostgreSQL adapter
- * settle a commit whose outcome it could not see (postgres-store.ts) and the group committer retry parts
- * of a failed batch (group-commit.ts) without double-counting an open. Rows written before the column
- * existed have a NULL uid (unique indexes admit any number of NULLs).
+ * Requests carry a `uid` assigned by the ingest when the request is accepted for storage (a random
+ * UUID). It is unique and inserted with ON CONFLICT DO NOTHING, and a request found already stored has
+ * nothing of it (events, documents, hostnames) written again, so writing the same batch twice stores it
+ * once: that is what lets the PostgreSQL adapter settle a commit whose outcome it could not see
+ * (postgres-store.ts) and the group committer retry parts of a failed batch (group-commit.ts) without
+ * double-counting an open. (One unique index on requests, not one on events: a request's events are
+ * written with it or not at all.) Rows written before the column existed have a NULL uid (a unique index
+ * admits any number of NULLs).
  */
 import type { CollectRecord } from './payload.js';
 
@@ -105,7 +107,6 @@ export const SCHEMA_SQL = (dialect: 'sqlite' | 'postgres') => {
   );
   CREATE TABLE IF NOT EXISTS telemetry_events (
     id ${id},
-    uid TEXT,
     request_id BIGINT NOT NULL,
     license_key TEXT NOT NULL,
     month TEXT NOT NULL,
@@ -131,12 +132,10 @@ export const SCHEMA_SQL = (dialect: 'sqlite' | 'postgres') => {
 };
 
 /**
- * Indexes on the uid columns, run after SCHEMA_SQL and after the columns were added to tables created by
- * an older version (PostgreSQL: ADD COLUMN IF NOT EXISTS here; SQLite has no such clause, sqlite-store.ts
- * adds them when table_info lacks them).
+ * The uid column's index, run after SCHEMA_SQL and after the column was added to a table created by an
+ * older version (PostgreSQL: ADD COLUMN IF NOT EXISTS here; SQLite has no such clause, sqlite-store.ts adds
+ * it when table_info lacks it).
  */
 export const UID_SQL = (dialect: 'sqlite' | 'postgres') => `
   ${dialect === 'postgres' ? 'ALTER TABLE telemetry_requests ADD COLUMN IF NOT EXISTS uid TEXT;' : ''}
-  ${dialect === 'postgres' ? 'ALTER TABLE telemetry_events ADD COLUMN IF NOT EXISTS uid TEXT;' : ''}
-  CREATE UNIQUE INDEX IF NOT EXISTS telemetry_requests_uid ON telemetry_requests (uid);
-  CREATE UNIQUE INDEX IF NOT EXISTS telemetry_events_uid ON telemetry_events (uid);`;
+  CREATE UNIQUE INDEX IF NOT EXISTS telemetry_requests_uid ON telemetry_requests (uid);`;
