@@ -4,8 +4,10 @@
  *   `\ * [ ] < ` ~ |`, at a line start for `# > + - =` and `1.`, `_` at word boundaries, `&` before an
  *   entity-like name), so text written is text read;
  * - emphasis placement: marks open and close around runs with white space moved outside, and a delimiter that
- *   would not be left-/right-flanking where it lands is written as its HTML tag instead (<strong>, <em>, <s>),
- *   which CommonMark renders the same.
+ *   would not be left-/right-flanking where it lands, or that a renderer could pair another way (a run that
+ *   may both open and close, CommonMark's rule of 3), is written as its HTML tag instead (<strong>, <em>,
+ *   <s>), which CommonMark renders the same.
+ * Links, images and source islands pass markdown-safety.ts first: what is written is safe to render.
  * Tables with merged cells or block content become HTML tables (with a warning); images are data URIs
  * (png, jpeg, gif, webp as Markdown images; other kinds as <img>) or, without data, their alt text.
  */
@@ -42,12 +44,14 @@ const markSet = (m: Marks): MarkKind[] => ORDER.filter((k) => m[k]);
 
 /** Escapes text for a Markdown paragraph; `lineStart` also escapes what only matters at a line's start. */
 export function escapeMarkdown(text: string, lineStart: boolean): string {
-  let s = text.replace(/[\\`*[\]<~|]/g, '\\$&');
+  // `_` delimits emphasis only at a word boundary (judged on the text, before other escapes shift it).
+  const word = /[\p{L}\p{N}]/u;
+  let s = text.replace(/[\\`*[\]<~|_]/g, (c, i: number) =>
+    c === '_' && word.test(text[i - 1] ?? ' ') && word.test(text[i + 1] ?? ' ') ? c : '\\' + c,
+  );
   s = s.replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
   // `!` before a link would make it an image.
   s = s.replace(/!$/, '\\!');
-  // `_` delimits emphasis only at a word boundary.
-  s = s.replace(/_/g, (m, i: number) => (/[\p{L}\p{N}]/u.test(text[i - 1] ?? ' ') && /[\p{L}\p{N}]/u.test(text[i + 1] ?? ' ') ? m : '\\_'));
   if (lineStart) {
     s = s.replace(/^[ \t]+/, '');
     s = s.replace(/^([#>+=-])/, '\\$1').replace(/^(\d{1,9})([.)])/, '$1\\$2');
@@ -142,6 +146,12 @@ class InlineWriter {
         const text = i.text.replace(/[\r\n]+/g, ' ');
         if (i.m.code) {
           this.setMarks(marks);
+          // Right after another code span, the two fences would run together (`a```b` is one run of four):
+          // the second is written as its HTML element, which renders the same. Between its tags is Markdown, so
+          // every ASCII punctuation character is a character reference (literal text to every renderer).
+          const last = this.pieces[this.pieces.length - 1];
+          if (typeof last === 'string' && last.endsWith('`'))
+            return this.emit(`<code>${text.replace(/[!-/:-@[-`{-~]/g, (c) => `&#${c.charCodeAt(0)};`)}</code>`);
           let code = codeSpan(text);
           if (this.mode === 'cell') code = code.replace(/\|/g, '\\|');
           return this.emit(code);
@@ -269,39 +279,89 @@ function resolveDelims(pieces: Piece[], _next: () => number): string {
     }
   }
   const html = new Set<number>();
-  // Groups of adjacent delimiters and the characters around each group.
-  for (let i = 0; i < pieces.length;) {
-    if (typeof pieces[i] === 'string') {
-      i++;
-      continue;
+  // Underline, superscript and subscript have no Markdown form: always HTML.
+  for (const p of pieces) if (typeof p !== 'string' && !MD_DELIM[p.kind]) html.add(p.pair);
+  const isMd = (d: Delim) => d.pair >= 0 && !html.has(d.pair) && MD_DELIM[d.kind] !== undefined;
+  // The character a delimiter shows next to its neighbours: its Markdown character, or a tag's `<` / `>`.
+  const edge = (d: Delim, first: boolean) => (isMd(d) ? MD_DELIM[d.kind]![0]! : first ? '<' : '>');
+  const charBefore = (k: number) => {
+    for (; k >= 0; k--) {
+      const p = pieces[k]!;
+      if (typeof p !== 'string') return edge(p, false);
+      if (p) return p[p.length - 1]!;
     }
-    let j = i;
-    while (j < pieces.length && typeof pieces[j] !== 'string') j++;
-    const group = pieces.slice(i, j) as Delim[];
-    const before = lastChar(pieces, i - 1);
-    const after = firstChar(pieces, j);
-    const leftFlanking = after !== '' && !WS.test(after) && (!PUNCT.test(after) || before === '' || WS.test(before) || PUNCT.test(before));
-    const rightFlanking = before !== '' && !WS.test(before) && (!PUNCT.test(before) || after === '' || WS.test(after) || PUNCT.test(after));
-    const chars = new Map<string, { open: boolean; close: boolean }>();
-    for (const d of group) {
-      const md = MD_DELIM[d.kind];
-      if (!md) {
-        html.add(d.pair);
+    return '';
+  };
+  const charAfter = (k: number) => {
+    for (; k < pieces.length; k++) {
+      const p = pieces[k]!;
+      if (typeof p !== 'string') return edge(p, true);
+      if (p) return p[0]!;
+    }
+    return '';
+  };
+  /**
+   * One pass over the delimiter runs as CommonMark sees them (one run per character: `~~**` is two runs,
+   * `**` then `*` one run `***`), adding to `html` the pairs a renderer would not pair as written.
+   */
+  const judge = () => {
+    // Openers written as Markdown and not yet closed, per character; each pair's opening run.
+    const openRuns = new Map<string, number>();
+    const runOf = new Map<number, { length: number; both: boolean }>();
+    for (let a = 0; a < pieces.length;) {
+      const first = pieces[a]!;
+      if (typeof first === 'string' || !isMd(first)) {
+        a++;
         continue;
       }
-      const c = chars.get(md[0]!) ?? { open: false, close: false };
-      if (d.open) c.open = true;
-      else c.close = true;
-      chars.set(md[0]!, c);
-      if ((d.open && !leftFlanking) || (!d.open && !rightFlanking) || before === md[0] || after === md[0]) html.add(d.pair);
+      const runChar = MD_DELIM[first.kind]![0]!;
+      const run: Delim[] = [];
+      let b = a;
+      for (; b < pieces.length; b++) {
+        const p = pieces[b]!;
+        if (p === '') continue;
+        if (typeof p === 'string' || !isMd(p) || MD_DELIM[p.kind]![0] !== runChar) break;
+        run.push(p);
+      }
+      const before = charBefore(a - 1);
+      const after = charAfter(b);
+      const leftFlanking = after !== '' && !WS.test(after) && (!PUNCT.test(after) || before === '' || WS.test(before) || PUNCT.test(before));
+      const rightFlanking = before !== '' && !WS.test(before) && (!PUNCT.test(before) || after === '' || WS.test(after) || PUNCT.test(after));
+      const both = leftFlanking && rightFlanking;
+      const length = run.reduce((n, d) => n + MD_DELIM[d.kind]!.length, 0);
+      // Opening and closing the same character in one run is ambiguous.
+      const mixed = run.some((d) => d.open) && run.some((d) => !d.open);
+      const openBefore = openRuns.get(runChar) ?? 0;
+      for (const d of run) {
+        let ambiguous = mixed || (d.open && !leftFlanking) || (!d.open && !rightFlanking) || before === runChar || after === runChar;
+        if (d.open) {
+          // A run that may also close closes an earlier opener of its character if one is still open.
+          if (both && openBefore > 0) ambiguous = true;
+          runOf.set(d.pair, { length, both });
+          openRuns.set(runChar, (openRuns.get(runChar) ?? 0) + 1);
+        } else {
+          openRuns.set(runChar, (openRuns.get(runChar) ?? 1) - 1);
+          // CommonMark's rule of 3: when either run may both open and close, runs whose lengths add up to a
+          // multiple of 3 (unless both are) do not pair.
+          const opener = runOf.get(d.pair);
+          if (opener && (both || opener.both) && (opener.length + length) % 3 === 0 && !(opener.length % 3 === 0 && length % 3 === 0))
+            ambiguous = true;
+        }
+        if (ambiguous) html.add(d.pair);
+      }
+      a = b;
     }
-    // Opening and closing the same character in one run is ambiguous: those pairs go to HTML.
-    for (const d of group) {
-      const md = MD_DELIM[d.kind];
-      const c = md && chars.get(md[0]!);
-      if (c && c.open && c.close) html.add(d.pair);
+  };
+  // A pair written as HTML changes the runs and neighbours of the others: judged again until nothing
+  // changes (a few rounds); past that every pair is HTML, which no renderer reads two ways.
+  for (let round = 0; ; round++) {
+    const size = html.size;
+    judge();
+    if (html.size === size) break;
+    if (round === 8) {
+      for (const p of pieces) if (typeof p !== 'string') html.add(p.pair);
+      break;
     }
-    i = j;
   }
   let out = '';
   for (const p of pieces) {
@@ -310,26 +370,6 @@ function resolveDelims(pieces: Piece[], _next: () => number): string {
     else out += MD_DELIM[p.kind]!;
   }
   return out;
-}
-
-function lastChar(pieces: Piece[], i: number): string {
-  for (; i >= 0; i--) {
-    const p = pieces[i]!;
-    if (typeof p === 'string') {
-      if (p) return p[p.length - 1]!;
-    } else return MD_DELIM[p.kind]?.[0] ?? '>';
-  }
-  return '';
-}
-
-function firstChar(pieces: Piece[], i: number): string {
-  for (; i < pieces.length; i++) {
-    const p = pieces[i]!;
-    if (typeof p === 'string') {
-      if (p) return p[0]!;
-    } else return MD_DELIM[p.kind]?.[0] ?? '<';
-  }
-  return '';
 }
 
 function inlines(ctx: Ctx, list: Inline[], mode: 'para' | 'heading' | 'cell'): string {
@@ -400,7 +440,7 @@ function blocks(ctx: Ctx, all: Block[], each?: (s: string) => void): string {
         break;
       case 'heading': {
         const text = inlines(ctx, b.inlines, 'heading');
-        s = '#'.repeat(b.level) + (text ? ' ' + text.replace(/#+$/, (m) => m.replace(/#/g, '\\#')) : '');
+        s = '#'.repeat(b.level) + (text ? ' ' + text.replace(/(?<!\\)#+$/, (m) => m.replace(/#/g, '\\#')) : '');
         break;
       }
       case 'code': {

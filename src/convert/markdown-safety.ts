@@ -22,10 +22,12 @@
  * render; otherwise what Word shows for it is written instead (Folio's own, escaped Markdown), with a
  * warning. The choice, for a demanding user: a round trip of one's own Markdown keeps its harmless HTML (the
  * common case: <b>, <sup>, <div align>, <details>, tables, comments, anchors), and a document from anyone
- * never turns into active content when rendered; an opt-in to pass unsafe HTML on would make every caller
- * that renders Folio's Markdown responsible for sanitising it, which is what this module is for. Folio's
+ * never turns into active content when rendered. The API has no opt-in to pass unsafe HTML on: a DOCX says
+ * nothing about who wrote its islands (md → docx is open to anyone too), and an opt-in would hand the
+ * sanitising back to every caller that renders the answer. Library callers round-tripping Markdown they wrote
+ * themselves may ask for the islands verbatim (docx-out.ts `trustIslands`; the spec round trip does). Folio's
  * HTML output has no sanitiser to share: it never writes an island's HTML (docx-html.ts), only what Word shows,
- * escaped. An island's Markdown is safe when
+ * escaped; here the same content is the fallback. An island's Markdown is safe when
  * - every `<` that could open markup (in the source and in markdown-it's rendering of it) opens a complete,
  *   unambiguous tag (CommonMark's attribute grammar, ASCII white space, nothing HTML5 would read differently:
  *   no `<img/src=…>`, no value running into the next attribute), a comment that HTML5 ends where it seems to
@@ -39,7 +41,7 @@
  * - no unsafe scheme appears anywhere in the source, written as is or decoded (a belt for renderer
  *   differences: what markdown-it reads as text another renderer might read as a link or raw HTML);
  * - all kept islands together pass the rendering check as well (a link reference definition in one island is
- *   seen by the others).
+ *   seen by the others), and none defines a label of the writer's own (`[folio-…]`, repeated pictures).
  * Islands are top-level blocks, at most the input's size together: each check is linear in them.
  */
 import { Parser } from 'htmlparser2';
@@ -235,6 +237,9 @@ export function islandProblem(source: string): string | undefined {
     const m = UNSAFE_SCHEME_TEXT.exec(compact);
     if (m) return `a ${m[0].toLowerCase()} target`;
   }
+  // The Markdown writer's own reference definitions (repeated pictures, docx-images.ts): the first
+  // definition of a label wins, so an island defining one would replace the picture.
+  if (/\[[ \t\r\n]*folio-/i.test(source)) return 'a reference label of the writer (folio-…)';
   return htmlProblem(source, true) ?? htmlProblem(CHECKER.render(source, {}));
 }
 
