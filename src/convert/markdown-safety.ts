@@ -51,10 +51,10 @@ import type { Block, DocModel, Inline } from '../docx/read/model.js';
 import { safeHref } from '../docx/read/inlines.js';
 
 export const UNSAFE_LINK_WARNING =
-  'links whose target a Markdown renderer would read as javascript:, vbscript:, data:, file: or blob: (after decoding character references) were dropped (their text kept)';
-export const UNSAFE_IMAGE_WARNING = 'images whose source is not a picture a Markdown renderer may show were dropped (their alt text kept)';
+  'link(s) whose target a Markdown renderer would read as javascript:, vbscript:, data:, file: or blob: (after decoding character references) were dropped (their text kept)';
+export const UNSAFE_IMAGE_WARNING = 'image(s) whose source is not a picture a Markdown renderer may show were dropped (their alt text kept)';
 export const UNSAFE_ISLAND_WARNING =
-  'kept Markdown with HTML or link targets that are not safe to render (script, event handlers, unsafe schemes, elements outside the allow-list) was not written; what Word shows for it was written instead';
+  'block(s) of kept Markdown held HTML or link targets that are not safe to render (script, event handlers, unsafe schemes, elements outside the allow-list): what Word shows for them was written instead';
 
 /** Data URIs a Markdown renderer shows as a picture (the kinds docx-markdown.ts writes as Markdown images). */
 const RASTER_DATA = /^data:image\/(?:png|jpeg|gif|webp)(?:;[a-z0-9=.+-]*)*,/i;

@@ -142,7 +142,7 @@ describe('pictures', () => {
     };
     const md = modelToMarkdown(doc, warnings);
     expect(md).toBe('alt text\n');
-    expect([...warnings].join()).toMatch(/images whose source/);
+    expect([...warnings].join()).toMatch(/image\(s\) whose source/);
   });
 });
 
@@ -151,7 +151,9 @@ describe('source islands', () => {
     const { markdown, warnings } = docxToMarkdown(forgedIslandDocx(HOSTILE_ISLANDS));
     expect(renderedProblems(markdown)).toEqual([]);
     HOSTILE_ISLANDS.forEach((_, n) => expect(markdown).toContain(`Shown **${n}** here.`));
-    expect(warnings.join('\n')).toContain(`${HOSTILE_ISLANDS.length} kept Markdown with HTML or link targets that are not safe to render`);
+    expect(warnings.join('\n')).toContain(
+      `${HOSTILE_ISLANDS.length} block(s) of kept Markdown held HTML or link targets that are not safe to render`,
+    );
   });
 
   it('each hostile island alone is refused, and says why', () => {
