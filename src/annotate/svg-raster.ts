@@ -18,6 +18,8 @@ export const SVG_RASTER_TIMEOUT_MS = 10_000;
  * Not applied when run from source: tsx's WebAssembly lexer reserves 10 GB of address space for its memory.
  */
 const SVG_RASTER_ADDRESS_SPACE = 1536 * 1024 * 1024;
+/** False once Node was seen failing to start under the cap (see rasteriseSvg). */
+let addressSpaceCapWorks = true;
 /** A 2000 × 2000 PNG is at most ~16 MB uncompressed; more from the child is not a PNG of ours. */
 const MAX_PNG_BYTES = 32 * 1024 * 1024;
 
@@ -49,16 +51,25 @@ export async function rasteriseSvg(
   opts: { maxSide: number; scale: number; fontDirs: string[]; defaultFontFamily: string; signal?: AbortSignal },
 ): Promise<SvgRaster> {
   const entry = childEntry();
-  const args = [...entry.execArgv, '--max-old-space-size=128', entry.file, JSON.stringify(opts)];
-  const r = await runBounded(process.execPath, args, {
-    input: Buffer.from(svg, 'utf8'),
-    timeoutMs: SVG_RASTER_TIMEOUT_MS,
-    addressSpaceBytes: entry.execArgv.length > 0 ? undefined : SVG_RASTER_ADDRESS_SPACE,
-    maxOutputBytes: MAX_PNG_BYTES,
-    signal: opts.signal,
-    // tsx (from source) needs a writable cache; nothing else of the API's environment is passed on.
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}) },
-  });
+  const { signal, ...childOpts } = opts;
+  const args = [...entry.execArgv, '--max-old-space-size=128', entry.file, JSON.stringify(childOpts)];
+  const run = (addressSpaceBytes: number | undefined) =>
+    runBounded(process.execPath, args, {
+      input: Buffer.from(svg, 'utf8'),
+      timeoutMs: SVG_RASTER_TIMEOUT_MS,
+      addressSpaceBytes,
+      maxOutputBytes: MAX_PNG_BYTES,
+      signal,
+      // tsx (from source) needs a writable cache; nothing else of the API's environment is passed on.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}) },
+    });
+  let r = await run(entry.execArgv.length > 0 || !addressSpaceCapWorks ? undefined : SVG_RASTER_ADDRESS_SPACE);
+  if (r.code !== 0 && r.stdout.length === 0 && /Failed to reserve virtual memory/.test(r.stderr)) {
+    // This Node reserves more address space at start than the cap allows (another version, another V8):
+    // the cap is dropped for this process's lifetime; the time and CPU limits still hold.
+    addressSpaceCapWorks = false;
+    r = await run(undefined);
+  }
   if (r.stopped === 'aborted') throw new FolioError('SERVICE_UNAVAILABLE', 'The request was abandoned', { retryAfter: 1 });
   if (r.stopped === 'timeout' || r.signal === 'SIGXCPU' || r.signal === 'SIGKILL') {
     throw unusable(field, `the SVG takes too long to draw (over ${SVG_RASTER_TIMEOUT_MS / 1000} s: filters or shapes too costly)`);
