@@ -129,7 +129,16 @@ function runsOf(pages: number[]): Array<[number, number]> {
 export async function renderPdfPages(pdf: Uint8Array, format: PreviewFormat, req: PreviewRequest, opts: RenderOptions = {}): Promise<RenderedPage[]> {
   const { deadline, signal } = opts;
   const maxPixels = opts.maxPixels ?? PREVIEW_MAX_PIXELS;
-  const measured = await (opts.measure ?? (async (bytes, pages) => pageSizes(bytes, pages)))(pdf, req.pages);
+  let measured: Array<PageSize | null | undefined>;
+  try {
+    measured = await (opts.measure ?? (async (bytes, pages) => pageSizes(bytes, pages)))(pdf, req.pages);
+  } catch (e) {
+    // The sizes are a precaution, not a precondition: a PDF too costly for the reader (its job timed out or
+    // ran out of heap) or a busy engine pool leaves them unknown, and the render's own caps still hold.
+    if (signal?.aborted) throw e;
+    deadline?.check('reading the page sizes');
+    measured = [];
+  }
   const sizes = new Map<number, PageSize>();
   req.pages.forEach((page, i) => {
     const size = measured[i];

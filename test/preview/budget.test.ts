@@ -75,6 +75,14 @@ describe('renderPdfPages within the budgets', () => {
     expect((blind as FolioError).message).toMatch(/could not be rendered/);
   });
 
+  it('page sizes that could not be read leave the render to its own caps', async () => {
+    const measure = async () => {
+      throw new FolioError('CONVERSION_TIMEOUT', 'the reader took too long');
+    };
+    const pages = await renderPdfPages(simplePdf(), 'png', { width: 120, pages: [1] }, { measure });
+    expect(pngDimensions(pages[0]!.bytes)).toEqual({ width: 120, height: 170 });
+  });
+
   it('each page run draws from the one deadline: spent → 504, the run killed', async () => {
     const t0 = performance.now();
     const e = await refusal(renderPdfPages(slowPdf(6, 1000), 'png', { width: 800, pages: [1, 3, 5] }, { deadline: Deadline.after(1_500) }));
