@@ -221,7 +221,7 @@ export function htmlProblem(text: string, source = false): string | undefined {
 }
 
 /** markdown-it as permissive as a renderer may be: raw HTML, links found in text, footnotes, every target. */
-const CHECKER = new MarkdownIt({ html: true, linkify: true }).use(footnote);
+const CHECKER = new MarkdownIt({ html: true, linkify: true, maxNesting: 64 }).use(footnote);
 CHECKER.validateLink = () => true;
 
 /** A scheme that must not appear anywhere in an island (decoded as a renderer or browser may decode it). */
