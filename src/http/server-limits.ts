@@ -15,11 +15,12 @@
  * - `100 Continue` only when the application starts reading the body: Node sends it on arrival, before
  *   routing and authentication, so a client would send a 25 MB body to a 404 or a missing key.
  * - the envelope for a request without `Host` and for an unknown `Expect` (Node answers both with an empty body).
- * Both checks run on one sweep per server (no timer per request): requests are tracked in a Set and looked
- * at every `sweepMs`; an answered request leaves the Set at the next sweep.
+ * Both checks run on one sweep per server (no timer, listener or object per request): each connection
+ * notes its current request on its socket, and the sweep looks at every connection every `sweepMs`.
  */
 import fs from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { rawErrorEnvelope } from './envelope.js';
 import type { ErrorCode } from '../errors.js';
 import type { Config } from '../config/index.js';
@@ -73,25 +74,31 @@ export function connectionCap(configured: number | undefined, fdLimit: number | 
 
 /** Marks a request whose route has its own wall-time budget (document endpoints): no exchange timeout. */
 export function exemptFromExchangeTimeout(req: IncomingMessage): void {
-  (req as Tracked['req'])[EXEMPT] = true;
+  (req as IncomingMessage & { [EXEMPT]?: boolean })[EXEMPT] = true;
 }
 
 const EXEMPT = Symbol('folio.exchangeExempt');
-const TRACKED = Symbol('folio.tracked');
+const EXCHANGE = Symbol('folio.exchange');
 
-interface Tracked {
-  req: IncomingMessage & { [EXEMPT]?: boolean; [TRACKED]?: Tracked; _dumped?: boolean };
-  res: ServerResponse & { _sent100?: boolean };
+/**
+ * The request a connection is exchanging now, kept on its socket and reused for the connection's next
+ * request: no object per request, and nothing retained once the sweep sees it answered. (A pipelined
+ * request replaces the one before it here; both stay under Node's headers and receive timeouts.)
+ */
+interface Exchange {
+  req?: IncomingMessage & { [EXEMPT]?: boolean; _dumped?: boolean };
+  res?: ServerResponse & { _sent100?: boolean };
   arrived: number;
   hasBody: boolean;
   /** When the body may start arriving (headers in, or 100 Continue sent); undefined while it may not. */
   bodyFrom?: number;
-  /** socket.bytesRead when the body clock started, and at the last sweep that saw progress. */
+  /** socket.bytesRead when the body clock started, and at the last sweep. */
   bytesAtStart: number;
   lastBytes: number;
   lastProgress: number;
   lastSweep: number;
 }
+type LimitedSocket = Socket & { [EXCHANGE]?: Exchange };
 
 export interface AppliedLimits extends ServerLimits {
   fdLimit?: number;
@@ -99,7 +106,8 @@ export interface AppliedLimits extends ServerLimits {
 
 /**
  * Applies `limits` to `server` before it listens. The server's 'request' listeners (Fastify's handler) are
- * wrapped, not replaced: every request passes the Host check and is tracked, then goes to them unchanged.
+ * wrapped, not replaced: every request passes the Host check and is noted on its socket, then goes to them
+ * unchanged.
  */
 export function applyServerLimits(server: Server, limits: ServerLimits, fdLimit = openFileLimit()): AppliedLimits {
   server.headersTimeout = limits.headersTimeoutMs;
@@ -125,31 +133,47 @@ export function applyServerLimits(server: Server, limits: ServerLimits, fdLimit 
     server.closeIdleConnections();
   });
 
+  const sockets = new Set<LimitedSocket>();
+  server.on('connection', (socket: LimitedSocket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
   const handlers = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   server.removeAllListeners('request');
   const dispatch = (req: IncomingMessage, res: ServerResponse) => {
     for (const handler of handlers) handler.call(server, req, res);
   };
-  const tracked = new Set<Tracked>();
 
-  const admit = (req: IncomingMessage, res: ServerResponse): Tracked | undefined => {
+  const admit = (req: IncomingMessage, res: ServerResponse): Exchange | undefined => {
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
       // RFC 9112 §3.2: a 1.1 request without Host is answered 400.
       answer(res, 400, 'VALIDATION_ERROR', 'An HTTP/1.1 request needs a Host header');
       return undefined;
     }
     const now = Date.now();
-    const bytes = req.socket.bytesRead;
+    const socket = req.socket as LimitedSocket;
+    const bytes = socket.bytesRead;
     const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
-    const entry: Tracked = { req, res, arrived: now, hasBody, bytesAtStart: bytes, lastBytes: bytes, lastProgress: now, lastSweep: now };
-    tracked.add(entry);
-    return entry;
+    let x = socket[EXCHANGE];
+    if (x === undefined) {
+      x = { req, res, arrived: now, hasBody, bodyFrom: undefined, bytesAtStart: bytes, lastBytes: bytes, lastProgress: now, lastSweep: now };
+      socket[EXCHANGE] = x;
+    } else {
+      x.req = req;
+      x.res = res;
+      x.arrived = x.lastProgress = x.lastSweep = now;
+      x.hasBody = hasBody;
+      x.bodyFrom = undefined;
+      x.bytesAtStart = x.lastBytes = bytes;
+    }
+    return x;
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const entry = admit(req, res);
-    if (!entry) return;
-    entry.bodyFrom = entry.arrived;
+    const x = admit(req, res);
+    if (!x) return;
+    x.bodyFrom = x.arrived;
     dispatch(req, res);
   });
 
@@ -157,20 +181,21 @@ export function applyServerLimits(server: Server, limits: ServerLimits, fdLimit 
   // exists. The 100 is written when the application first reads the body, which Fastify does only after
   // routing, the auth hook, the in-flight slot and validation; a 404, 401 or 429 is answered without it, and
   // Node then closes the connection (the client may already be sending the body).
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const entry = admit(req, res);
-    if (!entry) return;
-    const r = entry.req as IncomingMessage & { _read: (n: number) => void };
+  server.on('checkContinue', (req: IncomingMessage & { _dumped?: boolean }, res: ServerResponse & { _sent100?: boolean }) => {
+    const x = admit(req, res);
+    if (!x) return;
+    const r = req as IncomingMessage & { _read: (n: number) => void };
     const read = r._read;
     r._read = function (this: IncomingMessage, n: number) {
       r._read = read;
       // Node drains an unread body itself after a final answer (`_dump`): no 100 for that.
-      if (!entry.res.headersSent && !entry.res._sent100 && !entry.req._dumped) {
-        entry.res.writeContinue();
-        const now = Date.now();
-        entry.bodyFrom = now;
-        entry.lastProgress = entry.lastSweep = now;
-        entry.bytesAtStart = entry.lastBytes = req.socket.bytesRead;
+      if (!res.headersSent && !res._sent100 && !req._dumped) {
+        res.writeContinue();
+        if (x.req === req) {
+          const now = Date.now();
+          x.bodyFrom = x.lastProgress = x.lastSweep = now;
+          x.bytesAtStart = x.lastBytes = req.socket.bytesRead;
+        }
       }
       read.call(this, n);
     };
@@ -184,38 +209,41 @@ export function applyServerLimits(server: Server, limits: ServerLimits, fdLimit 
 
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const entry of tracked) {
-      const { req, res } = entry;
-      const socket = req.socket;
-      const bodyDone = !entry.hasBody || req.complete;
-      if (socket.destroyed || (res.writableFinished && bodyDone)) {
-        tracked.delete(entry);
+    for (const socket of sockets) {
+      const x = socket[EXCHANGE];
+      const req = x?.req;
+      const res = x?.res;
+      if (!x || !req || !res) continue;
+      const bodyDone = !x.hasBody || req.complete;
+      if (res.writableFinished && bodyDone) {
+        // Answered and read: nothing to watch, nothing kept alive for it.
+        x.req = x.res = undefined;
         continue;
       }
-      if (!bodyDone && entry.bodyFrom !== undefined && bodyTooSlow(entry, now, limits)) {
+      if (!bodyDone && x.bodyFrom !== undefined && bodyTooSlow(x, req, now, limits)) {
         const rule = `a body must start within ${limits.bodyTimeoutMs} ms, never stall that long, and then average ${limits.bodyMinBytesPerSecond} bytes/s`;
-        timedOut(entry, 408, 'VALIDATION_ERROR', `The request body arrived too slowly (${rule})`);
+        timedOut(x, req, res, 408, 'VALIDATION_ERROR', `The request body arrived too slowly (${rule})`);
         continue;
       }
-      if (limits.exchangeTimeoutMs > 0 && !req[EXEMPT] && !res.headersSent && now - entry.arrived > limits.exchangeTimeoutMs) {
+      if (limits.exchangeTimeoutMs > 0 && !req[EXEMPT] && !res.headersSent && now - x.arrived > limits.exchangeTimeoutMs) {
         if (bodyDone) {
-          timedOut(entry, 503, 'SERVICE_UNAVAILABLE', `The server did not answer within ${limits.exchangeTimeoutMs} ms; retry later`);
+          timedOut(x, req, res, 503, 'SERVICE_UNAVAILABLE', `The server did not answer within ${limits.exchangeTimeoutMs} ms; retry later`);
         } else {
-          timedOut(entry, 408, 'VALIDATION_ERROR', `The request was not received within ${limits.exchangeTimeoutMs} ms`);
+          timedOut(x, req, res, 408, 'VALIDATION_ERROR', `The request was not received within ${limits.exchangeTimeoutMs} ms`);
         }
       }
     }
   }, sweepMs).unref();
   server.once('close', () => clearInterval(sweep));
 
-  const timedOut = (entry: Tracked, status: number, code: ErrorCode, message: string) => {
-    tracked.delete(entry);
-    if (entry.res.headersSent) {
+  const timedOut = (x: Exchange, req: IncomingMessage, res: ServerResponse, status: number, code: ErrorCode, message: string) => {
+    x.req = x.res = undefined;
+    if (res.headersSent) {
       // An answer is already out (e.g. a 401 before the body was read): only the connection is left to end.
-      entry.req.socket.destroy();
+      req.socket.destroy();
       return;
     }
-    answer(entry.res, status, code, message);
+    answer(res, status, code, message);
   };
 
   return { ...limits, fdLimit };
@@ -226,11 +254,11 @@ export function applyServerLimits(server: Server, limits: ServerLimits, fdLimit 
  * the application, not the client, holds the body back (data waiting unread in the request's buffer) is
  * not counted against the client.
  */
-function bodyTooSlow(entry: Tracked, now: number, limits: ServerLimits): boolean {
-  const bytes = entry.req.socket.bytesRead;
+function bodyTooSlow(entry: Exchange, req: IncomingMessage, now: number, limits: ServerLimits): boolean {
+  const bytes = req.socket.bytesRead;
   const sinceLastSweep = now - entry.lastSweep;
   entry.lastSweep = now;
-  if (entry.req.readableLength > 0) {
+  if (req.readableLength > 0) {
     // Unread data is waiting in the request (Node stops reading the socket when it is full): the clocks stop.
     entry.bodyFrom! += sinceLastSweep;
     entry.lastProgress = now;
