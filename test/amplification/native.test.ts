@@ -125,6 +125,10 @@ describe('native work inside the request budget (compiled server)', () => {
   }, 120_000);
 
   it('a filter-heavy SVG in annotate: 504, then no thread or process keeps burning CPU, and SIGTERM stops the server', async () => {
+    // An honest SVG is drawn by the same capped child: 200.
+    const circle = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><circle cx="10" cy="10" r="8"/></svg>';
+    const ok = await srv.send({ method: 'POST', path: '/v1/annotate', json: annotateSvgBody(circle) }, key, 60_000);
+    expect(ok.status).toBe(200);
     const r = await srv.send({ method: 'POST', path: '/v1/annotate', json: annotateSvgBody(heavySvg()) }, key, 60_000);
     expect(r.status).toBe(504);
     expect(envelope(r).code).toBe('CONVERSION_TIMEOUT');
