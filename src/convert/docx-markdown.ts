@@ -215,7 +215,8 @@ class InlineWriter {
         if (MD_IMAGE.test(i.data.mime)) return this.emit(`![${escapeMarkdown(alt, false)}]${this.ctx.images.target(i.data, linkTitle(i.title))}`);
         const size = (i.widthPx ? ` width="${i.widthPx}"` : '') + (i.heightPx ? ` height="${i.heightPx}"` : '');
         // HTML: each repeat writes the data again and counts it (docx-images.ts).
-        return this.emit(`<img src="${this.ctx.html.images.inline(i.data)}" alt="${htmlEscape(alt)}"${size}>`);
+        // `|` as a reference: in a table cell it would end the cell inside the tag.
+        return this.emit(`<img src="${this.ctx.html.images.inline(i.data)}" alt="${htmlEscape(alt).replace(/\|/g, '&#124;')}"${size}>`);
       }
       case 'note': {
         const n = this.ctx.notes.get(`${i.kind}:${i.id}`);

@@ -72,10 +72,27 @@ const numericDecode = (s: string) =>
 /** CommonMark's decoding of a destination or title: backslash escapes and character references. */
 const commonMarkDecode = (s: string) => CHECKER.utils.unescapeAll(s);
 
-/** Whether a target, as written and as decoded by a renderer, is safe; `image`: also raster data URIs. */
+/**
+ * Whether a target, as written and as decoded by a renderer or browser, is safe; `image`: also raster data
+ * URIs. The decodings (CommonMark's, HTML5's numeric references without `;`, percent escapes) are applied in
+ * every order up to three deep: which one a pipeline applies first changes what `&#x3a&#x61;` becomes.
+ */
 export function safeTarget(target: string, kind: 'link' | 'image'): boolean {
-  const decoded = commonMarkDecode(target);
-  for (const form of new Set([target, decoded, numericDecode(decoded), percentDecode(decoded), percentDecode(numericDecode(decoded))])) {
+  const forms = new Set([target]);
+  let frontier = [target];
+  for (let depth = 0; depth < 3 && frontier.length; depth++) {
+    const next: string[] = [];
+    for (const f of frontier) {
+      for (const g of [commonMarkDecode(f), numericDecode(f), percentDecode(f)]) {
+        if (!forms.has(g)) {
+          forms.add(g);
+          next.push(g);
+        }
+      }
+    }
+    frontier = next;
+  }
+  for (const form of forms) {
     // eslint-disable-next-line no-control-regex
     const t = form.replace(/[\u0000-\u0020\u007f]/g, '');
     // The page itself, or a place in it.

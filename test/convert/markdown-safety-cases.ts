@@ -177,6 +177,39 @@ export const HOSTILE_TARGETS: string[] = (() => {
   return [...out];
 })();
 
+/**
+ * `javascript:alert(1)` with each character written at random as itself, in upper case, as a decimal or hex
+ * character reference (with or without `;`), or as a named one where HTML has one (`&colon;`, `&lpar;`), with
+ * tabs, new lines and controls spliced into the scheme: `count` of them, from `seed`.
+ */
+export function encodedVariants(count: number, seed: number): string[] {
+  let a = seed >>> 0;
+  const r = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const named: Record<string, string> = { ':': '&colon;', '(': '&lpar;', ')': '&rpar;' };
+  const out: string[] = [];
+  for (let n = 0; n < count; n++) {
+    let s = '';
+    for (const [k, c] of [...'javascript:alert(1)'].entries()) {
+      const x = r();
+      const code = c.charCodeAt(0);
+      if (x < 0.2) s += c.toUpperCase();
+      else if (x < 0.4) s += `&#${code}${r() < 0.5 ? ';' : ''}`;
+      else if (x < 0.6) s += `&#x${code.toString(16)}${r() < 0.5 ? ';' : ''}`;
+      else if (x < 0.7 && named[c]) s += named[c];
+      else s += c;
+      // Only inside the scheme (a browser strips these there).
+      if (k < 10 && r() < 0.15) s += ['\t', '\n', '&Tab;', '&NewLine;', '&#x0d;'][Math.floor(r() * 5)];
+    }
+    out.push(s);
+  }
+  return out;
+}
+
 /** Ordinary targets: written so every renderer reads back the same target. */
 export const ORDINARY_TARGETS = [
   'https://example.com/',
