@@ -28,6 +28,14 @@ export interface SalvagedSignature {
 const MAX_OBJECT_BYTES = 9 * 1024 * 1024;
 /** Longest `/ByteRange` array text taken as one (four numbers need a few dozen characters). */
 const MAX_ARRAY_CHARS = 512;
+/**
+ * Objects re-read per document. Each costs a search for `endobj` (up to MAX_OBJECT_BYTES) and a copy: a file
+ * of many thousands of broken `/ByteRange` objects must not make that quadratic. Past it the rest are not
+ * looked at — the document is reported invalid by the ones that were.
+ */
+export const MAX_SALVAGED_PER_DOCUMENT = 50;
+/** Per document: each offset's outcome (findSignatures scans twice; a re-scan reuses it and costs nothing). */
+const outcomes = new WeakMap<PdfDocument, Map<number, SalvagedSignature | undefined>>();
 
 /** PDF numbers (ISO 32000-1 §7.3.3): optional sign, digits with at most one point, no exponent. */
 export const PDF_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
@@ -37,13 +45,25 @@ export const PDF_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
  * undefined otherwise (it parses, it is not there, or it is too large to be a signature dictionary).
  */
 export function salvageSignatureAt(doc: PdfDocument, offset: number): SalvagedSignature | undefined {
+  let known = outcomes.get(doc);
+  if (!known) outcomes.set(doc, (known = new Map()));
+  if (known.has(offset)) return known.get(offset);
+  if (known.size >= MAX_SALVAGED_PER_DOCUMENT) return undefined;
+  const outcome = salvage(doc, offset);
+  known.set(offset, outcome);
+  return outcome;
+}
+
+function salvage(doc: PdfDocument, offset: number): SalvagedSignature | undefined {
   const header = /^(\d+)\s+(\d+)\s+obj\b/.exec(doc.latin1(offset, offset + 40));
   if (!header) return undefined;
   if (doc.objectAt(offset, doc.last)) return undefined;
-  const endobj = doc.indexOf('endobj', offset);
+  // `endobj` within a signature dictionary's largest size, searched in that window only.
+  const windowEnd = Math.min(doc.buf.length, offset + MAX_OBJECT_BYTES);
+  const endobj = Buffer.from(doc.buf.buffer, doc.buf.byteOffset + offset, windowEnd - offset).indexOf('endobj');
   const nextObj = /\d+\s+\d+\s+obj\b/g;
-  if (endobj < 0 || endobj - offset > MAX_OBJECT_BYTES) return undefined;
-  const end = endobj + 6;
+  if (endobj < 0) return undefined;
+  const end = offset + endobj + 6;
   const text = doc.latin1(offset, end);
   // The body ends at the next object header when `endobj` was left out.
   nextObj.lastIndex = header[0].length;

@@ -36,7 +36,13 @@ export interface FoundSignature {
 }
 
 /** Bodies of salvaged signature dictionaries, per document: their /ByteRange is no stray (strayByteRanges). */
-const salvagedBodies = new WeakMap<PdfDocument, Array<[number, number]>>();
+const salvagedBodies = new WeakMap<PdfDocument, Map<number, number>>();
+
+function rememberSalvaged(doc: PdfDocument, s: SalvagedSignature): void {
+  let bodies = salvagedBodies.get(doc);
+  if (!bodies) salvagedBodies.set(doc, (bodies = new Map()));
+  bodies.set(s.offset, s.end);
+}
 
 function fromSalvage(s: SalvagedSignature, fieldName: string | null, fieldNum: number | undefined, orphaned: boolean): FoundSignature {
   return {
@@ -112,7 +118,7 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
     const salvaged = !vDict && isRef(vRaw) ? salvageSignatureObject(doc, vRaw.num, last) : undefined;
     if (salvaged) {
       out.signatures.push(fromSalvage(salvaged, name || null, num, false));
-      (salvagedBodies.get(doc) ?? salvagedBodies.set(doc, []).get(doc)!).push([salvaged.offset, salvaged.end]);
+      rememberSalvaged(doc, salvaged);
     } else if (vDict && (vDict.map.has('ByteRange') || vDict.map.has('Contents') || isName(vDict.map.get('Type'), 'Sig'))) {
       const found: FoundSignature = { fieldName: name || null, fieldNum: num, sigDict: vDict, orphaned: false };
       if (isRef(vRaw)) {
@@ -152,7 +158,7 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
         if (s && s.end > p) {
           known.add(body.offset);
           found.push(fromSalvage(s, null, undefined, true));
-          (salvagedBodies.get(doc) ?? salvagedBodies.set(doc, []).get(doc)!).push([s.offset, s.end]);
+          rememberSalvaged(doc, s);
         }
         continue;
       }
@@ -258,7 +264,7 @@ const outsideCache = new WeakMap<PdfDocument, { known: Array<[number, number]>; 
 function byteRangesOutside(doc: PdfDocument, known: Array<[number, number]>): number[] {
   const hit = outsideCache.get(doc);
   if (hit && hit.known === known) return hit.positions;
-  const sorted = [...known, ...(salvagedBodies.get(doc) ?? [])].sort((a, b) => a[0] - b[0]);
+  const sorted = [...known, ...(salvagedBodies.get(doc) ?? new Map<number, number>())].sort((a, b) => a[0] - b[0]);
   // Bodies may nest or overlap: the running maximum of their ends answers "is p inside one starting before it".
   const maxEnd: number[] = [];
   sorted.forEach(([, e], i) => maxEnd.push(Math.max(e, i > 0 ? maxEnd[i - 1]! : -1)));

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config/index.js';
 import type { SigningIdentity } from '../../src/services.js';
 import { loadSigningIdentity } from '../../src/sign/index.js';
 import { loadTrustStore, verifyPdf, type TrustStore } from '../../src/verify/index.js';
+import { MAX_SALVAGED_PER_DOCUMENT } from '../../src/verify/salvage.js';
 import { signMinimal } from '../sign/helpers.js';
 import { makePdf } from './fixtures.js';
 
@@ -111,6 +112,21 @@ describe('verify: a signature with a malformed /ByteRange', () => {
     expect(s.signer?.name).toBe('Alice');
     for (const [, make, problem] of FORMS.slice(1)) expectMalformedSignature(rewriteByteRange(original, make), problem, 'Sig1');
   });
+
+  it('thousands of broken /ByteRange objects are re-read a bounded number of times', () => {
+    const object = (i: number, end: string) => `${900_000 + i} 0 obj\n<< /Type /Sig /ByteRange [0 1e3 2 3] /Contents <00> >>\n${end}`;
+    for (const end of ['endobj\n', '']) {
+      const junk = Array.from({ length: 5000 }, (_, i) => object(i, end)).join('');
+      const bytes = new Uint8Array(Buffer.concat([Buffer.from(folioSigned), Buffer.from(`\n${junk}`, 'latin1')]));
+      const started = performance.now();
+      const r = verifyPdf(bytes, { trust });
+      expect(r.valid).toBe(false);
+      // Folio's own signature and at most MAX_SALVAGED_PER_DOCUMENT re-read objects (none without endobj).
+      expect(r.signatureCount).toBe(end ? 1 + MAX_SALVAGED_PER_DOCUMENT : 1);
+      // Generous: a search to the end of the file for each of 5,000 objects would be quadratic.
+      expect(performance.now() - started).toBeLessThan(20_000);
+    }
+  }, 60_000);
 
   it('a signature dictionary found only by scanning (its field unlinked) is still reported when its /ByteRange does not parse', () => {
     const text = Buffer.from(rewriteByteRange(folioSigned, FORMS[0]![1])).toString('latin1');
