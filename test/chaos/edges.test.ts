@@ -253,8 +253,9 @@ describe('answers at the edges', () => {
   });
 
   it("the API's health while draining is 503 in the envelope, and an in-flight conversion finishes 200", async () => {
-    // A Markdown → PDF conversion of ~1,700 paragraphs takes a few seconds (Markdown → DOCX → LibreOffice).
-    const md = Array.from({ length: 1700 }, (_, i) => `Paragraph ${i} ${'lorem ipsum dolor sit amet '.repeat(20)}\n\n`).join('');
+    // A Markdown → PDF conversion of 4,000 long paragraphs (2.2 MB, ~700 pages) takes several seconds
+    // (Markdown → DOCX → LibreOffice); SIGTERM comes 1 s after it was sent.
+    const md = Array.from({ length: 4000 }, (_, i) => `Paragraph ${i} ${'lorem ipsum dolor sit amet '.repeat(20)}\n\n`).join('');
     const form = new FormData();
     form.append('file', new Blob([md], { type: 'text/markdown' }), 'long.md');
     let convertedAt = 0;
@@ -265,9 +266,9 @@ describe('answers at the edges', () => {
         return { status: r.status, bytes };
       },
     );
-    await sleep(1500);
+    await sleep(800);
     let healthAt = 0;
-    const health = rawExchange(port, ['GET /v1/health HTTP/1.1\r\nHost: x\r\n', 500, '\r\n'], 30_000).then((r) => ((healthAt = Date.now()), r));
+    const health = rawExchange(port, ['GET /v1/health HTTP/1.1\r\nHost: x\r\n', 400, '\r\n'], 30_000).then((r) => ((healthAt = Date.now()), r));
     await sleep(200);
     process.kill(api.pid, 'SIGTERM');
     const h = await health;
