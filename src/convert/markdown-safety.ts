@@ -177,17 +177,20 @@ const NOT_A_TAG = /^<\/?[A-Za-z][A-Za-z0-9-]*(?![A-Za-z0-9-])(?![\t\n\f\r />]|$)
 const AUTOLINK_START = /^<[A-Za-z][A-Za-z0-9+.-]{1,31}:/;
 
 /** The attributes of one complete open tag as HTML5 decodes them (htmlparser2's attribute decoding). */
+let parsed: Record<string, string> = {};
+const TAG_PARSER = new Parser({ onopentag: (_name, attribs) => (parsed = attribs) }, { lowerCaseAttributeNames: true });
 function attributesOf(tag: string): Record<string, string> {
-  let out: Record<string, string> = {};
-  new Parser({ onopentag: (_name, attribs) => (out = attribs) }, { lowerCaseAttributeNames: true }).end(tag);
-  return out;
+  parsed = {};
+  TAG_PARSER.reset();
+  TAG_PARSER.end(tag);
+  return parsed;
 }
 
 /** Why one open tag is not safe, or undefined. */
 function tagProblem(name: string, tag: string): string | undefined {
   const element = name.toLowerCase();
   if (!ALLOWED_ELEMENTS.has(element) && HTML_ELEMENTS.has(element)) return `<${element}>`;
-  const attributes = attributesOf(tag);
+  const attributes = /[\t\n\f\r ][A-Za-z_:]/.test(tag) ? attributesOf(tag) : {};
   for (const [attribute, value] of Object.entries(attributes)) {
     if (REFUSED_ATTRIBUTE.test(attribute)) return `${attribute}= on <${element}>`;
     if (URL_ATTRIBUTES.has(attribute) && !safeTarget(value, element === 'img' && attribute === 'src' ? 'image' : 'link'))
