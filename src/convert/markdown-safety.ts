@@ -152,7 +152,7 @@ const HTML_ELEMENTS = new Set(
  * on any element (allowed elements have no other active attributes; an unknown element has none at all).
  */
 const REFUSED_ATTRIBUTE =
-  /^(?:on|xmlns|xlink:)|^(?:is|srcdoc|srcset|formaction|action|ping|http-equiv|data|codebase|classid|archive|poster|lowsrc|dynsrc|manifest|profile|usemap|autofocus)$/;
+  /^(?:on|xmlns|xlink:)|^(?:is|srcdoc|srcset|formaction|action|ping|http-equiv|codebase|classid|archive|poster|lowsrc|dynsrc|manifest|profile|usemap|autofocus)$/;
 /** Attributes holding a URL: their value must pass the target rule. */
 const URL_ATTRIBUTES = new Set(['href', 'src', 'cite', 'longdesc', 'background', 'itemtype', 'itemid']);
 /** CSS that can load something or lay an element over the page: never in a style attribute. */
@@ -189,7 +189,9 @@ function attributesOf(tag: string): Record<string, string> {
 /** Why one open tag is not safe, or undefined. */
 function tagProblem(name: string, tag: string): string | undefined {
   const element = name.toLowerCase();
-  if (!ALLOWED_ELEMENTS.has(element) && HTML_ELEMENTS.has(element)) return `<${element}>`;
+  // Microdata's <meta itemprop content> is inert; a <meta> without itemprop may set a refresh or referrer.
+  const microdata = element === 'meta' && /[\t\n\f\r ]itemprop[\t\n\f\r =]/i.test(tag) && !/[\t\n\f\r ](?:name|charset)[\t\n\f\r =]/i.test(tag);
+  if (!ALLOWED_ELEMENTS.has(element) && HTML_ELEMENTS.has(element) && !microdata) return `<${element}>`;
   const attributes = /[\t\n\f\r ][A-Za-z_:]/.test(tag) ? attributesOf(tag) : {};
   for (const [attribute, value] of Object.entries(attributes)) {
     if (REFUSED_ATTRIBUTE.test(attribute)) return `${attribute}= on <${element}>`;

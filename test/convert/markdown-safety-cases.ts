@@ -24,9 +24,7 @@ export const RENDERERS: Record<string, (md: string) => string> = {
 };
 
 /** Elements that run, embed, style, or submit: never in rendered Folio Markdown. */
-const ACTIVE = new Set(
-  'script style iframe frame frameset object embed applet svg math base meta link form template noscript textarea xmp'.split(' '),
-);
+const ACTIVE = new Set('script style iframe frame frameset object embed applet svg math base link form template noscript textarea xmp'.split(' '));
 const URL_ATTRIBUTE = new Set(['href', 'src', 'action', 'formaction', 'data', 'xlink:href', 'background', 'poster', 'cite', 'srcset', 'longdesc']);
 
 /** What a browser makes of a URL's scheme: controls and white space out, lower case (and, stricter, %XX decoded). */
@@ -54,6 +52,9 @@ export function activeContent(html: string): string[] {
   if (/<script/i.test(html)) problems.push('<script');
   for (const el of elementsOf(html)) {
     if (ACTIVE.has(el.name)) problems.push(`<${el.name}>`);
+    // A <meta> may refresh to a URL or change the referrer policy; microdata's <meta itemprop content> is inert.
+    if (el.name === 'meta' && ['http-equiv', 'charset', 'name'].some((a) => a in el.attribs))
+      problems.push('<meta> with http-equiv, charset or name');
     for (const [a, v] of Object.entries(el.attribs)) {
       if (a.startsWith('on')) problems.push(`${a}= on <${el.name}>`);
       if (a === 'srcdoc') problems.push('srcdoc=');
@@ -289,4 +290,6 @@ export const ORDINARY_ISLANDS = [
   '<table>\n<tr><td>cell</td></tr>\n</table>',
   '![logo](https://example.com/logo.png "Logo")',
   '[a](https://example.com/) and <https://example.com/auto>',
+  '<span itemscope itemtype="https://schema.org/City"><meta itemprop="name" content="Paris">Paris</span>',
+  '<x-note data-kind="aside">custom</x-note>',
 ];
