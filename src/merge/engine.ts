@@ -22,7 +22,7 @@ import { OutputBudget } from '../budget/index.js';
 import { FolioError, isFolioError, type ErrorDetail } from '../errors.js';
 import { PdfDocument } from '../pdf/index.js';
 import { copyAllPages, StreamIndex } from './copy-pages.js';
-import { countPages } from './page-count.js';
+import { countPagesByPdfLib, countPagesByReader, objectCount, type PageCount } from './page-count.js';
 import { MAX_MERGE_PAGES } from './schema.js';
 import { saveWithin } from './writer.js';
 
@@ -84,14 +84,30 @@ function tooManyPages(index: number, fileName: string): FolioError {
 
 interface Checked {
   encrypted: boolean;
-  /** Pages the bounded reader counted; undefined when it could not read the page tree (pdf-lib may). */
+  /** Pages the bounded reader counted; undefined when it did not count them (a small file) or could not. */
   pages?: number;
 }
 
+/** The answer for a count that refuses the input; the count itself otherwise (undefined: unknown). */
+function judged(count: PageCount, index: number, fileName: string): number | undefined {
+  switch (count.kind) {
+    case 'over':
+      throw tooManyPages(index, fileName);
+    case 'bad':
+      throw inputError(index, fileName, count.problem);
+    case 'counted':
+      // None found: pdf-lib, which repairs what the reader does not, has the last word (and says "no pages").
+      return count.pages > 0 ? count.pages : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /**
- * What the bounded reader (src/pdf) tells of an input before pdf-lib parses it: is it encrypted, and how
- * many pages it has, counted only up to `room` (the pages the merge still has room for) so that a file
- * claiming a million pages is refused in milliseconds rather than parsed whole.
+ * What the bounded reader (src/pdf) tells of an input before pdf-lib parses it: is it encrypted, and, for
+ * a file with more objects than the merge has room for pages (where pdf-lib's full parse is the cost), how
+ * many pages it has, counted only up to `room` so that a million-page file is refused in milliseconds.
+ * Smaller files are counted the same way once pdf-lib has parsed them (countPagesByPdfLib), which is cheap.
  */
 function precheck(input: MergeInput, index: number, room: number): Checked {
   const head = Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.length, 1024)).toString('latin1');
@@ -114,22 +130,11 @@ function precheck(input: MergeInput, index: number, room: number): Checked {
   }
   // The shared reader answers "is it encrypted" from every revision's trailer.
   const encrypted = doc.isEncrypted();
-  if (encrypted) return { encrypted };
-  const count = countPages(doc, room, VISITS_PER_PAGE * room + 1_000);
-  switch (count.kind) {
-    case 'over':
-      throw tooManyPages(index, input.fileName);
-    case 'bad':
-      throw inputError(index, input.fileName, count.problem);
-    case 'counted':
-      if (count.pages === 0) throw inputError(index, input.fileName, 'the PDF has no pages');
-      return { encrypted, pages: count.pages };
-    default:
-      return { encrypted };
-  }
+  if (encrypted || objectCount(doc) <= room) return { encrypted };
+  return { encrypted, pages: judged(countPagesByReader(doc, room, VISITS_PER_PAGE * room + 1_000), index, input.fileName) };
 }
 
-async function loadInput(input: MergeInput, index: number, checked: Checked): Promise<PDFDocument> {
+async function loadInput(input: MergeInput, index: number, checked: Checked, room: number): Promise<PDFDocument> {
   let doc: PDFDocument;
   try {
     // pdf-lib yields to the event loop (a setTimeout each) every `parseSpeed` objects, 100 by default: on an
@@ -145,6 +150,8 @@ async function loadInput(input: MergeInput, index: number, checked: Checked): Pr
     throw inputError(index, input.fileName, 'the PDF is damaged or unreadable');
   }
   if (checked.encrypted || doc.isEncrypted) throw inputError(index, input.fileName, 'the PDF is encrypted');
+  // Before pdf-lib's own walk, which has no bound: a small file of shared nodes can ask it for 10^9 visits.
+  judged(countPagesByPdfLib(doc, room, VISITS_PER_PAGE * room + 1_000), index, input.fileName);
   let count: number;
   try {
     count = doc.getPageCount();
@@ -339,7 +346,7 @@ export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Pr
   let pageCount = 0;
 
   for (const [index, input] of inputs.entries()) {
-    const src = await loadInput(input, index, checked[index]!);
+    const src = await loadInput(input, index, checked[index]!, MAX_MERGE_PAGES - pageCount);
     const count = src.getPageCount();
     if (pageCount + count > MAX_MERGE_PAGES) throw tooManyPages(index, input.fileName);
     const signed = isSigned(src);

@@ -9,7 +9,7 @@ import { mergePdfs, type MergeInput } from '../../src/merge/engine.js';
 import { FolioError } from '../../src/errors.js';
 import { MAX_MERGE_PAGES } from '../../src/merge/schema.js';
 import { pageTexts, pdfinfoPages, qpdfObjects, taggedPdf } from './helpers.js';
-import { buildPdf, inheritedResourcePdf, loopingPageTreePdf, millionPagePdf, repeatedPagePdf } from './hostile.js';
+import { buildPdf, flatMillionPagePdf, inheritedResourcePdf, loopingPageTreePdf, millionPagePdf, repeatedPagePdf } from './hostile.js';
 
 const OPTIONS = { outline: true, pageLabels: true };
 const KB = 1024;
@@ -152,6 +152,22 @@ describe('mergePdfs: bounds', () => {
     expect(err.code).toBe('UNPROCESSABLE_DOCUMENT');
     expect(err.message).toBe(`The merged document would have more than ${MAX_MERGE_PAGES} pages`);
     expect(err.details).toEqual([{ field: 'documents.1', issue: expect.stringMatching(/^million\.pdf: /) }]);
+    // A billion, in 2 KB: pdf-lib's own walk would visit every one.
+    const billion = await refusal([
+      { pdf: millionPagePdf(10, 9), fileName: 'billion.pdf' },
+      { pdf: await taggedPdf('Tail', 1), fileName: 'tail.pdf' },
+    ]);
+    expect(billion.details).toEqual([{ field: 'documents.0', issue: `billion.pdf: pages beyond the ${MAX_MERGE_PAGES}-page limit` }]);
+  }, 60_000);
+
+  it('refuses a file with more page objects than the limit from the reader, before pdf-lib parses it', async () => {
+    // 20,000 distinct pages in object streams: more objects than pages allowed, so counted by src/pdf.
+    const err = await refusal([
+      { pdf: await taggedPdf('Lead', 1), fileName: 'lead.pdf' },
+      { pdf: flatMillionPagePdf(20_000), fileName: 'many.pdf' },
+    ]);
+    expect(err.message).toBe(`The merged document would have more than ${MAX_MERGE_PAGES} pages`);
+    expect(err.details).toEqual([{ field: 'documents.1', issue: `many.pdf: pages beyond the ${MAX_MERGE_PAGES}-page limit` }]);
   }, 60_000);
 
   it('refuses a page tree of empty nodes that fans out, and one that loops, naming the problem', async () => {
