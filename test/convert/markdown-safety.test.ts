@@ -259,14 +259,14 @@ function randomText(r: () => number, max: number): string {
   return s;
 }
 
-function randomInlines(r: () => number, opts: { code: boolean }): Inline[] {
+function randomInlines(r: () => number, opts: { code: boolean; strike?: boolean }): Inline[] {
   const out: Inline[] = [];
   const n = 1 + Math.floor(r() * 4);
   for (let k = 0; k < n; k++) {
     const m: Marks = {};
     if (r() < 0.25) m.b = true;
     if (r() < 0.25) m.i = true;
-    if (r() < 0.15) m.s = true;
+    if (opts.strike !== false && r() < 0.15) m.s = true;
     if (opts.code && r() < 0.1) m.code = true;
     const text = randomText(r, 8);
     if (r() < 0.1) out.push({ t: 'link', href: 'https://example.com/x', children: [{ t: 'text', text, m }] });
@@ -313,6 +313,30 @@ describe('text round trip', () => {
       if (got !== expected) failures.push(`${JSON.stringify(expected)}\n  md:   ${JSON.stringify(md)}\n  text: ${JSON.stringify(got)}`);
       const active = renderedProblems(md);
       if (active.length) failures.push(`active: ${active.join(', ')} in ${JSON.stringify(md)}`);
+    }
+    expect(failures.slice(0, 12).join('\n'), `${failures.length} failures`).toBe('');
+  });
+
+  it('and through commonmark.js (CommonMark only: no tables or strikethrough there)', () => {
+    const r = rng(24);
+    const render = RENDERERS['commonmark.js']!;
+    const failures: string[] = [];
+    for (let n = 0; n < 1000; n++) {
+      const kind = Math.floor(r() * 4);
+      const inl = randomInlines(r, { code: true, strike: false });
+      const expected = norm(textOfInlines(inl));
+      const para: Block = { t: 'para', f: {}, inlines: inl };
+      const block: Block =
+        kind === 0
+          ? para
+          : kind === 1
+            ? { t: 'heading', level: 1 + Math.floor(r() * 6), f: {}, inlines: inl }
+            : kind === 2
+              ? { t: 'list', ordered: r() < 0.5, start: 1, items: [{ blocks: [para] }] }
+              : { t: 'quote', blocks: [para] };
+      const md = modelToMarkdown({ blocks: [block], notes: [], warnings: [] }, new Set());
+      const got = renderedText(render(md));
+      if (got !== expected) failures.push(`${JSON.stringify(expected)}\n  md:   ${JSON.stringify(md)}\n  text: ${JSON.stringify(got)}`);
     }
     expect(failures.slice(0, 12).join('\n'), `${failures.length} failures`).toBe('');
   });
