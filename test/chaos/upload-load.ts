@@ -7,7 +7,7 @@
  * connection reset is told apart from an answer.
  */
 import http from 'node:http';
-import { descendants, rssOf } from '../adversarial/server.js';
+import { MB, descendants, rssOf } from '../adversarial/server.js';
 
 export type BodyKind = 'multipart' | 'json';
 
@@ -87,7 +87,14 @@ export interface UploadResult {
  * make the write fail with EPIPE/ECONNRESET after the answer arrived: the answer counts, as a client that
  * reads responses while sending would see it.
  */
-export function upload(baseUrl: string, path: string, apiKey: string, body: PreparedBody, timeoutMs = 120_000): Promise<UploadResult> {
+export function upload(
+  baseUrl: string,
+  path: string,
+  apiKey: string,
+  body: PreparedBody,
+  timeoutMs = 120_000,
+  chunked = false,
+): Promise<UploadResult> {
   const url = new URL(path, baseUrl);
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -105,9 +112,18 @@ export function upload(baseUrl: string, path: string, apiKey: string, body: Prep
         path: url.pathname + url.search,
         method: 'POST',
         agent: false,
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': body.contentType, 'content-length': String(body.length) },
+        // Chunked: no Content-Length, so the server counts the body as it arrives.
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': body.contentType,
+          ...(chunked ? {} : { 'content-length': String(body.length) }),
+        },
       },
       (res) => {
+        // The status and Retry-After count from the moment they arrive: a server that answers before reading
+        // the body may close the connection before the rest of the answer is read.
+        const early = res.headers['retry-after'];
+        answered = { status: res.statusCode ?? 0, ...(early !== undefined ? { retryAfter: String(early) } : {}), ms: performance.now() - t0 };
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
@@ -139,7 +155,11 @@ export function upload(baseUrl: string, path: string, apiKey: string, body: Prep
       // An answer already read wins over the write error that follows an early answer.
       setTimeout(() => settle(answered ?? { status: 0, error: (e as NodeJS.ErrnoException).code ?? e.message, ms: performance.now() - t0 }), 50);
     });
-    for (const piece of body.pieces) req.write(piece);
+    // Chunked bodies go out in 1 MB chunks, as a streaming client sends them.
+    for (const piece of body.pieces) {
+      if (!chunked) req.write(piece);
+      else for (let i = 0; i < piece.length; i += MB) req.write(piece.subarray(i, i + MB));
+    }
     req.end();
   });
 }
