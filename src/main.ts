@@ -12,6 +12,10 @@ import { applyServerLimits, limitsFromConfig } from './http/server-limits.js';
 
 type Mode = 'api' | 'ingest' | 'all';
 
+/** GET /metrics has no body: a request not received in 10 s is not a scraper's. */
+const METRICS_RECEIVE_TIMEOUT_MS = 10_000;
+const METRICS_MAX_CONNECTIONS = 64;
+
 async function main(): Promise<void> {
   const mode = (process.argv[2] ?? 'all') as Mode;
   if (!['api', 'ingest', 'all'].includes(mode)) {
@@ -48,7 +52,9 @@ async function main(): Promise<void> {
   }
   let metricsServer: Server | undefined;
   if (config.metricsPort !== undefined) {
-    metricsServer = await startMetricsServer(config.host, config.metricsPort, [metrics.registry]);
+    // A handful of scrapers: a small cap, outside the public servers' share of the descriptors.
+    const metricsLimits = { ...limitsFromConfig(config, METRICS_RECEIVE_TIMEOUT_MS, servers), maxConnections: METRICS_MAX_CONNECTIONS };
+    metricsServer = await startMetricsServer(config.host, config.metricsPort, [metrics.registry], metricsLimits);
     logger.info({ port: config.metricsPort }, 'metrics listening');
   }
 

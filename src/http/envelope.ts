@@ -144,7 +144,11 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Fol
  * Fastify (Node's parser refusals, the missing Host, an unknown Expect, the server's timeouts): the same
  * body every other error has, a fresh request id, and `Connection: close`.
  */
-export function rawErrorEnvelope(status: number, message: string, code: ErrorCode = 'VALIDATION_ERROR'): { head: Record<string, string>; body: string } {
+export function rawErrorEnvelope(
+  status: number,
+  message: string,
+  code: ErrorCode = 'VALIDATION_ERROR',
+): { head: Record<string, string>; body: string } {
   const requestId = randomUUID();
   const body = JSON.stringify({ code, error: STATUS_CODES[status] ?? 'Error', message, requestId } satisfies ErrorEnvelope);
   return {

@@ -3,6 +3,8 @@
  */
 import http from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { applyServerLimits, type ServerLimits } from './server-limits.js';
+import { clientErrorHandler } from './envelope.js';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -141,8 +143,11 @@ export function createHttpMetrics(service: string, registry = new Registry()): H
   };
 }
 
-/** A bare HTTP server answering GET /metrics from the given registries. */
-export async function startMetricsServer(host: string, port: number, registries: Registry[]): Promise<http.Server> {
+/**
+ * A bare HTTP server answering GET (and HEAD) /metrics from the given registries, under `limits` when given
+ * (the same time budgets as the public servers: a scraper is a client too).
+ */
+export async function startMetricsServer(host: string, port: number, registries: Registry[], limits?: ServerLimits): Promise<http.Server> {
   const merged = Registry.merge(registries);
   const server = http.createServer(async (req, res) => {
     // HEAD answers as GET does, without the body (Node leaves it out): a scraper's probe sees 200.
@@ -155,6 +160,9 @@ export async function startMetricsServer(host: string, port: number, registries:
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ code: 'NOT_FOUND', error: 'Not Found', message: 'Only /metrics is served here', requestId: '-' }));
   });
+  if (limits) applyServerLimits(server, limits);
+  // Parser refusals and timeouts in the envelope, as on the public servers.
+  server.on('clientError', clientErrorHandler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
