@@ -7,16 +7,17 @@
  *
  * Node gives the headers timeout, the whole-request receive timeout, the keep-alive timeout and the
  * connection cap; what it lacks is written here (no library does it for a plain http.Server):
- * - a body rate watchdog, after Apache's mod_reqtimeout: a body may start after `bodyTimeoutMs` and must
- *   then keep up `bodyMinBytesPerSecond` on average, and never stall for `bodyTimeoutMs`. Node's
+ * - a body rate watchdog, after Apache's mod_reqtimeout: a body must start within `bodyTimeoutMs`, then
+ *   keep up `bodyMinBytesPerSecond` on average, and never stall for `bodyTimeoutMs`. Node's
  *   `requestTimeout` alone would hold a stalled 1-byte body as long as a 25 MB one being sent honestly.
  * - a whole-exchange timeout for every route that is not a document endpoint (those have their own
  *   wall-time budget, REQUEST_TIMEOUT_MS, src/budget/).
  * - `100 Continue` only when the application starts reading the body: Node sends it on arrival, before
  *   routing and authentication, so a client would send a 25 MB body to a 404 or a missing key.
  * - the envelope for a request without `Host` and for an unknown `Expect` (Node answers both with an empty body).
- * Both checks run on one sweep per server (no timer, listener or object per request): each connection
- * notes its current request on its socket, and the sweep looks at every connection every `sweepMs`.
+ * Both checks run on one sweep per server (no timer, listener or object per request; one 'close' listener
+ * per connection): each connection notes its current request on its socket, and the sweep looks at every
+ * connection every `sweepMs` (a quarter of the shortest budget, at most a second).
  */
 import fs from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
