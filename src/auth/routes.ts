@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError } from '../errors.js';
 import { errorResponses, Type } from '../http/schema.js';
 import type { Capability } from '../http/capability.js';
+import { exemptFromExchangeTimeout } from '../http/server-limits.js';
 import type { Services } from '../services.js';
 import { KeyParams, KeysResponse, RegisterQuery, RegisterResponse, VerifyEmailQuery, VerifyEmailResponse } from './schema.js';
 
@@ -48,6 +49,9 @@ function authRoutes(services: Services) {
         },
       },
       async (request, reply) => {
+        // The key is shown only in this answer: a 503 from the exchange timeout while the key is still
+        // being issued would lose it (and the code with it).
+        exemptFromExchangeTimeout(request.raw);
         reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
         const issued = await auth.verify(request.query.email, request.query.code, request.ip);
         return { ...issued, message: 'Store this API key now: it is shown only once.' };

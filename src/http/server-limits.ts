@@ -73,7 +73,10 @@ export function connectionCap(configured: number | undefined, fdLimit: number | 
   return Math.max(16, Math.min(wanted, Math.floor(usable / servers)));
 }
 
-/** Marks a request whose route has its own wall-time budget (document endpoints): no exchange timeout. */
+/**
+ * Marks a request the exchange timeout must not answer: its route has its own wall-time budget (document
+ * endpoints), or its outcome must reach the client whatever it takes (an API key shown only once).
+ */
 export function exemptFromExchangeTimeout(req: IncomingMessage): void {
   (req as IncomingMessage & { [EXEMPT]?: boolean })[EXEMPT] = true;
 }
@@ -110,7 +113,13 @@ export interface AppliedLimits extends ServerLimits {
  * wrapped, not replaced: every request passes the Host check and is noted on its socket, then goes to them
  * unchanged.
  */
-export function applyServerLimits(server: Server, limits: ServerLimits, fdLimit = openFileLimit()): AppliedLimits {
+export function applyServerLimits(
+  server: Server,
+  limits: ServerLimits,
+  fdLimit = openFileLimit(),
+  /** Requests the exchange timeout must not answer (asked only once one is past it). */
+  exempt?: (req: IncomingMessage) => boolean,
+): AppliedLimits {
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.receiveTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
@@ -226,7 +235,7 @@ export function applyServerLimits(server: Server, limits: ServerLimits, fdLimit 
         timedOut(x, req, res, 408, 'VALIDATION_ERROR', `The request body arrived too slowly (${rule})`);
         continue;
       }
-      if (limits.exchangeTimeoutMs > 0 && !req[EXEMPT] && !res.headersSent && now - x.arrived > limits.exchangeTimeoutMs) {
+      if (limits.exchangeTimeoutMs > 0 && !req[EXEMPT] && !res.headersSent && now - x.arrived > limits.exchangeTimeoutMs && !exempt?.(req)) {
         if (bodyDone) {
           timedOut(x, req, res, 503, 'SERVICE_UNAVAILABLE', `The server did not answer within ${limits.exchangeTimeoutMs} ms; retry later`);
         } else {
