@@ -197,10 +197,10 @@ function mergeRoutes(services: Services) {
         const inputs: MergeInput[] = [];
         for (const [index, raw] of settled.inputs.entries()) {
           if (signal.aborted) throw new FolioError('VALIDATION_ERROR', 'The client closed the connection');
-          deadline?.check(`converting ${inputLabel(index, raw.fileName)}`);
           let pdf = raw.bytes;
           const fromDocx = isZip(raw.bytes);
           if (fromDocx) {
+            deadline?.check(`the conversion of ${inputLabel(index, raw.fileName)}`);
             if (!services.office)
               throw new FolioError('SERVICE_UNAVAILABLE', 'DOCX conversion is not available on this instance', { retryAfter: 30 });
             try {
