@@ -56,7 +56,8 @@ const multipartHead = (path: string, length: number, extra = '') =>
 
 describe('time and connection budgets', () => {
   beforeAll(async () => {
-    api = await FolioProcess.start({ OFFICE_WORKERS: '1', ENGINE_WORKERS: '1', ...LIMITS_ENV });
+    // LOG_LEVEL=info for the start-up line (health's 200s are logged at debug, so the log stays small).
+    api = await FolioProcess.start({ OFFICE_WORKERS: '1', ENGINE_WORKERS: '1', LOG_LEVEL: 'info', ...LIMITS_ENV });
     port = Number(new URL(api.url).port);
     key = await api.newKey();
     ingest = await spawnIngest(ROOT, LIMITS_ENV, serverEntry().args);
@@ -72,9 +73,11 @@ describe('time and connection budgets', () => {
       .logTail()
       .split('\n')
       .find((l) => l.includes('"API listening"'));
-    // LOG_LEVEL=warn hides the line in the suite's server; the limits are then checked by their effects below.
-    if (line) expect(JSON.parse(line).limits).toMatchObject({ maxConnections: MAX_CONNECTIONS, headersTimeoutMs: HEADERS_TIMEOUT_MS });
-    expect(openFileLimit()).toBeGreaterThan(0);
+    expect(line, 'the start-up line').toBeDefined();
+    const limits = (JSON.parse(line!) as { limits: Record<string, number> }).limits;
+    expect(limits).toMatchObject({ maxConnections: MAX_CONNECTIONS, headersTimeoutMs: HEADERS_TIMEOUT_MS, bodyTimeoutMs: BODY_TIMEOUT_MS });
+    // The server's own limit, as /proc shows it for its pid.
+    expect(limits.fdLimit).toBe(openFileLimit(`/proc/${api.pid}/limits`));
   });
 
   it('a body that stops is answered 408 in the envelope and closed (authenticated, on a document endpoint)', async () => {
