@@ -19,7 +19,7 @@
  */
 import os from 'node:os';
 import { loadConfig } from '../src/config/index.js';
-import { FolioProcess, HealthPoller, MB, percentile, serverEntry } from '../test/adversarial/server.js';
+import { FolioProcess, HealthPoller, MB, descendants, percentile, rssOf, serverEntry } from '../test/adversarial/server.js';
 import { bigPdf, prepareBody, settleRss, statusCounts, treeRss, upload, type BodyKind, type UploadResult } from '../test/chaos/upload-load.js';
 
 const SIZES = (process.env.PRESSURE_SIZES ?? '10,20,50,100').split(',').map(Number);
@@ -133,6 +133,14 @@ for (const setup of setups) {
       largest = size;
     }
     const settled = await settleRss(server.pid, idle + 100 * MB, SETTLE_WITHIN_MS);
+    const m = await server.metrics();
+    const parts = [
+      `API ${Math.round((rssOf(server.pid) ?? 0) / MB)} MB`,
+      ...descendants(server.pid).map((d) => `${d.name} ${Math.round(d.rss / MB)} MB`),
+    ];
+    console.log(
+      `  after: ${parts.join(', ')}; API main thread heap ${Math.round((m.nodejs_heap_size_total_bytes ?? 0) / MB)} MB, external ${Math.round((m.nodejs_external_memory_bytes ?? 0) / MB)} MB`,
+    );
     console.log(
       `  largest burst absorbed: ${largest} × 24 MB; RSS back within 100 MB of idle (${Math.round(idle / MB)} MB): ` +
         (settled.rss <= idle + 100 * MB

@@ -138,6 +138,30 @@ export function reservationFor(headers: FastifyRequest['headers'], maxBodyBytes:
   return Math.ceil(size * copies);
 }
 
+/**
+ * Answers a refusal. Node discards the unread body of a kept-alive connection after the answer; a client
+ * that asked for `Connection: close` has its connection closed right after the answer instead, while it may
+ * still be sending, and the reset that follows can destroy the unread answer in its socket. Its body is
+ * therefore discarded (never stored) before the answer, so it reads the 503 like anyone else. A client
+ * that waits for `100 Continue` sends no body: answered at once.
+ */
+function refuseAfterBody(request: FastifyRequest, refusal: FolioError, done: (err?: Error) => void): void {
+  const raw = request.raw;
+  const closing = String(request.headers.connection ?? '').toLowerCase() === 'close';
+  const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+  if (!closing || !hasBody || request.headers.expect !== undefined || raw.complete) return done(refusal);
+  let answered = false;
+  const answer = () => {
+    if (answered) return;
+    answered = true;
+    done(refusal);
+  };
+  raw.once('end', answer);
+  raw.once('close', answer);
+  raw.once('error', answer);
+  raw.resume();
+}
+
 /** The body bytes a reader has received count against a chunked request's reservation (× its copies). */
 export function countArrivedBytes(request: FastifyRequest, bytes: number): void {
   const reservation = request.inFlightBytes;
@@ -154,7 +178,7 @@ export function countArrivedBytes(request: FastifyRequest, bytes: number): void 
 export function admissionHook(budget: InFlightBudget, maxBodyBytes: number) {
   return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
     const reservation = budget.tryReserve(reservationFor(request.headers, maxBodyBytes));
-    if (!reservation) return done(budget.refusal());
+    if (!reservation) return refuseAfterBody(request, budget.refusal(), done);
     request.inFlightBytes = reservation;
     if (reply.raw.closed) reservation.release();
     else reply.raw.once('close', () => reservation.release());

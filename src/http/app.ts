@@ -66,6 +66,9 @@ export interface ApiAppOptions {
   routes: Array<(app: FastifyInstance) => Promise<void>>;
 }
 
+/** The largest JSON body of a request outside the in-flight byte budget (no route but document endpoints takes more). */
+const UNBUDGETED_JSON_BYTES = 1024 * 1024;
+
 /** JSON bodies from this size on are parsed off the event loop when the app is given a parser for them. */
 export const OFF_THREAD_JSON_BYTES = 256 * 1024;
 
@@ -102,11 +105,17 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   // The body is read into one buffer of its announced size (body-buffer.ts), counted against its in-flight
   // reservation as it arrives when it has no Content-Length (admission.ts).
   app.addContentTypeParser('application/json', async (req: FastifyRequest, payload: NodeJS.ReadableStream) => {
+    // Only a request holding a share of the byte budget (a document endpoint) may send a document-sized
+    // body; any other (Fastify parses bodies of unknown paths too, before their 404) reads at most 1 MB.
+    const unbudgeted = inFlightBudget !== undefined && req.inFlightBytes === undefined;
     const body = await readIntoBuffer(payload as Readable, {
       length: announcedLength(req.headers['content-length']),
-      limit: MAX_JSON_BODY_BYTES,
+      limit: unbudgeted ? UNBUDGETED_JSON_BYTES : MAX_JSON_BODY_BYTES,
+      discardUpTo: MAX_JSON_BODY_BYTES,
       onBytes: (n) => countArrivedBytes(req, n),
-      tooLargeMessage: 'The request body exceeds the size limit (25 MB per document)',
+      tooLargeMessage: unbudgeted
+        ? 'The request body exceeds 1 MB; only document endpoints take documents'
+        : 'The request body exceeds the size limit (25 MB per document)',
     });
     if (parseLargeJson && body.length >= OFF_THREAD_JSON_BYTES) return parseLargeJson(body);
     return parseJsonBody(body.toString('utf8'));

@@ -29,6 +29,12 @@ export interface ReadBufferOptions {
   onBytes?: (n: number) => void;
   /** The 413's message. */
   tooLargeMessage?: string;
+  /**
+   * A refused body of an announced length up to this is read to its end (and discarded) before the refusal
+   * is answered. Fastify closes the connection after a body-parser error; a client still sending would get
+   * a reset instead of the answer, which a reset destroys in its socket buffer.
+   */
+  discardUpTo?: number;
 }
 
 /** Unused preallocated bytes beyond which a part is copied into a buffer of its own size. */
@@ -38,7 +44,17 @@ export function readIntoBuffer(stream: Readable, opts: ReadBufferOptions): Promi
   const tooLarge = () =>
     new FolioError('FILE_TOO_LARGE', opts.tooLargeMessage ?? `The request body exceeds the size limit (${Math.round(opts.limit / 1024 / 1024)} MB)`);
   const length = opts.length;
-  if (length !== undefined && length > opts.limit) return Promise.reject(tooLarge());
+  const discards = length !== undefined && opts.discardUpTo !== undefined && length <= opts.discardUpTo;
+  /** Rejects once the rest of a refused body has been discarded (when it is announced and small enough). */
+  const refuse = (e: unknown, reject: (e: unknown) => void) => {
+    if (!discards || stream.readableEnded || stream.destroyed) return reject(e);
+    const settle = () => reject(e);
+    stream.on('data', () => undefined);
+    stream.once('end', settle);
+    stream.once('close', settle);
+    stream.once('error', settle);
+  };
+  if (length !== undefined && length > opts.limit) return new Promise<Buffer>((_resolve, reject) => refuse(tooLarge(), reject));
   return new Promise<Buffer>((resolve, reject) => {
     const size = length ?? (opts.capacity !== undefined ? Math.min(opts.capacity, opts.limit) : undefined);
     const target = size !== undefined ? Buffer.allocUnsafe(size) : undefined;
@@ -52,7 +68,7 @@ export function readIntoBuffer(stream: Readable, opts: ReadBufferOptions): Promi
     };
     const fail = (e: unknown) => {
       detach();
-      reject(e);
+      refuse(e, reject);
     };
     const onData = (chunk: Buffer) => {
       const end = received + chunk.length;

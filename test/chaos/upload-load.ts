@@ -11,6 +11,9 @@ import { MB, descendants, rssOf } from '../adversarial/server.js';
 
 export type BodyKind = 'multipart' | 'json';
 
+/** Kept-alive connections, as fetch and @folio/client use them (a server discards a refused body on them). */
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
 /**
  * An unsigned PDF of about `size` bytes whose bulk is one stream object of filler: a document verify reads
  * as it is (200, no signatures), so an upload of it is an honest one. The filler is not random (the bytes
@@ -87,14 +90,16 @@ export interface UploadResult {
  * make the write fail with EPIPE/ECONNRESET after the answer arrived: the answer counts, as a client that
  * reads responses while sending would see it.
  */
-export function upload(
-  baseUrl: string,
-  path: string,
-  apiKey: string,
-  body: PreparedBody,
-  timeoutMs = 120_000,
-  chunked = false,
-): Promise<UploadResult> {
+export interface UploadOptions {
+  timeoutMs?: number;
+  /** No Content-Length: the body goes out in 1 MB chunks. */
+  chunked?: boolean;
+  /** `Connection: close` on a connection of its own, instead of a kept-alive one. */
+  close?: boolean;
+}
+
+export function upload(baseUrl: string, path: string, apiKey: string, body: PreparedBody, options: UploadOptions = {}): Promise<UploadResult> {
+  const { timeoutMs = 120_000, chunked = false, close = false } = options;
   const url = new URL(path, baseUrl);
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -111,7 +116,7 @@ export function upload(
         port: url.port,
         path: url.pathname + url.search,
         method: 'POST',
-        agent: false,
+        agent: close ? false : agent,
         // Chunked: no Content-Length, so the server counts the body as it arrives.
         headers: {
           authorization: `Bearer ${apiKey}`,
@@ -203,7 +208,7 @@ export async function burst(o: BurstOptions): Promise<BurstResult> {
   const t0 = performance.now();
   try {
     const results = await Promise.all(
-      o.keys.flatMap((key) => Array.from({ length: o.perKey }, () => upload(o.baseUrl, o.path, key, o.body, o.timeoutMs))),
+      o.keys.flatMap((key) => Array.from({ length: o.perKey }, () => upload(o.baseUrl, o.path, key, o.body, { timeoutMs: o.timeoutMs }))),
     );
     sample();
     return { results, peakRss, peakMainRss, ms: performance.now() - t0 };

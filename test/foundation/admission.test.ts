@@ -105,6 +105,20 @@ describe('readIntoBuffer', () => {
     expect(stream.listenerCount('data')).toBe(0);
   });
 
+  it('reads a refused announced body to its end before refusing it (discardUpTo), so the client can read the answer', async () => {
+    const stream = new PassThrough();
+    let settled = false;
+    const reading = readIntoBuffer(stream, { length: 2 * MB, limit: MB, discardUpTo: 4 * MB }).catch((e: unknown) => {
+      settled = true;
+      throw e;
+    });
+    stream.write(Buffer.alloc(MB));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false);
+    stream.end(Buffer.alloc(MB));
+    await expect(reading).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+  });
+
   it('stops an unannounced body at the limit (413) without destroying the stream', async () => {
     const stream = new PassThrough();
     const reading = readIntoBuffer(stream, { limit: 50_000 });
