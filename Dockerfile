@@ -99,10 +99,11 @@ COPY --from=build /app/packages/client/dist/ packages/client/dist/
 COPY deploy/entrypoint.sh deploy/healthcheck.mjs deploy/
 # Listen on every interface inside the container; state (SQLite, outbox, a generated signing key) in a
 # volume when no PostgreSQL is configured. LibreOffice's per-worker directories go to /dev/shm. Two glibc
-# malloc arenas: more of a burst's memory goes back (docs/operations.md, "Memory after a burst"); read by
-# the C library at start, so it must be in the environment, not Folio's configuration.
+# malloc arenas and a fixed 128 KiB mmap threshold: a burst's memory goes back (docs/operations.md, "Memory
+# after a burst"); read by the C library at start, so they must be in the environment, not Folio's configuration.
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     HOST=0.0.0.0 \
     PORT=8080 \
     INGEST_PORT=8081 \

@@ -42,6 +42,7 @@ const common = {
   ENGINE_MEMORY_MB: '512',
   // As the container and `npm start` run it (docs/operations.md, "Memory after a burst").
   MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
 };
 const setups: Setup[] = [
   {
