@@ -8,7 +8,8 @@
  * slot and before a byte of its body is read (Content-Length), and holds it until its answer is out or the
  * client is gone. The factor covers the copies a body makes while it is processed (measured, see
  * BODY_COPIES). A request that would cross the budget is answered 503 with a Retry-After at once, and Node
- * discards its unread body without keeping it. A body without Content-Length (chunked) reserves as its bytes
+ * discards its unread body without keeping it (a `Connection: close` client's body is discarded first, see
+ * refuseAfterBody). A body without Content-Length (chunked) reserves as its bytes
  * arrive (`grow`, called by the body readers); one that would cross the budget is stopped there with the
  * same 503. A request whose reservation alone exceeds the whole budget is admitted only into an empty
  * service, so a budget set below one document still lets documents through one at a time.
@@ -25,11 +26,11 @@ declare module 'fastify' {
 }
 
 /**
- * Bytes of memory one body byte costs while its request is in flight, measured on Node 20 with
- * bench/pressure.ts (docs/operations.md, "In-flight byte budget"):
- * - multipart: the one body buffer, the copy handed to the engine thread, and the engine's own reading;
- * - JSON: the body buffer (base64, 4/3 of the document), the body thread's copy and its text, the base64
- *   string JSON.parse makes and the decoded bytes (3/4 of the body each), and the engine's copy.
+ * Bytes of memory one body byte costs while its request is in flight. Measured on Node 20 (peak RSS above
+ * idle ÷ body bytes admitted at once, bench/README.md "Memory under pressure"): multipart 2.0 — the one body
+ * buffer, the engine thread's copy and its reading; JSON 2.6 — the body buffer (base64, 4/3 of the
+ * document) moved to the body thread, its text, the base64 string JSON.parse makes and the decoded bytes,
+ * the engine's copy. 3 for both leaves room for engines that read more than verify does.
  */
 export const BODY_COPIES = { multipart: 3, json: 3 } as const;
 
