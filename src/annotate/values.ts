@@ -66,7 +66,10 @@ export async function resolveValue(f: AnnotateField, index: number, ctx: Resolve
       // Base64 that decodes to an image is an image; anything else that reads as a name is typed.
       if (s.length >= 32 && /^[A-Za-z0-9+/=\s_-]+$/.test(s) && !/\s/.test(s.trim())) {
         try {
-          return { type: 'image', image: await prepareImage(decodeBase64Input(s, field, MAX_IMAGE_BYTES).bytes, field, f.options?.alt ?? 'Signature') };
+          return {
+            type: 'image',
+            image: await prepareImage(decodeBase64Input(s, field, MAX_IMAGE_BYTES).bytes, field, f.options?.alt ?? 'Signature'),
+          };
         } catch (e) {
           if (e instanceof FolioError && e.code === 'FILE_TOO_LARGE') throw e;
         }

@@ -240,7 +240,12 @@ export function loadConfig(env: Env = process.env): Config {
   const memoryLimitMb = str(env, 'MEMORY_LIMIT_MB') === undefined ? undefined : int(env, 'MEMORY_LIMIT_MB', 0, 256, 16_777_216);
   const memoryLimitBytes = memoryLimitMb !== undefined ? memoryLimitMb * 1024 * 1024 : measuredLimit.bytes;
   const inFlightDefaultMb = Math.floor(
-    defaultInFlightBytes({ limitBytes: memoryLimitBytes, limited: memoryLimitMb !== undefined || measuredLimit.source !== 'host', officeWorkers, officeMemoryBytes }) /
+    defaultInFlightBytes({
+      limitBytes: memoryLimitBytes,
+      limited: memoryLimitMb !== undefined || measuredLimit.source !== 'host',
+      officeWorkers,
+      officeMemoryBytes,
+    }) /
       (1024 * 1024),
   );
 

@@ -210,7 +210,10 @@ const handlers: Handlers = {
     // Revocation data is fetched online only from URL_FETCH_ALLOWLIST hosts (10 s at most per document).
     return e.verify.verifyPdfWithRevocation(bytes, { trust: getTrust(e) }, getRevocationFetcher(e));
   },
-  'preview.pageSizes': async ({ pdf, pages }) => engine('preview').pageSizes(pdf, pages).map((s) => s ?? null),
+  'preview.pageSizes': async ({ pdf, pages }) =>
+    engine('preview')
+      .pageSizes(pdf, pages)
+      .map((s) => s ?? null),
   'merge.pdfs': async ({ inputs, options }) => engine('merge').mergePdfs(inputs, options),
 };
 

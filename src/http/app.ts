@@ -157,7 +157,8 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
     }
     if (config?.auth) route.onRequest = [...hookList(route.onRequest), authHook(config)];
     // After the key and its slot, before the body: the request's share of the service-wide byte budget.
-    if (config?.documentEndpoint && inFlightBudget) route.onRequest = [...hookList(route.onRequest), admissionHook(inFlightBudget, MAX_JSON_BODY_BYTES)];
+    if (config?.documentEndpoint && inFlightBudget)
+      route.onRequest = [...hookList(route.onRequest), admissionHook(inFlightBudget, MAX_JSON_BODY_BYTES)];
     // Only document endpoints hold a slot to give back when the client leaves: an onRequestAbort hook makes
     // Fastify add a 'close' listener to every request of the routes it covers, so it covers only those.
     if (config?.documentEndpoint) {
