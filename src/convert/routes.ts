@@ -86,8 +86,10 @@ function convertRoutes(services: Services) {
         description:
           'Send the document as multipart/form-data, field `file` (exactly one). The options are query parameters or form fields of the same names. ' +
           '`from` is inferred from the file name and content when absent. ' +
-          '`to=md|html` (from a DOCX): Markdown (CommonMark + GFM) or one self-contained HTML file, images as data URIs unless `images=drop`; ' +
-          'what the target cannot keep is listed in `Warning` and `X-Folio-Warnings`. ' +
+          '`to=md|html` (from a DOCX): Markdown (CommonMark + GFM) or one self-contained HTML file, images as data URIs unless `images=drop`. ' +
+          'Whatever a conversion could not keep as it was (md/html: what the target cannot carry; md/html→docx|pdf: tables wider than 63 columns split; ' +
+          '`comments=margin`: comments left out) is listed in `Warning` and `X-Folio-Warnings`. ' +
+          'The whole request has one time budget (`REQUEST_TIMEOUT_MS`: 504 when spent) and one output budget (`OUTPUT_MAX_MB`: 422 when passed). ' +
           '`to=png|jpeg`: previews of the `pages` of a DOCX or PDF at `width` px — one image for one page, else a ZIP of `page-<n>.png|jpg`.',
         tags: ['convert'],
         consumes: ['multipart/form-data'],
