@@ -1,7 +1,8 @@
 /**
- * The merge engine (no HTTP): PDFs in, one PDF out, through @cantoo/pdf-lib (copyPages), on an engine
- * thread. The pages keep their order; the outline (one entry per input, its own outline beneath) and the
- * page labels (one range per input) are built as plain PDF dictionaries. DOCX inputs arrive already
+ * The merge engine (no HTTP): PDFs in, one PDF out, on an engine thread. Each input is opened through
+ * src/pdf's openForAuthoring (the bounded reader first, pdf-lib on the clean image of what it read), then
+ * its pages are copied with @cantoo/pdf-lib. The pages keep their order; the outline (one entry per input,
+ * its own outline beneath) and the page labels (one range per input) are built as plain PDF dictionaries. DOCX inputs arrive already
  * converted by the office engine. Errors name the input by index and file name.
  */
 import {
@@ -20,7 +21,7 @@ import {
 } from '@cantoo/pdf-lib';
 import { OutputBudget } from '../budget/index.js';
 import { FolioError, isFolioError, type ErrorDetail } from '../errors.js';
-import { PdfDocument } from '../pdf/index.js';
+import { MAX_AUTHORING_OBJECTS, openForAuthoring } from '../pdf/index.js';
 import { copyAllPages, StreamIndex } from './copy-pages.js';
 import { countPagesByPdfLib, countPagesByReader, objectCount, type PageCount } from './page-count.js';
 import { MAX_MERGE_PAGES } from './schema.js';
@@ -82,12 +83,6 @@ function tooManyPages(index: number, fileName: string): FolioError {
   });
 }
 
-interface Checked {
-  encrypted: boolean;
-  /** Pages the bounded reader counted; undefined when it did not count them (a small file) or could not. */
-  pages?: number;
-}
-
 /** The answer for a count that refuses the input; the count itself otherwise (undefined: unknown). */
 function judged(count: PageCount, index: number, fileName: string): number | undefined {
   switch (count.kind) {
@@ -96,60 +91,39 @@ function judged(count: PageCount, index: number, fileName: string): number | und
     case 'bad':
       throw inputError(index, fileName, count.problem);
     case 'counted':
-      // None found: pdf-lib, which repairs what the reader does not, has the last word (and says "no pages").
-      return count.pages > 0 ? count.pages : undefined;
+      return count.pages;
     default:
       return undefined;
   }
 }
 
 /**
- * What the bounded reader (src/pdf) tells of an input before pdf-lib parses it: is it encrypted, and, for
- * a file with more objects than the merge has room for pages (where pdf-lib's full parse is the cost), how
- * many pages it has, counted only up to `room` so that a million-page file is refused in milliseconds.
- * Smaller files are counted the same way once pdf-lib has parsed them (countPagesByPdfLib), which is cheap.
+ * Opens one input through src/pdf's openForAuthoring: the bounded reader reads it (its xref, object,
+ * inflation and nesting bounds), and only the clean image of what it read reaches pdf-lib. A file with
+ * more objects than the merge has room for pages (where building the image and pdf-lib's parse are the
+ * cost) has its pages counted by the reader first, only up to `room`, so a million-page file is refused
+ * in milliseconds. Smaller files are counted on pdf-lib's parsed tree (countPagesByPdfLib), which is cheap.
  */
-function precheck(input: MergeInput, index: number, room: number): Checked {
+async function openInput(input: MergeInput, index: number, room: number): Promise<PDFDocument> {
   const head = Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.length, 1024)).toString('latin1');
   if (!PDF_HEADER.test(head)) throw inputError(index, input.fileName, 'not a PDF or DOCX file', 'INVALID_FILE_FORMAT');
-  let doc: PdfDocument;
-  try {
-    doc = new PdfDocument(input.pdf);
-  } catch (e) {
-    // The reader's own bounds (cross-reference entries, decoded bytes): a file past them is far past what
-    // pdf-lib can hold in an engine thread's memory.
-    if (isFolioError(e) && e.code === 'UNPROCESSABLE_DOCUMENT') {
-      throw inputError(
-        index,
-        input.fileName,
-        `the PDF is too large to read (${e.message.replace(/^The PDF /, '').replace('the verifier', 'Folio')})`,
-      );
-    }
-    // A file the reader cannot read at all is left to pdf-lib, which rebuilds damaged cross-reference tables.
-    return { encrypted: false };
-  }
-  // The shared reader answers "is it encrypted" from every revision's trailer.
-  const encrypted = doc.isEncrypted();
-  if (encrypted || objectCount(doc) <= room) return { encrypted };
-  return { encrypted, pages: judged(countPagesByReader(doc, room, VISITS_PER_PAGE * room + 1_000), index, input.fileName) };
-}
-
-async function loadInput(input: MergeInput, index: number, checked: Checked, room: number): Promise<PDFDocument> {
   let doc: PDFDocument;
   try {
-    // pdf-lib yields to the event loop (a setTimeout each) every `parseSpeed` objects, 100 by default: on an
-    // engine thread that only costs time (bench/README.md, merge: −16% CPU, −28% wall for 20 five-page
-    // inputs with Fast here and in save). The budget is enforced by terminating the thread, not by yields.
-    doc = await PDFDocument.load(input.pdf, {
-      ignoreEncryption: true,
-      updateMetadata: false,
-      throwOnInvalidObject: false,
-      parseSpeed: ParseSpeeds.Fast,
-    });
-  } catch {
-    throw inputError(index, input.fileName, 'the PDF is damaged or unreadable');
+    ({ doc } = await openForAuthoring(input.pdf, {
+      maxObjects: MAX_AUTHORING_OBJECTS,
+      purpose: 'merge',
+      inspect: (reader) => {
+        if (objectCount(reader) > room) judged(countPagesByReader(reader, room, VISITS_PER_PAGE * room + 1_000), index, input.fileName);
+      },
+    }));
+  } catch (e) {
+    // The inspection's refusals already name the input; the PDF core's ("The PDF …") are given its name.
+    if (isFolioError(e) && e.details) throw e;
+    if (isFolioError(e) && e.code === 'UNPROCESSABLE_DOCUMENT') {
+      throw inputError(index, input.fileName, e.message.replace(/^The PDF /, 'the PDF '));
+    }
+    throw e;
   }
-  if (checked.encrypted || doc.isEncrypted) throw inputError(index, input.fileName, 'the PDF is encrypted');
   // Before pdf-lib's own walk, which has no bound: a small file of shared nodes can ask it for 10^9 visits.
   judged(countPagesByPdfLib(doc, room, VISITS_PER_PAGE * room + 1_000), index, input.fileName);
   let count: number;
@@ -328,15 +302,6 @@ function dropSignatureValues(out: PDFDocument, pages: PDFRef[]): void {
 }
 
 export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Promise<MergeResult> {
-  // Every input's pages are counted (up to what is left of the limit) before any is parsed by pdf-lib.
-  const checked: Checked[] = [];
-  let counted = 0;
-  for (const [index, input] of inputs.entries()) {
-    const c = precheck(input, index, MAX_MERGE_PAGES - counted);
-    counted += c.pages ?? 0;
-    checked.push(c);
-  }
-
   const out = await PDFDocument.create({ updateMetadata: false });
   const ctx = out.context;
   const warnings: string[] = [];
@@ -346,7 +311,7 @@ export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Pr
   let pageCount = 0;
 
   for (const [index, input] of inputs.entries()) {
-    const src = await loadInput(input, index, checked[index]!, MAX_MERGE_PAGES - pageCount);
+    const src = await openInput(input, index, MAX_MERGE_PAGES - pageCount);
     const count = src.getPageCount();
     if (pageCount + count > MAX_MERGE_PAGES) throw tooManyPages(index, input.fileName);
     const signed = isSigned(src);

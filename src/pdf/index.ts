@@ -1,5 +1,7 @@
 /**
- * Folio's PDF core, shared by sign and verify (modelled on pdf-lib's `src/core` and pyHanko's `pdf_utils`):
+ * Folio's PDF core, shared by sign, verify and merge (modelled on pdf-lib's `src/core` and pyHanko's `pdf_utils`):
+ * - authoring: `openForAuthoring` (authoring.ts), the only way from input bytes to @cantoo/pdf-lib: the
+ *   bounded reader reads, pdf-lib loads the clean image of what it read (sign and merge open inputs so);
  * - reading: the bounded forensic reader (`PdfDocument`: every revision, its xref as a delta, objects
  *   resolved "as of" a revision, anomalies recorded) over a small object model;
  * - writing: PDF syntax for a parsed value, and the one incremental-update writer (new objects plus an
@@ -45,6 +47,7 @@ export {
   type PdfValue,
 } from './objects.js';
 export { ChunkWriter, serialize } from './serialize.js';
+export { MAX_AUTHORING_OBJECTS, openForAuthoring, type AuthoringDocument, type AuthoringLimits } from './authoring.js';
 export {
   MAX_OBJECT_NUMBER,
   appendIncrementalUpdate,

@@ -15,7 +15,7 @@
  * rewrites a document whose xref cannot be chained to (the repair path), which the reader then re-reads.
  */
 import crypto from 'node:crypto';
-import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
 import { FolioError } from '../errors.js';
 import type { SigningIdentity } from '../services.js';
 import { renderAuditPages } from './audit-page.js';
@@ -31,7 +31,7 @@ import {
   type UpdateObject,
 } from '../pdf/index.js';
 import { requestSignatureTimestamp, TimestampError } from './tsa.js';
-import { cleanImage, readForSigning } from './pdf-view.js';
+import { openForSigning } from './pdf-view.js';
 
 export interface SealOptions {
   identity: SigningIdentity;
@@ -70,21 +70,6 @@ function unprocessable(message: string, cause?: unknown): FolioError {
   return new FolioError('UNPROCESSABLE_DOCUMENT', message, { cause });
 }
 
-async function load(bytes: Uint8Array): Promise<PDFDocument> {
-  try {
-    // pdf-lib yields to the event loop every `parseSpeed` objects (a setTimeout each): 1500 keeps large
-    // documents from monopolising the loop without paying ~1 ms per 100 objects on ordinary ones.
-    return await PDFDocument.load(bytes, {
-      ignoreEncryption: true,
-      updateMetadata: false,
-      throwOnInvalidObject: false,
-      parseSpeed: ParseSpeeds.Fast,
-    });
-  } catch (e) {
-    throw unprocessable('The PDF could not be parsed', e);
-  }
-}
-
 /**
  * Loads the PDF and checks that an incremental update can be appended. A document whose cross-reference
  * information is broken is repaired by a full rewrite (there is no valid revision to append to).
@@ -97,9 +82,10 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
     });
   }
   // The bounded reader reads the document; pdf-lib gets the clean image of what it found (see pdf-view.ts).
-  const reader = readForSigning(bytes);
-  // readForSigning refused an encrypted document (a trailer /Encrypt in any revision); the image has none.
-  let doc = await load(cleanImage(reader));
+  // openForSigning refused an encrypted document (a trailer /Encrypt in any revision); the image has none.
+  const opened = await openForSigning(bytes);
+  const reader = opened.reader;
+  let doc = opened.doc;
   if (!(doc.context.trailerInfo.Root instanceof PDFRef)) throw unprocessable('The PDF has no document catalog');
   let pageCount: number;
   try {
@@ -133,7 +119,8 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
     }
     last = readLastXref(base);
     if (!last) throw unprocessable('The PDF cross-reference table is broken and the file could not be repaired');
-    doc = await load(base);
+    // pdf-lib's own rewrite, read back the same way as any input.
+    doc = (await openForSigning(base)).doc;
     repaired = true;
   }
   return { base, last, doc, repaired };
