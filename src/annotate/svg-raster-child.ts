@@ -1,6 +1,6 @@
 /**
  * Child-process entry that rasterises one SVG with resvg (svg-raster.ts starts it under bounded-child.ts's
- * limits). resvg is native code: in a thread it cannot be stopped, in this process it dies with a SIGKILL.
+ * limits, from the main thread: src/native/runner.ts). resvg is native code: in a thread it cannot be stopped, in this process it dies with a SIGKILL.
  *
  * In: the SVG on stdin, the options as JSON in argv[2]. Out: 8 bytes (natural width and height in px,
  * big-endian uint32) then the PNG on stdout, exit 0; exit 2 with a short reason on stderr when resvg cannot

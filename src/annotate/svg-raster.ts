@@ -2,13 +2,15 @@
  * The PNG fallback of an SVG image, made in a child process (svg-raster-child.ts) under bounded-child.ts's
  * limits: resvg is native code, and a filter-heavy SVG kept a core busy long after its request's 504 when
  * it ran on an engine thread (terminating a thread does not stop native code). Here it is SIGKILLed at its
- * time limit, its address space and CPU time are capped, and it dies with the engine thread that started it
- * (parent-death signal), so a terminated job leaves nothing running.
+ * time limit, and its address space and CPU time are capped. Called on an engine thread (annotate), the
+ * child is started and reaped by the main thread (src/native/runner.ts) and SIGKILLed when the pool ends the
+ * job, however it ends: a child started by the thread itself would die with a terminated thread but stay a
+ * zombie until the server exits (only a live loop reaps its children).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FolioError } from '../errors.js';
-import { runBounded } from '../native/bounded-child.js';
+import { runNative } from '../native/remote.js';
 
 /** Wall-clock (and CPU) limit of one rasterisation: real SVGs take milliseconds; a filter bomb takes minutes. */
 export const SVG_RASTER_TIMEOUT_MS = 10_000;
@@ -54,7 +56,7 @@ export async function rasteriseSvg(
   const { signal, ...childOpts } = opts;
   const args = [...entry.execArgv, '--max-old-space-size=128', entry.file, JSON.stringify(childOpts)];
   const run = (addressSpaceBytes: number | undefined) =>
-    runBounded(process.execPath, args, {
+    runNative(process.execPath, args, {
       input: Buffer.from(svg, 'utf8'),
       timeoutMs: SVG_RASTER_TIMEOUT_MS,
       addressSpaceBytes,

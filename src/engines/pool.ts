@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import type { Deadline } from '../budget/index.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
+import { NativeRunner } from '../native/runner.js';
 
 /**
  * How long a job may wait for its thread to load (a new thread's start and warm-up, or the job kind's engine
@@ -34,7 +35,7 @@ export interface EnginePoolOptions {
   timeoutMs: number;
   /** V8 old-generation ceiling of one thread, in MB (ENGINE_MEMORY_MB). */
   memoryMb: number;
-  workerData: Omit<EngineWorkerData, 'startChannel'>;
+  workerData: Omit<EngineWorkerData, 'startChannel' | 'nativeChannel'>;
   logger?: Logger;
 }
 
@@ -83,6 +84,8 @@ export class EnginePool {
   /** Jobs handed to piscina whose thread has not announced them yet: job id → start of its budget. */
   private readonly awaitingStart = new Map<number, () => void>();
   private readonly startChannel: BroadcastChannel;
+  /** Starts and reaps the native children the threads' jobs need, and kills them when their job ends. */
+  private readonly native = new NativeRunner();
 
   constructor(private readonly opts: EnginePoolOptions) {
     const channelName = `folio-engine-start-${randomUUID()}`;
@@ -110,7 +113,7 @@ export class EnginePool {
         maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(opts.memoryMb / 16))),
         stackSizeMb: 8,
       },
-      workerData: { ...opts.workerData, startChannel: channelName } satisfies EngineWorkerData,
+      workerData: { ...opts.workerData, startChannel: channelName, nativeChannel: this.native.channelName } satisfies EngineWorkerData,
       // The API's own flags (e.g. --max-old-space-size) must not apply to the workers: resourceLimits does.
       execArgv: process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
       env: process.env,
@@ -150,6 +153,7 @@ export class EnginePool {
     const signal = signals.length === 1 ? budget.signal : AbortSignal.any(signals);
     const started = performance.now();
     let outcome: JobOutcome<N>;
+    this.native.beginJob(jobId);
     try {
       outcome = (await this.pool.run({ jobId, task, input } satisfies EngineJob<N>, {
         signal,
@@ -162,6 +166,8 @@ export class EnginePool {
       }
       throw this.poolError(e, budget.signal, task);
     } finally {
+      // Done, timed out, aborted or out of its deadline: no native child of the job outlives it.
+      this.native.endJob(jobId);
       clearTimeout(timer);
       this.awaitingStart.delete(jobId);
       this.release();
@@ -233,6 +239,7 @@ export class EnginePool {
     for (const w of this.waiting.splice(0)) w.fail(new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 }));
     this.startChannel.close();
     await this.pool.destroy();
+    this.native.close();
   }
 
   private retryAfterSeconds(): number {

@@ -101,6 +101,8 @@ export type JobOutcome<N extends TaskName = TaskName> =
 export interface EngineWorkerData {
   /** Name of the BroadcastChannel on which a worker announces each job it starts. */
   startChannel: string;
+  /** Name of the BroadcastChannel on which the main thread starts native children for jobs (src/native/runner.ts). */
+  nativeChannel?: string;
   /** Load the engine modules when the thread starts (engine threads), not on first use (the body thread). */
   preloadEngines: boolean;
   /** Convert the built-in warm-up documents before the thread counts as ready (API engine threads). */

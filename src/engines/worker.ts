@@ -19,6 +19,7 @@ import type { SigningIdentity } from '../services.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 import { warmUpHtml, warmUpMarkdown } from './warm-up.js';
 import { collectWhenIdle } from './idle-gc.js';
+import { setNativeJob, useNativeRunner } from '../native/remote.js';
 
 const data = workerData as EngineWorkerData;
 /** Warm-up conversions at thread start, and the wall-time cap on them (see warmUp). */
@@ -29,6 +30,8 @@ const WARM_UP_MS = 5000;
 // loading after a replacement) never counts against the first job it runs.
 const startChannel = new BroadcastChannel(data.startChannel);
 startChannel.unref();
+// Native children (resvg) are started and reaped by the main thread, tied to the job (src/native/runner.ts).
+useNativeRunner(data.nativeChannel);
 
 /**
  * The engines, each imported when the first job that needs it comes (NEEDS), before that job is announced,
@@ -245,6 +248,7 @@ export default async function runJob(job: EngineJob): Promise<JobOutcome> {
     // the job's time budget.
     await Promise.all(NEEDS[job.task].map(load));
     startChannel.postMessage(job.jobId);
+    setNativeJob(job.jobId);
     const value = await handler(job.input);
     // Copied back by structured clone (piscina moves only a bare top-level value); at the 25 MB upload
     // limit the copy costs milliseconds. Output bytes as large as OUTPUT_MAX_MB are moved instead (TRANSFER).
@@ -264,6 +268,7 @@ export default async function runJob(job: EngineJob): Promise<JobOutcome> {
     const err = e as Error;
     return { ok: false, error: { code: 'INTERNAL_ERROR', message: 'Internal error' }, internal: { name: err?.name ?? 'Error', stack: err?.stack } };
   } finally {
+    setNativeJob(undefined);
     // Once this thread has had nothing to do for a second, its jobs' garbage goes back (idle-gc.ts: a thread
     // that goes idle after a burst would otherwise keep it for minutes).
     collectWhenIdle();
