@@ -120,7 +120,7 @@ async function openInput(input: MergeInput, index: number, room: number): Promis
     // The inspection's refusals already name the input; the PDF core's ("The PDF …") are given its name.
     if (isFolioError(e) && e.details) throw e;
     if (isFolioError(e) && e.code === 'UNPROCESSABLE_DOCUMENT') {
-      throw inputError(index, input.fileName, e.message.replace(/^The PDF /, 'the PDF '));
+      throw inputError(index, input.fileName, e.message.replace(/^The PDF/, 'the PDF'));
     }
     throw e;
   }
