@@ -39,7 +39,9 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: '@cantoo/pdf-lib', message: "Open PDFs with openForAuthoring from src/pdf (src/pdf/authoring.ts), not pdf-lib's parser." }] },
+        {
+          paths: [{ name: '@cantoo/pdf-lib', message: "Open PDFs with openForAuthoring from src/pdf (src/pdf/authoring.ts), not pdf-lib's parser." }],
+        },
       ],
     },
   },
