@@ -7,7 +7,7 @@
  *
  * One server, small budgets so every case ends in seconds: REQUEST_TIMEOUT_MS=5000, ENGINE_TIMEOUT_MS=3000,
  * PREVIEW_MAX_MEGAPIXELS=100, PREVIEW_MEMORY_MB=128 (a 80 MP page passes the pixel budget and fails inside
- * poppler's capped address space: the 1×1 case). The SVG case goes last: it ends with SIGTERM.
+ * poppler's capped address space: the 1×1 case). The SVG cases go last: the last ends with SIGTERM.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { envelope } from '../adversarial/generators.js';
 import { FolioProcess, HealthPoller, MB, descendants, serverEnv, type SendResult } from '../adversarial/server.js';
 import { limitTools } from '../../src/native/bounded-child.js';
 import { annotateSvgBody, heavySvg, slowPdf, tallPdf } from './native-inputs.js';
+import { besidesOffice, svgChildren } from '../native/tree.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const REQUEST_TIMEOUT_MS = 5_000;
@@ -123,6 +124,52 @@ describe('native work inside the request budget (compiled server)', () => {
     await sleep(500);
     expect(renderers()).toEqual([]);
   }, 120_000);
+
+  it('20 heavy-SVG annotate requests abandoned by the client leave no zombie and no child besides LibreOffice', async () => {
+    // Each request is hung up on as soon as its SVG child runs (so its job really is on a thread, and the
+    // pool terminates that thread). A request that waited out its deadline for a replaced thread to start
+    // never had a child: it is sent again (bounded).
+    const body = annotateSvgBody(heavySvg());
+    const seen = new Set<number>();
+    for (let attempt = 0; seen.size < 20 && attempt < 60; attempt++) {
+      const hangUp = new AbortController();
+      let answered = false;
+      const answer = fetch(`${srv.url}/v1/annotate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+        signal: hangUp.signal,
+      })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined)
+        .finally(() => (answered = true));
+      for (let t = 0; t < 300 && !answered; t++) {
+        const fresh = svgChildren(srv.pid).filter((p) => !seen.has(p));
+        if (fresh.length > 0) {
+          fresh.forEach((p) => seen.add(p));
+          break;
+        }
+        await sleep(50);
+      }
+      hangUp.abort();
+      await answer;
+    }
+    expect(seen.size).toBe(20);
+    // Killed and reaped by the server's main thread (generous bound for a busy machine). Before: all 20
+    // stayed zombies until the server exited (test/native/abandon-measure.ts).
+    let left = besidesOffice(srv.pid);
+    for (let i = 0; i < 50 && left.length > 0; i++) {
+      await sleep(100);
+      left = besidesOffice(srv.pid);
+    }
+    expect(left).toEqual([]);
+    // The replaced engine threads warm up for at most 5 s (src/engines/warm-up.ts); then an honest SVG draws.
+    await sleep(6_000);
+    const circle = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><circle cx="10" cy="10" r="8"/></svg>';
+    const ok = await srv.send({ method: 'POST', path: '/v1/annotate', json: annotateSvgBody(circle) }, key, 60_000);
+    expect(ok.status).toBe(200);
+    expect(besidesOffice(srv.pid)).toEqual([]);
+  }, 300_000);
 
   it('a filter-heavy SVG in annotate: 504, then no thread or process keeps burning CPU, and SIGTERM stops the server', async () => {
     // An honest SVG is drawn by the same capped child: 200.

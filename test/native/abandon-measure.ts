@@ -5,12 +5,13 @@
  *
  *   npx tsx test/native/abandon-measure.ts [count=20]
  *
- * Prints one JSON line: zombies and live children besides LibreOffice, after the burst and 3 s later.
+ * Prints one JSON line: zombies and live processes under the server besides its LibreOffice workers, 1 s and
+ * 4 s after the burst.
  */
 import fs from 'node:fs';
-import { FolioProcess, descendants, serverEnv } from '../adversarial/server.js';
+import { FolioProcess, serverEnv } from '../adversarial/server.js';
 import { annotateSvgBody, heavySvg } from '../amplification/native-inputs.js';
-import { processState, svgChildren } from './tree.js';
+import { besidesOffice, svgChildren } from './tree.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const count = Number(process.argv[2] ?? 20);
@@ -43,12 +44,8 @@ try {
     await answer;
   }
   const snapshot = () => {
-    const tree = descendants(srv.pid).map((d) => ({ ...d, state: processState(d.pid) }));
-    const office = (n: string) => /soffice|oosplash|javaldx/.test(n);
-    return {
-      zombies: tree.filter((d) => d.state === 'Z').length,
-      liveNonOffice: tree.filter((d) => d.state !== 'Z' && d.state !== undefined && !office(d.name)).map((d) => `${d.pid}:${d.name}`),
-    };
+    const tree = besidesOffice(srv.pid);
+    return { zombies: tree.filter((d) => d.state === 'Z').length, live: tree.filter((d) => d.state !== 'Z').map((d) => `${d.pid}:${d.name}`) };
   };
   await sleep(1_000);
   const after1s = snapshot();

@@ -25,3 +25,22 @@ export function svgChildren(root: number): number[] {
     .filter((d) => processState(d.pid) !== 'Z' && cmdline(d.pid).includes('svg-raster-child'))
     .map((d) => d.pid);
 }
+
+/**
+ * Descendants of `root` outside its LibreOffice workers (the office pool's forked `office/worker` processes
+ * and everything under them), with their state: zombies included, since a zombie has no command line.
+ */
+export function besidesOffice(root: number): Array<{ pid: number; name: string; state: string | undefined }> {
+  const all = descendants(root);
+  const office = new Set<number>();
+  for (const d of all) {
+    if (/\/office\/worker\.[jt]s/.test(cmdline(d.pid))) {
+      office.add(d.pid);
+      for (const below of descendants(d.pid)) office.add(below.pid);
+    }
+  }
+  return all
+    .filter((d) => !office.has(d.pid))
+    .map((d) => ({ pid: d.pid, name: d.name, state: processState(d.pid) }))
+    .filter((d) => d.state !== undefined);
+}
