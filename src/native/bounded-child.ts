@@ -9,8 +9,10 @@
  * - RLIMIT_AS caps the address space, so an allocation the document asks for fails inside the child (the
  *   renderer reports it and exits) instead of growing the machine's memory;
  * - RLIMIT_CPU ends a child that somehow outlived its parent's timer (SIGXCPU, then SIGKILL one second on);
- * - the parent-death signal is tied to the *thread* that started the child: when the pool terminates an
- *   engine thread, or the server process dies, the kernel SIGKILLs the child at once.
+ * - the parent-death signal is tied to the *thread* that started the child: when that thread ends, or the
+ *   server process dies, the kernel SIGKILLs the child at once. Engine threads do not spawn here themselves:
+ *   a thread's child killed that way is never reaped (zombie until the server exits), so their children are
+ *   started by the main thread's runner (runner.ts) and killed when the pool ends their job.
  *
  * Bytes go through stdin/stdout (no temporary files); stdout is capped while it is read. Written by hand: no
  * library runs a process under rlimits with a parent-death signal; the two tools are util-linux's own.
