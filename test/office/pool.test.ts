@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfficePool, minimalDocx } from '../../src/office/index.js';
@@ -236,8 +238,10 @@ describe('office pool: supervision', () => {
   });
 
   it('recycles a worker after N conversions and above the RSS ceiling, and removes its private directory', async () => {
-    const pool = new OfficePool({ workers: 1, queueSize: 8, timeoutMs: 120_000, maxConversionsPerWorker: 2 });
-    const before = new Set(fs.readdirSync('/dev/shm').filter((f) => f.startsWith('folio-office-')));
+    // A root of this test's own: other test files (and other processes) start office pools at the same time,
+    // so what they leave in /dev/shm while this test runs is not this pool's.
+    const tempRoot = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'folio-pool-test-'));
+    const pool = new OfficePool({ workers: 1, queueSize: 8, timeoutMs: 120_000, maxConversionsPerWorker: 2, tempRoot });
     try {
       await pool.start();
       const first = pool.workerPids()[0];
@@ -251,7 +255,7 @@ describe('office pool: supervision', () => {
     } finally {
       await pool.close();
     }
-    const rssPool = new OfficePool({ workers: 1, queueSize: 8, timeoutMs: 120_000, maxRssBytes: 1 });
+    const rssPool = new OfficePool({ workers: 1, queueSize: 8, timeoutMs: 120_000, maxRssBytes: 1, tempRoot });
     try {
       await rssPool.start();
       const first = rssPool.workerPids()[0];
@@ -262,8 +266,9 @@ describe('office pool: supervision', () => {
       await rssPool.close();
     }
     await new Promise((r) => setTimeout(r, 200));
-    const left = fs.readdirSync('/dev/shm').filter((f) => f.startsWith('folio-office-') && !before.has(f));
+    const left = fs.readdirSync(tempRoot);
     expect(left).toEqual([]);
+    fs.rmdirSync(tempRoot);
   }, 240_000); // four LibreOffice boots (two pools, two replacements): 60 s is too tight on a busy 2-core box
 
   it('answers 503 with Retry-After beyond the queue bound, and serves the admitted requests', async () => {
