@@ -17,6 +17,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FolioError } from '../errors.js';
 import { collectWhenIdle } from '../engines/idle-gc.js';
+import { discardBody } from './body-discard.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -151,16 +152,9 @@ function refuseAfterBody(request: FastifyRequest, refusal: FolioError, done: (er
   const closing = String(request.headers.connection ?? '').toLowerCase() === 'close';
   const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
   if (!closing || !hasBody || request.headers.expect !== undefined || raw.complete) return done(refusal);
-  let answered = false;
-  const answer = () => {
-    if (answered) return;
-    answered = true;
-    done(refusal);
-  };
-  raw.once('end', answer);
-  raw.once('close', answer);
-  raw.once('error', answer);
-  raw.resume();
+  // In turn with the other bodies being discarded (body-discard.ts): a burst of refusals would otherwise
+  // starve the accept of new connections.
+  discardBody(raw, () => done(refusal));
 }
 
 /** The body bytes a reader has received count against a chunked request's reservation (× its copies). */

@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { rawErrorEnvelope } from './envelope.js';
+import { paceDiscard } from './body-discard.js';
 import type { ErrorCode } from '../errors.js';
 import type { Config } from '../config/index.js';
 
@@ -161,6 +162,9 @@ export function applyServerLimits(
       answer(res, 400, 'VALIDATION_ERROR', 'An HTTP/1.1 request needs a Host header');
       return undefined;
     }
+    // An unread body (a refused upload) is discarded in turn with the others, not all at once: reading them
+    // all would starve the accept of new connections (body-discard.ts).
+    paceDiscard(req);
     const now = Date.now();
     const socket = req.socket as LimitedSocket;
     const bytes = socket.bytesRead;

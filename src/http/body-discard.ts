@@ -1,0 +1,94 @@
+/**
+ * Unread request bodies are discarded a few at a time, so that a burst of refused uploads does not keep the
+ * server from accepting new connections.
+ *
+ * Why: libuv (since 1.45, Node 20) accepts ONE connection per event-loop iteration, and in each iteration
+ * reads up to 32 × 64 KB from every readable socket. A burst of 100 uploads of 24 MB of which 95 are refused
+ * (admission.ts, 503 before the body is read) had Node discard 95 bodies at once — 2.3 GB through the main
+ * thread, up to ~200 MB per iteration — so iterations lasted 50–400 ms and the connections still in the
+ * kernel's accept queue were taken one per iteration: a health probe opening a new connection at the start of
+ * the burst waited 2.6–5 s behind them, though the event loop was never blocked for that long (measured,
+ * test/chaos/uploads.test.ts). With at most DISCARDS_AT_ONCE bodies read for discarding at a time, an
+ * iteration reads a few MB and the accept queue drains in well under a second. The bodies still go: the rest
+ * wait their turn in the kernel (the client's sending blocks by TCP flow control; its answer is already out).
+ *
+ * Discarding, not closing: closing a connection with unread data answers the client with a reset, which can
+ * destroy the 503 still unread in its socket (admission.ts). Hand-written because Node offers no hook but the
+ * request's internal `_dump` (what it calls after the answer to drain a body nobody read); no library paces
+ * that.
+ */
+import type { IncomingMessage } from 'node:http';
+
+/** Bodies read for discarding at once in this process (2: measured, see above; 4 let health reach 0.7 s). */
+export const DISCARDS_AT_ONCE = 2;
+
+type Dumpable = IncomingMessage & { _dump?: () => void; _dumped?: boolean };
+
+const waiting: Dumpable[] = [];
+let active = 0;
+
+function next(): void {
+  while (active < DISCARDS_AT_ONCE && waiting.length > 0) {
+    const req = waiting.shift()!;
+    if (!req.destroyed && !req.complete) start(req);
+  }
+}
+
+function start(req: Dumpable): void {
+  active++;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    active--;
+    next();
+  };
+  req.once('end', finish);
+  req.once('close', finish);
+  req.resume();
+}
+
+/**
+ * Node's `_dump` made to wait for its turn: same effect (the 'data' listeners removed, the body read and
+ * thrown away, 'end' emitted), but a request beyond DISCARDS_AT_ONCE stays paused until one finishes. A
+ * request whose body has arrived, or whose connection is gone, is drained at once (nothing left to read).
+ */
+function pacedDump(this: Dumpable): void {
+  if (this._dumped) return;
+  this._dumped = true;
+  this.removeAllListeners('data');
+  if (this.complete || this.destroyed) {
+    this.resume();
+    return;
+  }
+  if (active < DISCARDS_AT_ONCE) start(this);
+  else waiting.push(this);
+}
+
+/** Makes Node discard this request's unread body (after its answer) in turn with the others. */
+export function paceDiscard(req: IncomingMessage): void {
+  (req as Dumpable)._dump = pacedDump;
+}
+
+/** Discards the request's body now, in turn with the others; `ended` runs when it is gone (end or close). */
+export function discardBody(req: IncomingMessage, ended: () => void): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    ended();
+  };
+  req.once('end', once);
+  req.once('close', once);
+  req.once('error', once);
+  if (req.complete) {
+    req.resume();
+    return;
+  }
+  pacedDump.call(req as Dumpable);
+}
+
+/** Bodies being discarded and waiting to be (for tests and metrics). */
+export function discardStatus(): { active: number; waiting: number } {
+  return { active, waiting: waiting.length };
+}
