@@ -83,8 +83,13 @@ async function readParts(
  * multipart framing and the other fields), or collected and joined once for a chunked body. The fileSize
  * limit stays @fastify/multipart's (its stream errors with FST_REQ_FILE_TOO_LARGE past it).
  */
-export async function readFilePart(request: FastifyRequest, part: MultipartFile): Promise<Buffer> {
-  const announced = announcedLength(request.headers['content-length']);
+export async function readFilePart(
+  request: FastifyRequest,
+  part: MultipartFile,
+  /** Bytes of the body still unread, when parts came before this one (merge's files); Content-Length by default. */
+  remaining?: number,
+): Promise<Buffer> {
+  const announced = remaining ?? announcedLength(request.headers['content-length']);
   const tooLargeMessage = 'The request body exceeds the size limit (25 MB per document)';
   const buf = await readIntoBuffer(part.file, {
     limit: MAX_FILE_BYTES,

@@ -8,6 +8,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError, isFolioError } from '../errors.js';
 import { errorResponses, Type } from '../http/schema.js';
 import { abandonSignal } from '../http/abandon.js';
+import { announcedLength } from '../http/body-buffer.js';
+import { readFilePart } from '../http/multipart-file.js';
 import type { Capability } from '../http/capability.js';
 import type { Services } from '../services.js';
 import { decodeBase64Input, MAX_DOCUMENT_BYTES } from '../fetch/document-source.js';
@@ -64,6 +66,7 @@ async function readMultipart(request: FastifyRequest): Promise<Settled> {
   // the multipart framing of 50 parts.
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > MAX_DOCUMENT_BYTES + MB) throw tooLarge();
+  const announced = announcedLength(request.headers['content-length']);
   const inputs: RawInput[] = [];
   const fields: Record<string, string> = {};
   let total = 0;
@@ -72,7 +75,7 @@ async function readMultipart(request: FastifyRequest): Promise<Settled> {
     for await (const part of request.parts({ limits: { files: MAX_MERGE_INPUTS, parts: MAX_MERGE_INPUTS + 10 } })) {
       if (part.type === 'file') {
         if (part.fieldname !== 'files') {
-          await part.toBuffer().catch(() => undefined);
+          part.file.resume();
           throw new FolioError('VALIDATION_ERROR', `Unexpected file field "${part.fieldname}"`, {
             details: [{ field: part.fieldname, issue: 'only "files" is accepted' }],
           });
@@ -80,7 +83,10 @@ async function readMultipart(request: FastifyRequest): Promise<Settled> {
         const fileName = part.filename ?? '';
         // Checked before the file is read: the answer does not wait for its bytes.
         checkFileName(fileName, `files.${inputs.length}.fileName`);
-        const buf = await part.toBuffer();
+        // One buffer per file, at most the body still unread (readFilePart, body-buffer.ts), not a chunk list
+        // plus its copy; a chunked body's bytes count against the in-flight budget as they arrive.
+        // (The files before it were part of the Content-Length: what is left bounds this one.)
+        const buf = await readFilePart(request, part, announced === undefined ? undefined : Math.max(0, announced - total));
         total += buf.length;
         if (total > MAX_DOCUMENT_BYTES) throw tooLarge();
         inputs.push({ bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), fileName });
@@ -99,7 +105,8 @@ async function readMultipart(request: FastifyRequest): Promise<Settled> {
         details: [{ field: 'files', issue: `more than ${MAX_MERGE_INPUTS} files` }],
       });
     }
-    if ((e as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    // One file past 25 MB (readFilePart's 413, or @fastify/multipart's) is a merge past its sum limit.
+    if ((e as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE' || (isFolioError(e) && e.code === 'FILE_TOO_LARGE')) throw tooLarge();
     throw e;
   }
   return { inputs, outline: booleanField(fields, 'outline') ?? true, pageLabels: booleanField(fields, 'pageLabels') ?? true, pdfa: fields.pdfa };
