@@ -23,7 +23,7 @@ export default tseslint.config(
   },
   {
     // One PDF home: input bytes reach @cantoo/pdf-lib only through src/pdf's openForAuthoring (the bounded
-    // reader first, pdf-lib on the clean image of what it read). src/pdf may import pdf-lib; so may the files
+    // reader first, pdf-lib on the objects it read). src/pdf may import pdf-lib; so may the files
     // below, which author on a document openForAuthoring opened (or on a new one) and need pdf-lib's object
     // model, drawing and writer — but not its parser (next two blocks).
     files: ['src/**/*.ts'],
@@ -56,7 +56,7 @@ export default tseslint.config(
     },
   },
   {
-    // Only openForAuthoring loads bytes into pdf-lib.
+    // pdf-lib's parser never runs on input bytes (openForAuthoring builds its documents from the reader's objects).
     files: ['src/**/*.ts'],
     ignores: ['src/pdf/authoring.ts'],
     rules: {

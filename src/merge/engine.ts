@@ -1,6 +1,6 @@
 /**
  * The merge engine (no HTTP): PDFs in, one PDF out, on an engine thread. Each input is opened through
- * src/pdf's openForAuthoring (the bounded reader first, pdf-lib on the clean image of what it read), then
+ * src/pdf's openForAuthoring (the bounded reader first, pdf-lib on the objects it read), then
  * its pages are copied with @cantoo/pdf-lib. The pages keep their order; the outline (one entry per input,
  * its own outline beneath) and the page labels (one range per input) are built as plain PDF dictionaries. DOCX inputs arrive already
  * converted by the office engine. Errors name the input by index and file name.
@@ -99,9 +99,8 @@ function judged(count: PageCount, index: number, fileName: string): number | und
 
 /**
  * Opens one input through src/pdf's openForAuthoring: the bounded reader reads it (its xref, object,
- * inflation and nesting bounds), and only the clean image of what it read reaches pdf-lib. A file with
- * more objects than the merge has room for pages (where building the image and pdf-lib's parse are the
- * cost) has its pages counted by the reader first, only up to `room`, so a million-page file is refused
+ * inflation and nesting bounds), and only the objects it read reach pdf-lib. A file with
+ * more objects than the merge has room for pages (where resolving every object is the cost) has its pages counted by the reader first, only up to `room`, so a million-page file is refused
  * in milliseconds. Smaller files are counted on pdf-lib's parsed tree (countPagesByPdfLib), which is cheap.
  */
 async function openInput(input: MergeInput, index: number, room: number): Promise<PDFDocument> {
@@ -111,7 +110,7 @@ async function openInput(input: MergeInput, index: number, room: number): Promis
   try {
     ({ doc } = await openForAuthoring(input.pdf, {
       maxObjects: MAX_AUTHORING_OBJECTS,
-      purpose: 'merge',
+      purpose: 'merging',
       inspect: (reader) => {
         if (objectCount(reader) > room) judged(countPagesByReader(reader, room, VISITS_PER_PAGE * room + 1_000), index, input.fileName);
       },

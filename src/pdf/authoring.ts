@@ -6,18 +6,36 @@
  * through bytes that belong to no object at microseconds per byte (20 MB of noise: about a minute).
  *
  * So the bounded forensic reader (reader.ts: xref sizes, object counts, inflation caps, nesting) reads the
- * document, the caller's own checks run on what it read, and pdf-lib is handed a clean image of the objects
- * in force at the last revision: plain `num gen obj` bodies, streams with their raw bytes and a direct
+ * document, the caller's own checks run on what it read, and pdf-lib gets a document built from the objects
+ * the reader resolved at the last revision (buildDocument): streams with their raw bytes and a direct
  * /Length, no object or xref streams, nesting already capped. pdf-lib only ever sees what the reader
- * accepted. The ESLint config holds the boundary: only src/pdf may import pdf-lib, and only this file may
- * call PDFDocument.load.
+ * accepted, and its parser never runs on input. The ESLint config holds the boundary: only src/pdf (and a
+ * commented list of files that author on an opened document) may import pdf-lib, none of them its parser,
+ * and PDFDocument.load is called nowhere else.
  */
-import { ParseSpeeds, PDFDocument } from '@cantoo/pdf-lib';
+import {
+  PDFArray,
+  PDFBool,
+  PDFCatalog,
+  PDFContext,
+  PDFDict,
+  PDFDocument,
+  PDFHeader,
+  PDFHexString,
+  PDFName,
+  PDFNull,
+  PDFNumber,
+  PDFPageLeaf,
+  PDFPageTree,
+  PDFRawStream,
+  PDFRef,
+  type PDFObject,
+} from '@cantoo/pdf-lib';
 import { FolioError, isFolioError } from '../errors.js';
-import { isName, isStream, type PdfDict } from './objects.js';
+import { isName, isStream, type PdfValue } from './objects.js';
 import { MAX_OBJECT_NUMBER } from './incremental.js';
 import { PdfDocument } from './reader.js';
-import { ChunkWriter, serialize } from './serialize.js';
+import { serialize } from './serialize.js';
 
 /** Objects a document may have for authoring by default: beyond what pdf-lib can hold without a huge heap. */
 export const MAX_AUTHORING_OBJECTS = 500_000;
@@ -25,7 +43,7 @@ export const MAX_AUTHORING_OBJECTS = 500_000;
 export interface AuthoringLimits {
   /** Objects the document may define, all revisions together (each becomes a pdf-lib object). */
   maxObjects: number;
-  /** What the document is opened for, in messages ("sign", "merge"). */
+  /** What the document is opened for, in messages ("signing", "merging"). */
   purpose: string;
   /**
    * The caller's checks on the reader's document, before any image is built (page-tree walks, page limits):
@@ -37,7 +55,7 @@ export interface AuthoringLimits {
 export interface AuthoringDocument {
   /** The bounded reader's view of the input (revisions, last xref, offsets: what an incremental update chains to). */
   reader: PdfDocument;
-  /** pdf-lib's document, loaded from the clean image. */
+  /** pdf-lib's document, built from the objects the reader resolved. */
   doc: PDFDocument;
 }
 
@@ -57,7 +75,7 @@ export async function openForAuthoring(bytes: Uint8Array, limits: AuthoringLimit
     if (isFolioError(e)) throw unprocessable(e.message.replace('the verifier', 'Folio'), e);
     throw unprocessable('The PDF could not be read', e);
   }
-  if (reader.isEncrypted()) throw unprocessable(`The PDF is encrypted; remove the encryption (or password) before you ${limits.purpose} it`);
+  if (reader.isEncrypted()) throw unprocessable(`The PDF is encrypted; remove the encryption (or password) before ${limits.purpose}`);
   if (reader.revisions.length === 0 || !reader.catalogAt(reader.last)) {
     throw unprocessable('The PDF has no readable document catalog (corrupt, truncated, or not a PDF after its header)');
   }
@@ -66,29 +84,27 @@ export async function openForAuthoring(bytes: Uint8Array, limits: AuthoringLimit
     throw unprocessable(`The PDF's trailer declares /Size ${size}, beyond the PDF limit of ${MAX_OBJECT_NUMBER + 1} objects`);
   }
   limits.inspect?.(reader);
-  const image = cleanImage(reader, limits);
   let doc: PDFDocument;
   try {
-    // pdf-lib yields to the event loop (a setTimeout each) every `parseSpeed` objects, 100 by default: that
-    // only costs time (bench/README.md, merge: −16% CPU for 20 five-page inputs with Fast).
-    doc = await PDFDocument.load(image, {
-      ignoreEncryption: true,
-      updateMetadata: false,
-      throwOnInvalidObject: false,
-      parseSpeed: ParseSpeeds.Fast,
-    });
+    doc = buildDocument(reader, limits);
   } catch (e) {
-    throw unprocessable('The PDF could not be parsed', e);
+    if (isFolioError(e)) throw e;
+    throw unprocessable('The PDF could not be opened', e);
   }
   return { reader, doc };
 }
 
 /**
- * A clean PDF holding every object in force at the last revision (as the reader resolves it), with a
- * classic xref table and a trailer carrying the last /Root, /Info, /ID and /Size. Objects the reader cannot
- * read (broken, too deeply nested, in an object stream over its budget) are left out, as a viewer would.
+ * pdf-lib's document holding every object in force at the last revision, as the reader resolved it, built
+ * directly from the reader's values (pdf-lib's parser never runs: a serialised image parsed again cost the
+ * merge benchmark +70% CPU). Each value becomes exactly what pdf-lib's parser makes of its PDF syntax as
+ * serialize() writes it: names and numbers through that syntax, strings as hex strings, dictionaries typed
+ * /Catalog, /Pages or /Page as pdf-lib's catalog and page-tree classes, streams as raw streams with a direct
+ * /Length. Cross-reference and object streams are left out (the reader has read them; pdf-lib would take
+ * their /W, /Index and /N at face value and inflate them without a cap), and so are objects the reader
+ * cannot read (broken, too deeply nested, in an object stream over its budget), as a viewer would.
  */
-function cleanImage(doc: PdfDocument, limits: AuthoringLimits): Uint8Array {
+function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
   const last = doc.last;
   // Every object number defined by some revision; the reader resolves each as of the last one.
   const numbers = new Set<number>();
@@ -96,51 +112,82 @@ function cleanImage(doc: PdfDocument, limits: AuthoringLimits): Uint8Array {
     for (const n of rev.entries.keys()) {
       numbers.add(n);
       if (numbers.size > limits.maxObjects)
-        throw unprocessable(`The PDF has more than ${limits.maxObjects} objects; it is too large to ${limits.purpose}`);
+        throw unprocessable(`The PDF has more than ${limits.maxObjects} objects; it is too large for ${limits.purpose}`);
     }
   }
-  const version = /%PDF-(\d\.\d)/.exec(doc.latin1(0, 1024))?.[1] ?? '1.7';
-  const out = new ChunkWriter();
-  out.text(`%PDF-${version}\n%\xe2\xe3\xcf\xd3\n`);
-  const offsets: Array<[number, number, number]> = [];
+  const context = PDFContext.create();
+  const version = /%PDF-(\d)\.(\d)/.exec(doc.latin1(0, 1024));
+  context.header = PDFHeader.forVersion(version ? Number(version[1]) : 1, version ? Number(version[2]) : 7);
+  context.pdfFileDetails.pdfSize = doc.buf.length;
+  const toObject = (v: PdfValue): PDFObject => {
+    if (v === null) return PDFNull;
+    if (typeof v === 'boolean') return v ? PDFBool.True : PDFBool.False;
+    if (typeof v === 'number') return PDFNumber.of(Number(serialize(v)));
+    if (Array.isArray(v)) {
+      const array = PDFArray.withContext(context);
+      for (const item of v) array.push(toObject(item));
+      return array;
+    }
+    switch (v.kind) {
+      case 'name':
+        return PDFName.of(serialize(v).slice(1));
+      case 'string':
+        return PDFHexString.of(Buffer.from(v.bytes).toString('hex'));
+      case 'ref':
+        return PDFRef.of(v.num, v.gen);
+      case 'dict':
+        return toDict(v.map);
+      default:
+        // A stream is an indirect object's top-level value; inside another value serialize() writes null too.
+        return PDFNull;
+    }
+  };
+  const toDict = (entries: Map<string, PdfValue>): PDFDict => {
+    const map = new Map<PDFName, PDFObject>();
+    for (const [key, value] of entries) map.set(PDFName.of(serialize({ kind: 'name', name: key }).slice(1)), toObject(value));
+    const type = map.get(PDFName.of('Type'));
+    if (type === PDFName.of('Catalog')) return PDFCatalog.fromMapWithContext(map, context);
+    if (type === PDFName.of('Pages')) return PDFPageTree.fromMapWithContext(map, context);
+    if (type === PDFName.of('Page')) return PDFPageLeaf.fromMapWithContext(map, context);
+    return PDFDict.fromMapWithContext(map, context);
+  };
   let largest = 0;
   for (const num of [...numbers].sort((a, b) => a - b)) {
     if (num <= 0 || num > MAX_OBJECT_NUMBER) continue;
     const obj = doc.resolve(num, last);
     if (!obj) continue;
-    // Cross-reference and object streams are the reader's business: pdf-lib would parse them again, with
-    // their /W, /Index and /N taken at face value and their data inflated without a cap.
-    if (isStream(obj.value) && (isName(obj.value.dict.map.get('Type'), 'XRef') || isName(obj.value.dict.map.get('Type'), 'ObjStm'))) continue;
+    const value = obj.value;
+    if (isStream(value) && (isName(value.dict.map.get('Type'), 'XRef') || isName(value.dict.map.get('Type'), 'ObjStm'))) continue;
     const gen = obj.entry.type === 1 && obj.offset !== undefined ? (doc.objectAt(obj.offset, last)?.gen ?? obj.entry.gen) : 0;
-    offsets.push([num, gen, out.length]);
     largest = Math.max(largest, num);
-    out.text(`${num} ${gen} obj\n`);
-    if (isStream(obj.value)) {
-      const data = doc.buf.subarray(obj.value.dataStart, obj.value.dataEnd);
-      const dict = new Map(obj.value.dict.map);
+    if (isStream(value)) {
+      // Its own copy of the raw bytes, as pdf-lib's parser takes one.
+      const data = doc.buf.slice(value.dataStart, value.dataEnd);
+      const dict = new Map(value.dict.map);
       dict.set('Length', data.length);
-      out.text(`${serialize({ kind: 'dict', map: dict, start: 0, end: 0 } as PdfDict)}\nstream\n`);
-      out.bytes(data);
-      out.text('\nendstream\nendobj\n');
+      context.assign(PDFRef.of(num, gen), PDFRawStream.of(toDict(dict), data));
     } else {
-      out.text(`${serialize(obj.value)}\nendobj\n`);
+      context.assign(PDFRef.of(num, gen), toObject(value));
     }
   }
   const trailer = doc.trailerAt(last);
   const declared = trailer?.map.get('Size');
   const size = Math.max(largest + 1, typeof declared === 'number' && Number.isInteger(declared) ? declared : 0);
-  const xrefAt = out.length;
-  // One subsection per object keeps the table trivially valid however sparse the numbers are.
-  let xref = 'xref\n0 1\n0000000000 65535 f \n';
-  for (const [num, gen, at] of offsets) xref += `${num} 1\n${String(at).padStart(10, '0')} ${String(gen).padStart(5, '0')} n \n`;
-  out.text(xref);
   const root = trailer?.map.get('Root') ?? doc.catalogRefAt(last);
-  const entries = [`/Size ${size}`];
-  if (root) entries.push(`/Root ${serialize(root)}`);
-  for (const key of ['Info', 'ID']) {
-    const v = trailer?.map.get(key);
-    if (v !== undefined) entries.push(`/${key} ${serialize(v)}`);
+  const info = trailer?.map.get('Info');
+  const id = trailer?.map.get('ID');
+  context.trailerInfo = {
+    Size: PDFNumber.of(size),
+    Root: root === undefined ? undefined : toObject(root),
+    Info: info === undefined ? undefined : toObject(info),
+    ID: id === undefined ? undefined : toObject(id),
+  };
+  // As pdf-lib's parser does: a /Root that is no catalog gives way to the last catalog among the objects.
+  const isCatalog = (o: PDFObject | undefined) => o instanceof PDFDict && o.lookup(PDFName.of('Type')) === PDFName.of('Catalog');
+  if (!isCatalog(context.lookup(context.trailerInfo.Root))) {
+    for (const [ref, object] of context.enumerateIndirectObjects()) if (isCatalog(object)) context.trailerInfo.Root = ref;
   }
-  out.text(`trailer\n<< ${entries.join(' ')} >>\nstartxref\n${xrefAt}\n%%EOF\n`);
-  return out.join();
+  // PDFDocument's constructor is what PDFDocument.load calls once its parser has filled a context.
+  const Document = PDFDocument as unknown as new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
+  return new Document(context, true, false);
 }

@@ -1,7 +1,7 @@
 /**
  * Folio's PDF core, shared by sign, verify and merge (modelled on pdf-lib's `src/core` and pyHanko's `pdf_utils`):
  * - authoring: `openForAuthoring` (authoring.ts), the only way from input bytes to @cantoo/pdf-lib: the
- *   bounded reader reads, pdf-lib loads the clean image of what it read (sign and merge open inputs so);
+ *   bounded reader reads, pdf-lib gets a document built from what it read (sign and merge open inputs so);
  * - reading: the bounded forensic reader (`PdfDocument`: every revision, its xref as a delta, objects
  *   resolved "as of" a revision, anomalies recorded) over a small object model;
  * - writing: PDF syntax for a parsed value, and the one incremental-update writer (new objects plus an

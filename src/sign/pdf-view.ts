@@ -1,6 +1,6 @@
 /**
  * How signing opens an input PDF: through src/pdf's openForAuthoring (the bounded reader reads it, pdf-lib
- * gets a clean image of what it read; see src/pdf/authoring.ts), with signing's own limits and its check
+ * gets a document built from what it read; see src/pdf/authoring.ts), with signing's own limits and its check
  * of the page tree. pdf-lib only ever sees what the reader accepted; the update is still appended to the
  * caller's original bytes, chained to what the reader found.
  */
@@ -17,7 +17,7 @@ const unprocessable = (message: string) => new FolioError('UNPROCESSABLE_DOCUMEN
 
 /** Opens the PDF for signing (reader + pdf-lib); throws a FolioError when it cannot be signed. */
 export function openForSigning(bytes: Uint8Array): Promise<AuthoringDocument> {
-  return openForAuthoring(bytes, { maxObjects: MAX_SIGN_OBJECTS, purpose: 'sign', inspect: checkPageTree });
+  return openForAuthoring(bytes, { maxObjects: MAX_SIGN_OBJECTS, purpose: 'signing', inspect: checkPageTree });
 }
 
 /**

@@ -7,8 +7,8 @@
  * Two object models, on purpose. The existing document is *read* by src/pdf's bounded forensic reader only
  * (pdf-view.ts): its revisions, the last xref section and its kind, the trailer's /Size /Root /Info /ID,
  * encryption, object offsets — everything the incremental update is chained to — and the update is written
- * by src/pdf's one incremental writer. @cantoo/pdf-lib stays as the *authoring* library: it is loaded with
- * the reader's clean image of the objects in force (never the caller's raw bytes) and used to edit the
+ * by src/pdf's one incremental writer. @cantoo/pdf-lib stays as the *authoring* library: it gets a document
+ * built from the reader's objects in force (never the caller's raw bytes, see src/pdf/authoring.ts) and used to edit the
  * catalog, page tree, AcroForm and name tree in memory, to lay out and draw the audit pages (fonts, text,
  * content streams) and to serialize the new objects. Writing a layout engine and font embedding for src/pdf
  * would duplicate a maintained library for no gain in what is read from hostile input. pdf-lib also
@@ -81,7 +81,7 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
       details: [{ field: 'document', issue: 'not a PDF or DOCX file' }],
     });
   }
-  // The bounded reader reads the document; pdf-lib gets the clean image of what it found (see pdf-view.ts).
+  // The bounded reader reads the document; pdf-lib gets a document built from what it read (see pdf-view.ts).
   // openForSigning refused an encrypted document (a trailer /Encrypt in any revision); the image has none.
   const opened = await openForSigning(bytes);
   const reader = opened.reader;
