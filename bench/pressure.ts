@@ -102,9 +102,9 @@ for (const setup of setups) {
     console.log('  burst | first try: 200 / 503 | after Retry-After: answers            | tries | peak RSS MB (limit) | health p99 / max ms | s');
     let largest = 0;
     for (const size of SIZES) {
-      // The probe's connection is open before the burst, as a load balancer's is (see test/chaos/uploads.test.ts).
-      const poller = new HealthPoller(server.url, 50);
-      await sleep(500);
+      // A new connection per probe from the start of the burst, as Kubernetes probes and load balancers open
+      // them (see test/chaos/uploads.test.ts).
+      const poller = new HealthPoller(server.url, 50, { fresh: true });
       let peak = 0;
       const sampler = setInterval(() => (peak = Math.max(peak, treeRss(server.pid))), 50);
       const from = Date.now();

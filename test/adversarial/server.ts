@@ -326,13 +326,15 @@ export interface HealthSample {
 
 /**
  * GET /v1/health every `everyMs` from a worker thread, each probe with a 2 s deadline (status 0 = no answer).
- * Samples are streamed to this thread every 100 ms.
+ * Samples are streamed to this thread every 100 ms. One kept-alive connection, or with `fresh` a new
+ * connection per probe (`Connection: close`), as Kubernetes httpGet probes and most load balancers do: that
+ * one also waits for the server to accept it.
  */
 export class HealthPoller {
   private readonly worker: Worker;
   readonly samples: HealthSample[] = [];
 
-  constructor(url: string, everyMs = 25) {
+  constructor(url: string, everyMs = 25, options: { fresh?: boolean } = {}) {
     const code = `
       const { parentPort, workerData } = require('node:worker_threads');
       const http = require('node:http');
@@ -347,7 +349,7 @@ export class HealthPoller {
           const at = Date.now(); const t0 = performance.now();
           let done = false;
           const finish = (status) => { if (!done) { done = true; resolve({ at, ms: performance.now() - t0, status }); } };
-          const req = http.get({ host: url.hostname, port: url.port, path: '/v1/health', agent }, (res) => {
+          const req = http.get({ host: url.hostname, port: url.port, path: '/v1/health', ...(workerData.fresh ? { agent: false, headers: { connection: 'close' } } : { agent }) }, (res) => {
             res.resume(); res.on('end', () => finish(res.statusCode)); res.on('error', () => finish(0));
           });
           req.setTimeout(2000, () => { req.destroy(); finish(0); });
@@ -366,7 +368,7 @@ export class HealthPoller {
         agent.destroy();
       })();
     `;
-    this.worker = new Worker(code, { eval: true, workerData: { url, everyMs } });
+    this.worker = new Worker(code, { eval: true, workerData: { url, everyMs, fresh: options.fresh === true } });
     this.worker.on('message', (batch: HealthSample[]) => {
       for (const s of batch) this.samples.push(s);
     });
