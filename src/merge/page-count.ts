@@ -11,9 +11,10 @@
  * (empty nodes that fan out).
  *
  * Two views of the same walk: through the shared bounded reader (src/pdf, as sign does), for a file with
- * more objects than the merge has room for pages, where pdf-lib's full parse is the cost to avoid; and
- * through pdf-lib's parsed objects, for every other file, where parsing is cheap and only the walk can
- * explode (reading pages with both parsers cost the merge benchmark half its CPU time again).
+ * more objects than the merge has room for pages, before openForAuthoring resolves every object for
+ * pdf-lib (the cost to avoid); and through pdf-lib's objects, for every other file, where building them is
+ * cheap and only the walk can explode (walking pages in both views cost the merge benchmark half its CPU
+ * time again).
  */
 import { PDFArray, PDFName, PDFPageLeaf, PDFPageTree, PDFRef, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
 import { isName, isRef, type PdfDocument, type PdfValue } from '../pdf/index.js';
