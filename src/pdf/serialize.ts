@@ -1,6 +1,6 @@
 /**
  * Writing PDF syntax: a parsed value (the reader's object model) back to bytes, and a chunked byte writer.
- * Used by the incremental writer's callers and by the signer's clean image of a document.
+ * Used by the incremental writer's callers (DSS, document timestamps) and by `openForAuthoring` (authoring.ts).
  */
 import type { PdfValue } from './objects.js';
 
