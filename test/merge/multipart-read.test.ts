@@ -72,7 +72,7 @@ describe('POST /v1/merge multipart files, one buffer each', () => {
     expect(body.length).toBeLessThan(26 * MB);
     const res = await fetch(
       `${t.url}/v1/merge`,
-      authed(t, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body }),
+      authed(t, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: new Uint8Array(body) }),
     );
     expect(res.status).toBe(413);
     const json = (await res.json()) as { code: string; message: string; details: Array<{ field: string }> };
