@@ -30,7 +30,10 @@ let active = 0;
 function next(): void {
   while (active < DISCARDS_AT_ONCE && waiting.length > 0) {
     const req = waiting.shift()!;
-    if (!req.destroyed && !req.complete) start(req);
+    if (req.destroyed) continue;
+    // All of it arrived while it waited: only the buffered part is left, drained without taking a turn.
+    if (req.complete) req.resume();
+    else start(req);
   }
 }
 
@@ -78,6 +81,7 @@ export function discardBody(req: IncomingMessage, ended: () => void): void {
     done = true;
     ended();
   };
+  if (req.readableEnded || req.destroyed) return once();
   req.once('end', once);
   req.once('close', once);
   req.once('error', once);
