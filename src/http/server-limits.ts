@@ -157,14 +157,14 @@ export function applyServerLimits(
   };
 
   const admit = (req: IncomingMessage, res: ServerResponse): Exchange | undefined => {
+    // An unread body (a refused upload) is discarded in turn with the others, not all at once: reading them
+    // all would starve the accept of new connections (body-discard.ts).
+    paceDiscard(req);
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
       // RFC 9112 §3.2: a 1.1 request without Host is answered 400.
       answer(res, 400, 'VALIDATION_ERROR', 'An HTTP/1.1 request needs a Host header');
       return undefined;
     }
-    // An unread body (a refused upload) is discarded in turn with the others, not all at once: reading them
-    // all would starve the accept of new connections (body-discard.ts).
-    paceDiscard(req);
     const now = Date.now();
     const socket = req.socket as LimitedSocket;
     const bytes = socket.bytesRead;
