@@ -10,7 +10,8 @@
  * the burst waited 2.6–5 s behind them, though the event loop was never blocked for that long (measured,
  * test/chaos/uploads.test.ts). With at most DISCARDS_AT_ONCE bodies read for discarding at a time, an
  * iteration reads a few MB and the accept queue drains in well under a second. The bodies still go: the rest
- * wait their turn in the kernel (the client's sending blocks by TCP flow control; its answer is already out).
+ * wait their turn in the kernel (the client's sending blocks by TCP flow control; its answer is already out),
+ * and a body read for more than TURN_MS goes to the back of the line so a trickling client cannot hold a turn.
  *
  * Discarding, not closing: closing a connection with unread data answers the client with a reset, which can
  * destroy the 503 still unread in its socket (admission.ts). Hand-written because Node offers no hook but the
@@ -22,33 +23,61 @@ import type { IncomingMessage } from 'node:http';
 /** Bodies read for discarding at once in this process (2: measured, see above; 4 let health reach 0.7 s). */
 export const DISCARDS_AT_ONCE = 2;
 
+/**
+ * How long one body may be read before it goes to the back of the line when others wait: a client trickling
+ * its refused body (just above HTTP_BODY_MIN_BYTES_PER_SECOND) would otherwise hold a turn for minutes.
+ */
+const TURN_MS = 1000;
+
 type Dumpable = IncomingMessage & { _dump?: () => void; _dumped?: boolean };
 
 const waiting: Dumpable[] = [];
-let active = 0;
+/** Bodies being read, with when their turn started and what ends it. */
+const active = new Map<Dumpable, { since: number; finish: () => void }>();
+/** Rotates the turns while bodies wait (one timer for the process, only then). */
+let rotation: NodeJS.Timeout | undefined;
 
 function next(): void {
-  while (active < DISCARDS_AT_ONCE && waiting.length > 0) {
+  while (active.size < DISCARDS_AT_ONCE && waiting.length > 0) {
     const req = waiting.shift()!;
     if (req.destroyed) continue;
     // All of it arrived while it waited: only the buffered part is left, drained without taking a turn.
     if (req.complete) req.resume();
     else start(req);
   }
+  if (waiting.length > 0 && !rotation) rotation = setInterval(rotate, TURN_MS / 4).unref();
+  else if (waiting.length === 0 && rotation) {
+    clearInterval(rotation);
+    rotation = undefined;
+  }
 }
 
 function start(req: Dumpable): void {
-  active++;
-  let finished = false;
   const finish = () => {
-    if (finished) return;
-    finished = true;
-    active--;
+    if (!active.delete(req)) return;
+    req.removeListener('end', finish);
+    req.removeListener('close', finish);
     next();
   };
+  active.set(req, { since: Date.now(), finish });
   req.once('end', finish);
   req.once('close', finish);
   req.resume();
+}
+
+/** A body read for longer than TURN_MS while others wait is paused and goes to the back of the line. */
+function rotate(): void {
+  const now = Date.now();
+  for (const [req, turn] of active) {
+    if (waiting.length === 0) break;
+    if (now - turn.since < TURN_MS) continue;
+    active.delete(req);
+    req.removeListener('end', turn.finish);
+    req.removeListener('close', turn.finish);
+    req.pause();
+    waiting.push(req);
+  }
+  next();
 }
 
 /**
@@ -64,8 +93,11 @@ function pacedDump(this: Dumpable): void {
     this.resume();
     return;
   }
-  if (active < DISCARDS_AT_ONCE) start(this);
-  else waiting.push(this);
+  if (active.size < DISCARDS_AT_ONCE) start(this);
+  else {
+    waiting.push(this);
+    next();
+  }
 }
 
 /** Makes Node discard this request's unread body (after its answer) in turn with the others. */
@@ -94,5 +126,5 @@ export function discardBody(req: IncomingMessage, ended: () => void): void {
 
 /** Bodies being discarded and waiting to be (for tests and metrics). */
 export function discardStatus(): { active: number; waiting: number } {
-  return { active, waiting: waiting.length };
+  return { active: active.size, waiting: waiting.length };
 }

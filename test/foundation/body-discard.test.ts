@@ -7,7 +7,7 @@
  * The accept-starvation this prevents is measured from outside in test/chaos/uploads.test.ts.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISCARDS_AT_ONCE, discardStatus } from '../../src/http/body-discard.js';
 import { applyServerLimits, limitsFromConfig } from '../../src/http/server-limits.js';
@@ -94,5 +94,33 @@ describe('discarding unread bodies', () => {
     );
     expect(again).toBe(200);
     agent.destroy();
+  });
+
+  it('takes the turn from bodies that trickle, so an honest one behind them is discarded', { timeout: 30_000 }, async () => {
+    // Two clients announce 10 MB and send 1 KB every 50 ms (above the minimum body rate): refused, their
+    // bodies take both turns and would hold them for minutes.
+    const tricklers = [0, 1].map(() => {
+      const socket = net.connect(Number(base.port), base.hostname);
+      socket.write(`POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n`);
+      const timer = setInterval(() => socket.write(Buffer.alloc(1024, 'y')), 50);
+      socket.on('error', () => undefined);
+      socket.resume();
+      return { socket, timer };
+    });
+    try {
+      await expect.poll(() => discardStatus().active, { timeout: 10_000 }).toBe(DISCARDS_AT_ONCE);
+      const agent = new http.Agent({ keepAlive: true });
+      const honest = await post(agent);
+      agent.destroy();
+      expect(honest.error, 'no reset').toBeUndefined();
+      expect(honest.status).toBe(503);
+      expect(honest.sent, 'the honest body was read to its end').toBe(true);
+      for (const t of tricklers) expect(t.socket.destroyed, 'the tricklers are still sending').toBe(false);
+    } finally {
+      for (const t of tricklers) {
+        clearInterval(t.timer);
+        t.socket.destroy();
+      }
+    }
   });
 });
