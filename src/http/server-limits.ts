@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { rawErrorEnvelope } from './envelope.js';
-import { paceDiscard } from './body-discard.js';
+import { noteConnection, paceDiscard } from './body-discard.js';
 import type { ErrorCode } from '../errors.js';
 import type { Config } from '../config/index.js';
 
@@ -146,6 +146,8 @@ export function applyServerLimits(
 
   const sockets = new Set<LimitedSocket>();
   server.on('connection', (socket: LimitedSocket) => {
+    // Bodies being discarded give way while connections are being accepted (body-discard.ts).
+    noteConnection();
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });

@@ -9,7 +9,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DISCARDS_AT_ONCE, discardStatus } from '../../src/http/body-discard.js';
+import { DISCARDS_AT_ONCE, discardStatus, noteConnection } from '../../src/http/body-discard.js';
 import { applyServerLimits, limitsFromConfig } from '../../src/http/server-limits.js';
 import { loadConfig } from '../../src/config/index.js';
 
@@ -22,11 +22,13 @@ let maxActive = 0;
 let maxWaiting = 0;
 let sampling = true;
 const bodyBytesSeen: number[] = [];
+const refused: http.IncomingMessage[] = [];
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     if (req.method === 'GET') return res.end('ok');
     // Refused before a byte of the body is read, as admission.ts refuses: Node discards the body after this.
+    refused.push(req);
     res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' });
     res.end('busy');
     // Bytes read from this connection (a new one per upload): the headers and the whole body once discarded.
@@ -116,6 +118,22 @@ describe('discarding unread bodies', () => {
       expect(honest.status).toBe(503);
       expect(honest.sent, 'the honest body was read to its end').toBe(true);
       for (const t of tricklers) expect(t.socket.destroyed, 'the tricklers are still sending').toBe(false);
+
+      // Accept first: a new connection pauses the bodies being discarded; they resume after it, and a
+      // stream of connections (one every 5 ms, for 1.5 s) does not keep them paused.
+      const discarding = refused.filter((r) => !r.complete && !r.destroyed && r.readableFlowing === true);
+      expect(discarding.length).toBeGreaterThan(0);
+      noteConnection();
+      for (const r of discarding) expect(r.readableFlowing).toBe(false);
+      await expect.poll(() => discarding.every((r) => r.readableFlowing === true), { timeout: 5_000 }).toBe(true);
+      let flowingDuringStream = 0;
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) {
+        noteConnection();
+        if (discarding.some((r) => r.readableFlowing === true)) flowingDuringStream++;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(flowingDuringStream, 'discards resumed during a stream of connections').toBeGreaterThan(0);
     } finally {
       for (const t of tricklers) {
         clearInterval(t.timer);
