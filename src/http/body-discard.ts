@@ -22,7 +22,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-/** Bodies read for discarding at once in this process (1 and 2 measured alike for health; 2 discards faster). */
+/** Bodies read for discarding at once in this process (1 and 2 measured alike for the health probe of a burst). */
 export const DISCARDS_AT_ONCE = 2;
 
 /**
