@@ -15,7 +15,7 @@
  * quota above the CPUs the process may run on does not make more of them). No quota, unreadable files or
  * malformed content: `os.availableParallelism()`.
  */
-import fs from 'node:fs';
+import { positiveInt, readTrimmed, smallestUpTheTree } from './cgroup.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -36,20 +36,6 @@ export interface CpuQuota {
   source: 'cgroup2' | 'cgroup1' | 'host';
 }
 
-function readTrimmed(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
-
-function positiveInt(s: string | undefined): number | undefined {
-  if (s === undefined || !/^\d+$/.test(s)) return undefined;
-  const n = Number(s);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
 /** One cgroup v2 `cpu.max`: the quota in CPUs, `null` for "max" (no limit), undefined if absent or malformed. */
 function cpuMax(dir: string): number | null | undefined {
   const raw = readTrimmed(path.join(dir, 'cpu.max'));
@@ -61,28 +47,12 @@ function cpuMax(dir: string): number | null | undefined {
   return q !== undefined && p !== undefined ? q / p : undefined;
 }
 
-/** The process's cgroup v2 path relative to the mount (`0::/a/b` → `a/b`), '' when unknown or outside. */
-function ownCgroupPath(procSelfCgroup: string): string {
-  const raw = readTrimmed(procSelfCgroup);
-  const line = raw?.split('\n').find((l) => l.startsWith('0::'));
-  const rel = line?.slice(3).replace(/^\/+/, '') ?? '';
-  return rel.split('/').includes('..') ? '' : rel;
-}
-
 /**
  * cgroup v2: the smallest quota from the process's cgroup up to the root, `null` when `cpu.max` exists
  * but says "max" everywhere, undefined when there is no `cpu.max` at all (not cgroup v2, or no cpu controller).
  */
 function cgroup2(root: string, procSelfCgroup: string): number | null | undefined {
-  const parts = ownCgroupPath(procSelfCgroup).split('/').filter(Boolean);
-  let found: number | null | undefined;
-  for (let i = parts.length; i >= 0; i--) {
-    const q = cpuMax(path.join(root, ...parts.slice(0, i)));
-    if (q === undefined) continue;
-    if (q === null) found ??= null;
-    else found = found === null || found === undefined ? q : Math.min(found, q);
-  }
-  return found;
+  return smallestUpTheTree(root, procSelfCgroup, cpuMax);
 }
 
 /** cgroup v1 CFS quota: the quota in CPUs, `null` for -1 (no limit), undefined if absent. */

@@ -13,7 +13,7 @@
  * A limit above the host's memory is no limit either (the host runs out first). No limit, unreadable files
  * or malformed content: the host's memory, with `source: 'host'`.
  */
-import fs from 'node:fs';
+import { positiveInt, readTrimmed, smallestUpTheTree } from './cgroup.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -32,53 +32,21 @@ export interface MemoryLimit {
   source: 'cgroup2' | 'cgroup1' | 'host';
 }
 
-function readTrimmed(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
-
-function positiveBytes(s: string | undefined): number | undefined {
-  if (s === undefined || !/^\d+$/.test(s)) return undefined;
-  const n = Number(s);
-  return Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
-/** The process's cgroup v2 path relative to the mount (`0::/a/b` → `a/b`), '' when unknown or outside. */
-function ownCgroupPath(procSelfCgroup: string): string {
-  const raw = readTrimmed(procSelfCgroup);
-  const line = raw?.split('\n').find((l) => l.startsWith('0::'));
-  const rel = line?.slice(3).replace(/^\/+/, '') ?? '';
-  return rel.split('/').includes('..') ? '' : rel;
-}
-
 /**
  * cgroup v2: the smallest `memory.max` from the process's cgroup up to the root; `null` when the files exist
  * but say "max" everywhere, undefined when there is none (not cgroup v2, or no memory controller).
  */
 function cgroup2(root: string, procSelfCgroup: string): number | null | undefined {
-  const parts = ownCgroupPath(procSelfCgroup).split('/').filter(Boolean);
-  let found: number | null | undefined;
-  for (let i = parts.length; i >= 0; i--) {
-    const raw = readTrimmed(path.join(root, ...parts.slice(0, i), 'memory.max'));
-    if (raw === undefined) continue;
-    if (raw === 'max') {
-      found ??= null;
-      continue;
-    }
-    const n = positiveBytes(raw);
-    if (n === undefined) continue;
-    found = found === null || found === undefined ? n : Math.min(found, n);
-  }
-  return found;
+  return smallestUpTheTree(root, procSelfCgroup, (dir) => {
+    const raw = readTrimmed(path.join(dir, 'memory.max'));
+    return raw === 'max' ? null : positiveInt(raw);
+  });
 }
 
 /** cgroup v1: `memory.limit_in_bytes`, undefined when absent or malformed. */
 function cgroup1(root: string): number | undefined {
   for (const dir of ['memory', '.']) {
-    const n = positiveBytes(readTrimmed(path.join(root, dir, 'memory.limit_in_bytes')));
+    const n = positiveInt(readTrimmed(path.join(root, dir, 'memory.limit_in_bytes')));
     if (n !== undefined) return n;
   }
   return undefined;
