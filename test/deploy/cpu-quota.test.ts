@@ -1,29 +1,15 @@
 /**
  * The usable CPU count from a container's CPU quota (src/config/cpu-quota.ts), against fake cgroup trees.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fakeCgroups } from './fake-cgroup.js';
 import { readCpuQuota, usableCpus } from '../../src/config/cpu-quota.js';
 import { loadConfig } from '../../src/config/index.js';
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-cgroup-'));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-let n = 0;
-/** A fake cgroup root holding the given files (relative path → content); returns its options. */
-function fake(files: Record<string, string>, procSelfCgroup = '0::/\n'): { cgroupRoot: string; procSelfCgroup: string } {
-  const root = path.join(tmp, `root-${n++}`);
-  fs.mkdirSync(root, { recursive: true });
-  for (const [rel, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), content);
-  }
-  const self = path.join(root, '.self-cgroup');
-  fs.writeFileSync(self, procSelfCgroup);
-  return { cgroupRoot: root, procSelfCgroup: self };
-}
+const cgroups = fakeCgroups('folio-cgroup-');
+afterAll(() => cgroups.remove());
+const fake = cgroups.fake;
 
 describe('cgroup v2 cpu.max', () => {
   it('"max 100000" is no limit: the available CPUs', () => {
@@ -93,7 +79,7 @@ describe('cgroup v1 CFS quota', () => {
 describe('no cgroup files', () => {
   it('an empty or missing root gives the available CPUs', () => {
     expect(usableCpus({ ...fake({}), available: 5 })).toBe(5);
-    expect(usableCpus({ cgroupRoot: path.join(tmp, 'absent'), procSelfCgroup: path.join(tmp, 'absent-self'), available: 3 })).toBe(3);
+    expect(usableCpus({ cgroupRoot: '/nonexistent/folio-cgroup', procSelfCgroup: '/nonexistent/folio-cgroup-self', available: 3 })).toBe(3);
   });
   it('the default reads the real machine and gives at least 1, at most its CPUs', () => {
     const cpus = usableCpus();

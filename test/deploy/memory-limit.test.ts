@@ -2,30 +2,16 @@
  * The memory limit from a container's cgroup (src/config/memory-limit.ts), against fake cgroup trees, and
  * the in-flight byte budget derived from it (INFLIGHT_BYTES_MB's default, MEMORY_LIMIT_MB).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fakeCgroups } from './fake-cgroup.js';
 import { MIN_IN_FLIGHT_BYTES, PROCESS_BASELINE_BYTES, defaultInFlightBytes, readMemoryLimit } from '../../src/config/memory-limit.js';
 import { loadConfig } from '../../src/config/index.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-memcg-'));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-let n = 0;
-function fake(files: Record<string, string>, procSelfCgroup = '0::/\n'): { cgroupRoot: string; procSelfCgroup: string } {
-  const root = path.join(tmp, `root-${n++}`);
-  fs.mkdirSync(root, { recursive: true });
-  for (const [rel, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), content);
-  }
-  const self = path.join(root, '.self-cgroup');
-  fs.writeFileSync(self, procSelfCgroup);
-  return { cgroupRoot: root, procSelfCgroup: self };
-}
+const cgroups = fakeCgroups('folio-memcg-');
+afterAll(() => cgroups.remove());
+const fake = cgroups.fake;
 
 describe('cgroup v2 memory.max', () => {
   it('a byte count is the limit', () => {
