@@ -93,6 +93,9 @@ describe('POST /v1/merge within its budgets (compiled server)', () => {
     expect(r.body.subarray(0, 5).toString()).toBe('%PDF-');
     expect(r.body.length).toBeLessThan(1 * MB);
     expect(r.peakRss - base).toBeLessThan(RSS_GROWTH_BOUND);
+    console.log(
+      `merge, 4 × 1,000 pages inheriting a resource: ${r.status} ${(r.body.length / MB).toFixed(2)} MB; peak tree RSS ${Math.round(r.peakRss / MB)} MB; health max ${Math.round(r.healthMax)} ms`,
+    );
     expect(r.healthMax).toBeLessThan(HEALTH_MAX_MS);
   }, 60_000);
 
@@ -122,6 +125,9 @@ describe('POST /v1/merge within its budgets (compiled server)', () => {
     expect(env.details?.[0]?.field).toBe('documents.0');
     expect(env.details?.[0]?.issue).toMatch(/^million\.pdf: /);
     expect(r.peakRss - base).toBeLessThan(RSS_GROWTH_BOUND);
+    console.log(
+      `merge, a million pages: ${r.status} ${(r.body.length / MB).toFixed(2)} MB; peak tree RSS ${Math.round(r.peakRss / MB)} MB; health max ${Math.round(r.healthMax)} ms`,
+    );
     expect(r.healthMax).toBeLessThan(HEALTH_MAX_MS);
   }, 60_000);
 

@@ -104,6 +104,7 @@ describe('native work inside the request budget (compiled server)', () => {
       clearInterval(timer);
       expect(answers.map((a) => a.status)).toEqual([422, 422, 422]);
       // Before the caps, three tall pages took 8.1 GB; now each pdftoppm is capped at 128 MB of address space.
+      console.log(`three tall pages at once: peak tree RSS ${Math.round(peak / MB)} MB (idle ${Math.round(base / MB)} MB)`);
       expect(peak - base).toBeLessThan(600 * MB);
       // Health answered throughout (generous: 2 s, the poller's own deadline).
       const samples = await poller.window(from, Date.now());
