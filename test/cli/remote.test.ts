@@ -99,15 +99,18 @@ describe('folio --server (remote mode)', () => {
     );
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      let health = 0;
-      for (let i = 0; i < 240 && health !== 200; i++) {
-        await new Promise((r) => setTimeout(r, 500));
-        health = await fetch(`http://127.0.0.1:${port}/v1/health`).then(
+      // `serve` starts the API, then the ingest: both must answer before the ingest is asked for usage.
+      const status = (p: number) =>
+        fetch(`http://127.0.0.1:${p}/v1/health`).then(
           (r) => r.status,
           () => 0,
         );
+      let health = [0, 0];
+      for (let i = 0; i < 240 && health.some((h) => h !== 200); i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        health = await Promise.all([status(port), status(ingestPort)]);
       }
-      expect(health).toBe(200);
+      expect(health).toEqual([200, 200]);
       const usage = await runCli([
         'usage',
         '--ingest',
