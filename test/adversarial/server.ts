@@ -36,6 +36,23 @@ export function rssOf(pid: number): number | undefined {
   }
 }
 
+/** utime + stime of a process (all its threads), in seconds; 0 once it is gone. */
+export function cpuOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of a process and every descendant. */
+export const treeCpu = (pid: number): number => cpuOf(pid) + descendants(pid).reduce((s, d) => s + cpuOf(d.pid), 0);
+
+/** RSS in bytes of a process and every descendant (LibreOffice workers, native children). */
+export const treeRss = (pid: number): number => (rssOf(pid) ?? 0) + descendants(pid).reduce((s, d) => s + d.rss, 0);
+
 /** Every descendant process of `pid` (LibreOffice workers and their helpers), with name and RSS. */
 export function descendants(pid: number): Array<{ pid: number; name: string; rss: number }> {
   const children = new Map<number, number[]>();

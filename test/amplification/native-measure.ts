@@ -13,24 +13,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { descendants, freePort, rssOf, ROOT } from '../adversarial/server.js';
+import { freePort, ROOT, treeCpu, treeRss } from '../adversarial/server.js';
 import { annotateSvgBody, heavySvg, slowPdf, tallPdf } from './native-inputs.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const checkout = path.resolve(process.argv[2] ?? ROOT);
-
-/** utime + stime of a process (all its threads), in seconds. */
-function cpuOf(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-const treeCpu = (pid: number) => cpuOf(pid) + descendants(pid).reduce((s, d) => s + cpuOf(d.pid), 0);
-const treeRss = (pid: number) => (rssOf(pid) ?? 0) + descendants(pid).reduce((s, d) => s + d.rss, 0);
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-native-'));

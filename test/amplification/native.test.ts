@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope } from '../adversarial/generators.js';
-import { FolioProcess, HealthPoller, MB, descendants, serverEnv, type SendResult } from '../adversarial/server.js';
+import { FolioProcess, HealthPoller, MB, cpuOf, descendants, serverEnv, type SendResult } from '../adversarial/server.js';
 import { limitTools } from '../../src/native/bounded-child.js';
 import { annotateSvgBody, heavySvg, slowPdf, tallPdf } from './native-inputs.js';
 import { besidesOffice, svgChildren } from '../native/tree.js';
@@ -22,17 +22,6 @@ const REQUEST_TIMEOUT_MS = 5_000;
 /** The address-space cap needs util-linux's prlimit (in every Debian image); without it those cases cannot hold. */
 const capped = limitTools().prlimit !== undefined;
 if (!capped) console.warn('native.test.ts: prlimit (util-linux) is not installed: the memory-cap cases are skipped');
-
-/** utime + stime of a process (all its threads), in seconds; 0 once it is gone. */
-function cpuOf(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
 
 function cmdline(pid: number): string {
   try {
