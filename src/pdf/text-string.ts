@@ -30,7 +30,6 @@ export function decodePdfText(bytes: Uint8Array): string {
 
 /** Text → a text string's bytes: PDFDocEncoding's ASCII subset when it suffices, else UTF-16BE with a BOM. */
 export function encodePdfText(text: string): Uint8Array {
-  // eslint-disable-next-line no-control-regex
   if (/^[\x20-\x7e\t\n\r]*$/.test(text)) return Buffer.from(text, 'latin1');
   const out = Buffer.alloc(2 + text.length * 2);
   out.writeUInt16BE(0xfeff, 0);
