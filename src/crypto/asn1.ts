@@ -7,13 +7,13 @@
  * for elements that must be embedded byte for byte.
  *
  * Byte-offset work the schemas cannot do (cutting a hostile CMS into slices by reading only headers, bounded)
- * lives in src/pdf/der.ts, the one module that reads DER by hand.
+ * lives in der.ts, the one module that reads and writes DER by hand.
  */
 import { AsnConvert, AsnIntegerArrayBufferConverter, AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
 import type { EncapsulatedContentInfo } from '@peculiar/asn1-cms';
 import { AlgorithmIdentifier, GeneralName } from '@peculiar/asn1-x509';
 import * as asn1js from 'asn1js';
-import { octetStringContents, readTlv } from '../pdf/index.js';
+import { TAG, contentBytes, decodeOid, octetStringContents, readSingle, tryDer } from './der.js';
 
 export const OID = {
   data: '1.2.840.113549.1.7.1',
@@ -55,8 +55,7 @@ export const serialize = (value: unknown): Uint8Array => new Uint8Array(AsnConve
  * change, and with it the hash other verifiers compare). `T` is the schema type the element stands for.
  */
 export function verbatim<T>(der: Uint8Array): T {
-  const header = readTlv(der, 0, der.length);
-  if (!header || header.end !== der.length) throw new Error('not a single DER element');
+  if (!tryDer(() => readSingle(der))) throw new Error('not a single DER element');
   const block = new VerbatimBlock(toArrayBuffer(der));
   // asn1-schema serialises any object with toASN/fromASN through them (IAsnConvertible).
   return { toASN: () => block, fromASN: () => block } as unknown as T;
@@ -148,25 +147,10 @@ export function encapsulatedContent(info: EncapsulatedContentInfo): Uint8Array |
 /** The value of a DER OBJECT IDENTIFIER element (an attribute value); undefined when it is not one. */
 export function parseOid(der: ArrayBuffer | Uint8Array): string | undefined {
   const bytes = der instanceof Uint8Array ? der : new Uint8Array(der);
-  // Short-form OIDs (all the ones CMS, OCSP and CRLs use) decoded directly: the verifier reads dozens per
-  // signature and asn1js's general parse of each was a measurable share of verifying (bench/verify.ts).
-  if (bytes.length >= 3 && bytes[0] === 0x06 && bytes[1] === bytes.length - 2 && bytes[1]! < 0x80 && bytes[bytes.length - 1]! < 0x80) {
-    const arcs: number[] = [];
-    let v = 0;
-    for (let i = 2; i < bytes.length; i++) {
-      v = v * 128 + (bytes[i]! & 0x7f);
-      if (v > Number.MAX_SAFE_INTEGER / 256) return undefined;
-      if (!(bytes[i]! & 0x80)) {
-        arcs.push(v);
-        v = 0;
-      }
-    }
-    const first = arcs.shift()!;
-    const head = first < 40 ? [0, first] : first < 80 ? [1, first - 40] : [2, first - 80];
-    return [...head, ...arcs].join('.');
-  }
-  const r = asn1js.fromBER(der instanceof Uint8Array ? toArrayBuffer(der) : der);
-  return r.offset !== -1 && r.result instanceof asn1js.ObjectIdentifier ? r.result.valueBlock.toString() : undefined;
+  // Decoded by der.ts, not asn1js: the verifier reads dozens per signature and asn1js's general parse of each
+  // was a measurable share of verifying (bench/verify.ts).
+  const t = tryDer(() => readSingle(bytes, TAG.OID));
+  return t && decodeOid(contentBytes(bytes, t));
 }
 
 /** The value of a DER INTEGER element that fits a safe integer (an algorithm parameter); undefined otherwise. */

@@ -42,7 +42,7 @@ import {
   id_pkix_ocsp_nonce,
 } from '@peculiar/asn1-ocsp';
 import { OID, parseAs, serialize, toArrayBuffer } from '../crypto/asn1.js';
-import { certificateFields } from '../pdf/index.js';
+import { certificateFields } from '../crypto/der.js';
 
 /** The generated CA's key and certificate (absent for a SIGNING_P12 identity). */
 export interface CertificateAuthority {

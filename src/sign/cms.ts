@@ -24,7 +24,7 @@ import { AsnArray, AsnConvert, AsnObjectIdentifierConverter, AsnProp, AsnPropTyp
 import { AlgorithmIdentifier, Certificate, GeneralName, type Name } from '@peculiar/asn1-x509';
 import type { SigningIdentity } from '../services.js';
 import { EssCertIdV2, IssuerSerial, OID, SigningCertificateV2, parseAs, serialize, toArrayBuffer, verbatim } from '../crypto/asn1.js';
-import { certificateFields, readTlv, readTlvChildren } from '../pdf/index.js';
+import { certificateFields, elementBytes, readChildren, readElement, tryDer } from '../crypto/der.js';
 
 export const OIDS = {
   data: OID.data,
@@ -134,14 +134,14 @@ export function signDigest(identity: SigningIdentity, documentDigest: Uint8Array
 export function buildSignedData(identity: SigningIdentity, signer: CmsSigner, timeStampToken?: Uint8Array): Uint8Array {
   const asn = identityAsn(identity);
   // The attributes exactly as signed, now under the SignerInfo's [0] IMPLICIT tag.
-  const set = readTlv(signer.signedAttributes, 0, signer.signedAttributes.length);
-  const signedAttrs = set && readTlvChildren(signer.signedAttributes, set);
+  const attrsDer = signer.signedAttributes;
+  const signedAttrs = tryDer(() => readChildren(attrsDer, readElement(attrsDer)));
   if (!signedAttrs) throw new Error('the signed attributes are not DER');
   const signerInfo = new SignerInfo({
     version: CMSVersion.v1,
     sid: asn.sid,
     digestAlgorithm: sha256Algorithm(),
-    signedAttrs: signedAttrs.map((a) => verbatim<Attribute>(signer.signedAttributes.subarray(a.at, a.end))),
+    signedAttrs: signedAttrs.map((a) => verbatim<Attribute>(elementBytes(attrsDer, a))),
     signatureAlgorithm: asn.signatureAlgorithm,
     signature: new OctetString(signer.signature),
     unsignedAttrs: timeStampToken

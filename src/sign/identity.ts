@@ -13,6 +13,7 @@ import crypto, { type KeyObject, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import { parseAs } from '../crypto/asn1.js';
 import {
   AccessDescription,
   AlgorithmIdentifier,
@@ -149,9 +150,11 @@ function revocationPointers(publicUrl: string): Extension[] {
   ];
 }
 
+const spkiError = (m: string) => new Error(`node:crypto exported an unreadable public key: ${m}`);
+
 /** Issues an X.509 v3 certificate signed with ECDSA P-256 / SHA-256. */
 function issueCertificate(p: IssueParams): Uint8Array {
-  const spki = AsnConvert.parse(crypto.createPublicKey(p.subjectKey).export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo);
+  const spki = parseAs(crypto.createPublicKey(p.subjectKey).export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo, spkiError);
   const serial = crypto.randomBytes(16);
   serial[0] = (serial[0]! & 0x7f) | 0x01; // positive and non-zero
   const sigAlg = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
@@ -189,7 +192,7 @@ async function generateIdentityFiles(dir: string, publicUrl?: string): Promise<v
   const signerKey = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   const installation = crypto.randomBytes(4).toString('hex');
   const rootName = name(`Folio Local Root CA ${installation}`);
-  const rootSpki = AsnConvert.parse(crypto.createPublicKey(rootKey).export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo);
+  const rootSpki = parseAs(crypto.createPublicKey(rootKey).export({ format: 'der', type: 'spki' }), SubjectPublicKeyInfo, spkiError);
 
   const rootDer = issueCertificate({
     subject: rootName,

@@ -33,7 +33,7 @@ import { AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@pecu
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
 import type { SigningIdentity } from '../services.js';
 import { OID as CMS_OID, parseAs } from '../crypto/asn1.js';
-import { octetStringContents } from '../pdf/index.js';
+import { octetStringContents } from '../crypto/der.js';
 import { identityFromParts } from './identity.js';
 
 const OID = {

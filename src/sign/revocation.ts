@@ -24,7 +24,8 @@ import { FolioError } from '../errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import type { SigningIdentity } from '../services.js';
 import { parseAs, serialize } from '../crypto/asn1.js';
-import { readTlv, readTlvChildren, type ValidationData } from '../pdf/index.js';
+import type { ValidationData } from '../pdf/index.js';
+import { splitSignedData } from '../crypto/cms-slices.js';
 import { buildCrl, certIdOf, ocspResponseFor } from './ca.js';
 
 export interface RevocationSources {
@@ -196,13 +197,7 @@ export async function signerValidationData(identity: SigningIdentity, src: Revoc
 
 /** The certificates a CMS SignedData (a timestamp token) carries, byte for byte. */
 export function cmsCertificates(cms: Uint8Array): Uint8Array[] {
-  const outer = readTlv(cms, 0, cms.length);
-  const explicit = outer && readTlvChildren(cms, outer)?.[1];
-  const signedData = explicit && readTlv(cms, explicit.start, explicit.contentEnd);
-  const fields = signedData && readTlvChildren(cms, signedData);
-  const set = fields?.find((f) => f.tag === 0xa0);
-  if (!set) return [];
-  return (readTlvChildren(cms, set) ?? []).filter((c) => c.tag === 0x30).map((c) => new Uint8Array(cms.subarray(c.at, c.end)));
+  return (splitSignedData(cms)?.certs ?? []).map((c) => new Uint8Array(c));
 }
 
 /** The TSA's certificates from its token, with revocation data where an allow-listed source has it. */

@@ -10,7 +10,7 @@ import { OctetString } from '@peculiar/asn1-schema';
 import { MessageImprint, PKIStatus, TimeStampReq, TimeStampResp, TSTInfo } from '@peculiar/asn1-tsp';
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
 import { OID, encapsulatedContent, parseAs, serialize, toArrayBuffer } from '../crypto/asn1.js';
-import { readTlv, readTlvChildren } from '../pdf/index.js';
+import { elementBytes, readChildren, readElement, tryDer } from '../crypto/der.js';
 
 export class TimestampError extends Error {}
 
@@ -39,9 +39,8 @@ function intBytes(n: ArrayBuffer | Uint8Array): Buffer {
 
 /** The token exactly as the TSA sent it: the second element of the TimeStampResp. */
 function rawToken(body: Uint8Array): Uint8Array | undefined {
-  const resp = readTlv(body, 0, body.length);
-  const token = resp && readTlvChildren(body, resp)?.[1];
-  return token && new Uint8Array(body.subarray(token.at, token.end));
+  const token = tryDer(() => readChildren(body, readElement(body))[1]);
+  return token && new Uint8Array(elementBytes(body, token));
 }
 
 export interface TimestampTokenInfo {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { KeyUsage, KeyUsageFlags } from '@peculiar/asn1-x509';
 import { parseAs } from '../crypto/asn1.js';
-import { certificateFields } from '../pdf/index.js';
+import { certificateFields, oidContent } from '../crypto/der.js';
 
 export interface TrustStore {
   anchors: X509Certificate[];
@@ -118,7 +118,7 @@ export function subjectParts(cert: X509Certificate): { name?: string; email?: st
   return { name: get('CN') ?? get('O'), email: get('emailAddress') ?? san };
 }
 
-const KEY_USAGE_OID = Buffer.from('551d0f', 'hex');
+const KEY_USAGE_OID = oidContent('2.5.29.15');
 export const EKU_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
 
 /** The keyUsage bits a signer needs (X.509 bit 0 digitalSignature, bit 1 nonRepudiation); undefined if absent. */

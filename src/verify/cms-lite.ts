@@ -1,13 +1,26 @@
 /**
- * A SignerInfo read by DER headers (src/pdf/der.ts) instead of the asn1-cms schema: profiling the verify of a
+ * A SignerInfo read by DER headers (src/crypto/der.ts) instead of the asn1-cms schema: profiling the verify of a
  * B-LTA document (three signatures, each with a timestamp token, and a document timestamp) showed the schema
  * parse of SignerInfos as the largest single cost (asn1js decodes and schema-compares every element). Only
  * OIDs go through asn1js; every other value is a slice of the original bytes, which is also what hashing and
  * matching need. The result has the shape of the schema object's fields verifyCms reads; anything that does
- * not read cleanly gives undefined and verifyCms falls back to the schema.
+ * not read cleanly (a DerError) gives undefined and verifyCms falls back to the schema.
  */
 import { parseOid, toArrayBuffer } from '../crypto/asn1.js';
-import { octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
+import {
+  DerError,
+  TAG,
+  contentBytes,
+  contextTag,
+  elementBytes,
+  expectTag,
+  octetStringContents,
+  readChildren,
+  readElement,
+  readSingle,
+  tryDer,
+  type Tlv,
+} from '../crypto/der.js';
 
 export interface AlgorithmView {
   algorithm: string;
@@ -28,92 +41,96 @@ export interface SignerInfoView {
   unsignedAttrs?: AttributeView[];
 }
 
-const bytesOf = (buf: Uint8Array, t: Tlv) => buf.subarray(t.at, t.end);
-const contentOf = (buf: Uint8Array, t: Tlv) => toArrayBuffer(buf.subarray(t.start, t.contentEnd));
+const contentOf = (buf: Uint8Array, t: Tlv) => toArrayBuffer(contentBytes(buf, t));
+const shape = (what: string, t: Tlv | undefined) => new DerError('shape', `not ${what}`, t?.at ?? 0);
+const oidOf = (buf: Uint8Array, t: Tlv | undefined): string => {
+  const oid = t?.tag === TAG.OID ? parseOid(elementBytes(buf, t)) : undefined;
+  if (!oid) throw shape('an OBJECT IDENTIFIER', t);
+  return oid;
+};
 
-function algorithm(buf: Uint8Array, t: Tlv | undefined): AlgorithmView | undefined {
-  const parts = t && t.tag === 0x30 ? readTlvChildren(buf, t) : undefined;
-  const oid = parts?.[0]?.tag === 0x06 ? parseOid(bytesOf(buf, parts[0])) : undefined;
-  if (!parts || !oid || parts.length > 2) return undefined;
-  return { algorithm: oid, ...(parts[1] ? { parameters: toArrayBuffer(bytesOf(buf, parts[1])) } : {}) };
+/** AlgorithmIdentifier ::= SEQUENCE { algorithm OID, parameters ANY OPTIONAL } */
+function algorithm(buf: Uint8Array, t: Tlv | undefined): AlgorithmView {
+  if (t?.tag !== TAG.SEQUENCE) throw shape('an AlgorithmIdentifier', t);
+  const parts = readChildren(buf, t);
+  if (parts.length > 2) throw shape('an AlgorithmIdentifier', t);
+  return { algorithm: oidOf(buf, parts[0]), ...(parts[1] ? { parameters: toArrayBuffer(elementBytes(buf, parts[1])) } : {}) };
 }
 
-function attributes(buf: Uint8Array, t: Tlv): AttributeView[] | undefined {
-  const out: AttributeView[] = [];
-  for (const a of readTlvChildren(buf, t) ?? []) {
-    const [type, values, extra] = readTlvChildren(buf, a) ?? [];
-    const oid = type?.tag === 0x06 ? parseOid(bytesOf(buf, type)) : undefined;
-    const vals = values?.tag === 0x31 ? readTlvChildren(buf, values) : undefined;
-    if (!oid || !vals || extra) return undefined;
-    out.push({ attrType: oid, attrValues: vals.map((v) => toArrayBuffer(bytesOf(buf, v))) });
-  }
-  return out;
+/** SET OF Attribute { attrType OID, attrValues SET OF ANY } */
+function attributes(buf: Uint8Array, t: Tlv): AttributeView[] {
+  return readChildren(buf, t).map((a) => {
+    const [type, values, extra] = readChildren(buf, a);
+    if (values?.tag !== TAG.SET || extra) throw shape('an Attribute', a);
+    return { attrType: oidOf(buf, type), attrValues: readChildren(buf, values).map((v) => toArrayBuffer(elementBytes(buf, v))) };
+  });
+}
+
+/** SignerInfo ::= SEQUENCE { version, sid, digestAlgorithm, [0] signedAttrs OPTIONAL, signatureAlgorithm, signature, [1] unsignedAttrs OPTIONAL } */
+function signerInfo(buf: Uint8Array, info: Tlv): SignerInfoView {
+  const f = readChildren(buf, expectTag(info, TAG.SEQUENCE));
+  if (f.length < 5 || f[0]!.tag !== TAG.INTEGER) throw shape('a SignerInfo', info);
+  const sidT = f[1]!;
+  let sid: SignerInfoView['sid'];
+  if (sidT.tag === TAG.SEQUENCE) {
+    const [issuer, serial, extra] = readChildren(buf, sidT);
+    if (issuer?.tag !== TAG.SEQUENCE || serial?.tag !== TAG.INTEGER || extra) throw shape('an IssuerAndSerialNumber', sidT);
+    sid = { issuerAndSerialNumber: { serialNumber: contentOf(buf, serial), issuer: undefined } };
+  } else if (sidT.tag === contextTag(0, false)) sid = { subjectKeyIdentifier: { buffer: contentOf(buf, sidT) } };
+  else throw shape('a SignerIdentifier', sidT);
+  const digestAlgorithm = algorithm(buf, f[2]);
+  let i = 3;
+  const signedAttrs = f[i]?.tag === contextTag(0) ? attributes(buf, f[i++]!) : undefined;
+  const signatureAlgorithm = algorithm(buf, f[i++]);
+  const sig = f[i++];
+  const unsignedAttrs = f[i]?.tag === contextTag(1) ? attributes(buf, f[i++]!) : undefined;
+  if (sig?.tag !== TAG.OCTET_STRING || i !== f.length) throw shape('a SignerInfo', info);
+  return {
+    digestAlgorithm,
+    signatureAlgorithm,
+    signature: { buffer: contentOf(buf, sig) },
+    sid,
+    ...(signedAttrs ? { signedAttrs } : {}),
+    ...(unsignedAttrs ? { unsignedAttrs } : {}),
+  };
 }
 
 /** The SignerInfos SET's signer infos, or undefined when any of them does not read as expected. */
 export function readSignerInfos(buf: Uint8Array): SignerInfoView[] | undefined {
-  const set = readTlv(buf, 0, buf.length);
-  if (!set || set.tag !== 0x31 || set.end !== buf.length) return undefined;
-  const out: SignerInfoView[] = [];
-  for (const info of readTlvChildren(buf, set) ?? []) {
-    const f = info.tag === 0x30 ? readTlvChildren(buf, info) : undefined;
-    if (!f || f.length < 5 || f[0]!.tag !== 0x02) return undefined;
-    const sidT = f[1]!;
-    let sid: SignerInfoView['sid'];
-    if (sidT.tag === 0x30) {
-      const [issuer, serial, extra] = readTlvChildren(buf, sidT) ?? [];
-      if (!issuer || issuer.tag !== 0x30 || !serial || serial.tag !== 0x02 || extra) return undefined;
-      sid = { issuerAndSerialNumber: { serialNumber: contentOf(buf, serial), issuer: undefined } };
-    } else if (sidT.tag === 0x80) sid = { subjectKeyIdentifier: { buffer: contentOf(buf, sidT) } };
-    else return undefined;
-    const digestAlgorithm = algorithm(buf, f[2]);
-    let i = 3;
-    const signedAttrs = f[i]?.tag === 0xa0 ? attributes(buf, f[i++]!) : undefined;
-    if (f[3]?.tag === 0xa0 && !signedAttrs) return undefined;
-    const signatureAlgorithm = algorithm(buf, f[i++]);
-    const sig = f[i++];
-    const unsignedT = f[i]?.tag === 0xa1 ? f[i++] : undefined;
-    const unsignedAttrs = unsignedT ? attributes(buf, unsignedT) : undefined;
-    if (!digestAlgorithm || !signatureAlgorithm || !sig || sig.tag !== 0x04 || i !== f.length || (unsignedT && !unsignedAttrs)) return undefined;
-    out.push({
-      digestAlgorithm,
-      signatureAlgorithm,
-      signature: { buffer: contentOf(buf, sig) },
-      sid,
-      ...(signedAttrs ? { signedAttrs } : {}),
-      ...(unsignedAttrs ? { unsignedAttrs } : {}),
-    });
-  }
-  return out;
+  return tryDer(() => readChildren(buf, readSingle(buf, TAG.SET)).map((info) => signerInfo(buf, info)));
 }
 
 /** EncapsulatedContentInfo ::= SEQUENCE { eContentType OID, eContent [0] EXPLICIT OCTET STRING OPTIONAL }. */
 export function readEncapsulated(buf: Uint8Array): { eContentType: string; content?: Uint8Array } | undefined {
-  const seq = readTlv(buf, 0, buf.length);
-  const [type, wrapped, extra] = (seq && seq.tag === 0x30 && seq.end === buf.length ? readTlvChildren(buf, seq) : undefined) ?? [];
-  const eContentType = type?.tag === 0x06 ? parseOid(bytesOf(buf, type)) : undefined;
-  if (!eContentType || extra) return undefined;
-  if (!wrapped) return { eContentType };
-  const inner = wrapped.tag === 0xa0 ? readTlvChildren(buf, wrapped) : undefined;
-  // A primitive OCTET STRING, or a BER-constructed one (pieces joined, as pkijs and Java signers write it).
-  const content = inner?.length === 1 ? octetStringContents(bytesOf(buf, inner[0]!)) : undefined;
-  return content ? { eContentType, content } : undefined;
+  return tryDer(() => {
+    const [type, wrapped, extra] = readChildren(buf, readSingle(buf, TAG.SEQUENCE));
+    const eContentType = oidOf(buf, type);
+    if (extra) throw shape('an EncapsulatedContentInfo', extra);
+    if (!wrapped) return { eContentType };
+    const inner = readChildren(buf, expectTag(wrapped, contextTag(0)));
+    // A primitive OCTET STRING, or a BER-constructed one (pieces joined, as pkijs and Java signers write it).
+    const content = inner.length === 1 ? octetStringContents(elementBytes(buf, inner[0]!)) : undefined;
+    if (!content) throw shape('an eContent', wrapped);
+    return { eContentType, content };
+  });
 }
 
 /** The content of a primitive OCTET STRING element (a message-digest attribute value). */
 export function readOctetString(buf: Uint8Array): Uint8Array | undefined {
-  const t = readTlv(buf, 0, buf.length);
-  return t && t.tag === 0x04 && t.end === buf.length ? buf.subarray(t.start, t.contentEnd) : undefined;
+  const t = tryDer(() => readSingle(buf, TAG.OCTET_STRING));
+  return t && contentBytes(buf, t);
 }
 
 /** A GeneralizedTime's value (YYYYMMDDHHMMSS[.fff]Z, the only form RFC 3161 and RFC 5280 allow). */
-function generalizedTime(buf: Uint8Array, t: Tlv): Date | undefined {
-  if (t.tag !== 0x18) return undefined;
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{1,9}))?Z$/.exec(Buffer.from(buf.subarray(t.start, t.contentEnd)).toString('latin1'));
-  if (!m) return undefined;
-  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
-  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, ms));
-  return Number.isNaN(d.getTime()) ? undefined : d;
+function generalizedTime(buf: Uint8Array, t: Tlv): Date {
+  const m =
+    t.tag === TAG.GENERALIZED_TIME
+      ? /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{1,9}))?Z$/.exec(Buffer.from(contentBytes(buf, t)).toString('latin1'))
+      : null;
+  const ms = m?.[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
+  const d = m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, ms)) : undefined;
+  if (!d || Number.isNaN(d.getTime())) throw shape('a GeneralizedTime', t);
+  return d;
 }
 
 /**
@@ -121,14 +138,16 @@ function generalizedTime(buf: Uint8Array, t: Tlv): Date | undefined {
  * genTime GeneralizedTime, ... }: what the verifier needs (genTime, the imprint and its algorithm).
  */
 export function readTstInfo(buf: Uint8Array): { genTime: Date; imprintAlgorithm: AlgorithmView; imprint: Uint8Array } | undefined {
-  const seq = readTlv(buf, 0, buf.length);
-  const f = seq && seq.tag === 0x30 ? readTlvChildren(buf, seq) : undefined;
-  if (!f || f.length < 5 || f[0]!.tag !== 0x02 || f[1]!.tag !== 0x06 || f[2]!.tag !== 0x30 || f[3]!.tag !== 0x02) return undefined;
-  const [alg, hashed, extra] = readTlvChildren(buf, f[2]!) ?? [];
-  const imprintAlgorithm = algorithm(buf, alg);
-  const genTime = generalizedTime(buf, f[4]!);
-  if (!imprintAlgorithm || !hashed || hashed.tag !== 0x04 || extra || !genTime) return undefined;
-  return { genTime, imprintAlgorithm, imprint: buf.subarray(hashed.start, hashed.contentEnd) };
+  return tryDer(() => {
+    const seq = expectTag(readElement(buf), TAG.SEQUENCE);
+    const f = readChildren(buf, seq);
+    if (f.length < 5 || f[0]!.tag !== TAG.INTEGER || f[1]!.tag !== TAG.OID || f[2]!.tag !== TAG.SEQUENCE || f[3]!.tag !== TAG.INTEGER)
+      throw shape('a TSTInfo', seq);
+    const [alg, hashed, extra] = readChildren(buf, f[2]!);
+    const imprintAlgorithm = algorithm(buf, alg);
+    if (hashed?.tag !== TAG.OCTET_STRING || extra) throw shape('a MessageImprint', f[2]);
+    return { genTime: generalizedTime(buf, f[4]!), imprintAlgorithm, imprint: contentBytes(buf, hashed) };
+  });
 }
 
 /**
@@ -136,15 +155,14 @@ export function readTstInfo(buf: Uint8Array): { genTime: Date; imprintAlgorithm:
  * [issuerSerial] } (v1 has no algorithm: SHA-1). Undefined when it does not read.
  */
 export function readEssCertId(buf: Uint8Array, v2: boolean): { algorithm?: string; certHash: Uint8Array } | undefined {
-  const outer = readTlv(buf, 0, buf.length);
-  const certs = outer && outer.tag === 0x30 ? readTlvChildren(buf, outer)?.[0] : undefined;
-  const first = certs && certs.tag === 0x30 ? readTlvChildren(buf, certs)?.[0] : undefined;
-  const f = first && first.tag === 0x30 ? readTlvChildren(buf, first) : undefined;
-  if (!f || f.length === 0) return undefined;
-  let i = 0;
-  let alg: string | undefined;
-  if (v2 && f[0]!.tag === 0x30) alg = algorithm(buf, f[i++])?.algorithm;
-  const hash = f[i];
-  if (!hash || hash.tag !== 0x04 || (v2 && f[0]!.tag === 0x30 && !alg)) return undefined;
-  return { ...(alg ? { algorithm: alg } : {}), certHash: buf.subarray(hash.start, hash.contentEnd) };
+  return tryDer(() => {
+    const certs = readChildren(buf, expectTag(readElement(buf), TAG.SEQUENCE))[0];
+    const first = certs?.tag === TAG.SEQUENCE ? readChildren(buf, certs)[0] : undefined;
+    if (first?.tag !== TAG.SEQUENCE) throw shape('a SigningCertificate', certs);
+    const f = readChildren(buf, first);
+    const alg = v2 && f[0]?.tag === TAG.SEQUENCE ? algorithm(buf, f[0]).algorithm : undefined;
+    const hash = f[alg ? 1 : 0];
+    if (hash?.tag !== TAG.OCTET_STRING) throw shape('an ESSCertID', first);
+    return { ...(alg ? { algorithm: alg } : {}), certHash: contentBytes(buf, hash) };
+  });
 }

@@ -2,7 +2,7 @@
  * CMS SignedData checks for PDF signatures and RFC 3161 timestamp tokens. The structures are parsed with
  * @peculiar/asn1-cms / asn1-tsp (src/crypto/asn1.ts); the exact original bytes that hashing needs (embedded
  * certificates, the signed attributes, the signer identifier) are cut out with the header reader of
- * src/pdf/der.ts, so nothing that is hashed or compared is a re-serialisation, and the certificates (most of
+ * src/crypto/der.ts, so nothing that is hashed or compared is a re-serialisation, and the certificates (most of
  * the bytes) are never decoded by the schema at all. Every hash and signature check runs in node:crypto
  * (OpenSSL), which has none of the lenient-PKCS#1 forgeries of pure-JS RSA. Signed attributes are verified over
  * their original encoding (re-tagged as a SET), so a BER-encoded attribute set cannot verify under a different
@@ -33,7 +33,20 @@ import {
   type AttributeView,
   type SignerInfoView,
 } from './cms-lite.js';
-import { certificateFields, octetStringContents, readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
+import { splitSignedData } from '../crypto/cms-slices.js';
+import {
+  TAG,
+  certificateFields,
+  contextTag,
+  elementBytes,
+  encodeElement,
+  octetStringContents,
+  oidContent,
+  readChildren,
+  readElement,
+  retag,
+  tryDer,
+} from '../crypto/der.js';
 
 export const DIGEST_BY_OID: Record<string, string> = {
   '1.3.14.3.2.26': 'SHA-1',
@@ -145,37 +158,7 @@ const hexOf = (u: Uint8Array | ArrayBuffer | undefined) =>
         .replace(/^(00)+(?=.)/, '')
         .toLowerCase()
     : '';
-const slice = (buf: Uint8Array, t: Tlv): Uint8Array => buf.subarray(t.at, t.end);
-
-/**
- * Splits a DER ContentInfo(SignedData) into its encapContentInfo, certificates and signerInfos by reading only
- * tag/length headers (BER indefinite lengths included), so the certificates are not decoded at all. Returns
- * undefined when the headers cannot be read; the caller then parses everything with the schema.
- */
-function splitSignedData(der: Uint8Array): { encap: Uint8Array; certs: Uint8Array[]; signerInfos: Uint8Array; crls?: Uint8Array } | undefined {
-  const ci = readTlv(der, 0, der.length);
-  if (!ci || ci.tag !== 0x30) return undefined;
-  const [ct, content] = readTlvChildren(der, ci) ?? [];
-  if (!ct || !content || ct.tag !== 0x06 || content.tag !== 0xa0) return undefined;
-  if (Buffer.compare(der.subarray(ct.start, ct.contentEnd), SIGNED_DATA_OID) !== 0) return undefined;
-  const sdSeq = readTlv(der, content.start, content.contentEnd);
-  const parts = sdSeq && sdSeq.tag === 0x30 ? readTlvChildren(der, sdSeq) : undefined;
-  if (!parts || parts.length < 4) return undefined;
-  const certSet = parts.find((p) => p.tag === 0xa0);
-  const certs = certSet ? readTlvChildren(der, certSet) : [];
-  if (!certs) return undefined;
-  const last = parts[parts.length - 1]!;
-  if (parts[2]!.tag !== 0x30 || last.tag !== 0x31) return undefined;
-  const crls = parts.find((p) => p.tag === 0xa1);
-  return {
-    encap: slice(der, parts[2]!),
-    certs: certs.filter((c) => c.tag === 0x30).map((c) => slice(der, c)),
-    signerInfos: slice(der, last),
-    ...(crls ? { crls: slice(der, crls) } : {}),
-  };
-}
-const SIGNED_DATA_OID = Buffer.from('2a864886f70d010702', 'hex');
-const SKI_OID = Buffer.from('551d0e', 'hex');
+const SKI_OID = oidContent('2.5.29.14');
 
 interface CertIds {
   serialHex: string;
@@ -205,16 +188,15 @@ function idsOfCertificate(cert: X509Certificate, der: Uint8Array): CertIds {
  * need them as they were written.
  */
 function signerInfoBytes(signerInfos: Uint8Array): { signedAttrs?: Uint8Array; sidIssuer?: Uint8Array } {
-  const set = readTlv(signerInfos, 0, signerInfos.length);
-  const first = set && readTlvChildren(signerInfos, set)?.[0];
-  const fields = first && readTlvChildren(signerInfos, first);
+  const first = tryDer(() => readChildren(signerInfos, readElement(signerInfos))[0]);
+  const fields = first && tryDer(() => readChildren(signerInfos, first));
   if (!fields) return {};
-  const attrs = fields.find((f, i) => i >= 3 && f.tag === 0xa0);
+  const attrs = fields.find((f, i) => i >= 3 && f.tag === contextTag(0));
   const sid = fields[1];
-  const sidParts = sid?.tag === 0x30 ? readTlvChildren(signerInfos, sid) : undefined;
+  const sidParts = sid?.tag === TAG.SEQUENCE ? tryDer(() => readChildren(signerInfos, sid)) : undefined;
   return {
-    signedAttrs: attrs && slice(signerInfos, attrs),
-    sidIssuer: sidParts?.[0] && slice(signerInfos, sidParts[0]),
+    signedAttrs: attrs && elementBytes(signerInfos, attrs),
+    sidIssuer: sidParts?.[0] && elementBytes(signerInfos, sidParts[0]),
   };
 }
 
@@ -362,8 +344,7 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
       result.errors.push('the signed attributes could not be located');
       return result;
     }
-    signedBytes = new Uint8Array(raw.signedAttrs);
-    signedBytes[0] = 0x31;
+    signedBytes = retag(raw.signedAttrs, TAG.SET);
   } else {
     signedBytes = encapsulated ?? new Uint8Array(0);
   }
@@ -495,18 +476,26 @@ function verifyPrehashed(scheme: string, key: crypto.KeyObject, hashName: string
   if (scheme === 'RSA') {
     // Recover the DigestInfo with the public key and compare it as a whole (strict: no lenient parsing).
     const recovered = crypto.publicDecrypt({ key, padding: crypto.constants.RSA_PKCS1_PADDING }, sig);
-    const expected = Buffer.concat([DIGEST_INFO_PREFIX[hashName] ?? Buffer.alloc(0), digest]);
-    return recovered.equals(expected);
+    const oid = DIGEST_INFO_OID[hashName];
+    return recovered.equals(oid ? digestInfo(oid, digest) : digest);
   }
   return false;
 }
 
-const DIGEST_INFO_PREFIX: Record<string, Buffer> = {
-  sha1: Buffer.from('3021300906052b0e03021a05000414', 'hex'),
-  sha256: Buffer.from('3031300d060960864801650304020105000420', 'hex'),
-  sha384: Buffer.from('3041300d060960864801650304020205000430', 'hex'),
-  sha512: Buffer.from('3051300d060960864801650304020305000440', 'hex'),
+const DIGEST_INFO_OID: Record<string, string> = {
+  sha1: '1.3.14.3.2.26',
+  sha256: '2.16.840.1.101.3.4.2.1',
+  sha384: '2.16.840.1.101.3.4.2.2',
+  sha512: '2.16.840.1.101.3.4.2.3',
 };
+
+/** PKCS#1 DigestInfo ::= SEQUENCE { AlgorithmIdentifier { oid, NULL }, digest OCTET STRING }, as RSA signs it. */
+const digestInfo = (oid: string, digest: Uint8Array): Uint8Array =>
+  encodeElement(
+    TAG.SEQUENCE,
+    encodeElement(TAG.SEQUENCE, encodeElement(TAG.OID, oidContent(oid)), encodeElement(TAG.NULL)),
+    encodeElement(TAG.OCTET_STRING, digest),
+  );
 
 /** ESS signing-certificate(-v2): the hash of the signer certificate must match the one that was signed. */
 function checkSigningCertificateAttribute(attrs: Attribute[], signer: X509Certificate, result: CmsResult): void {

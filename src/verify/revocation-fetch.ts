@@ -10,7 +10,7 @@ import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
 import { CertID, OCSPRequest, Request, TBSRequest } from '@peculiar/asn1-ocsp';
 import { SafeFetcher } from '../fetch/safe-fetch.js';
-import { certificateFields, readTlv, readTlvChildren } from '../pdf/index.js';
+import { certificateFields, spkiKeyBits } from '../crypto/der.js';
 import { verifyPdf, type VerifyOptions, type VerifyResult } from './verify.js';
 import { MAX_CRL_BYTES, type RevocationItem } from './revocation.js';
 
@@ -71,10 +71,8 @@ export class RevocationFetcher {
 /** An OCSP GET URL (RFC 6960 appendix A.1) asking about `cert` issued by `issuer` (CertID with SHA-1). */
 export function ocspGetUrl(base: string, cert: X509Certificate, issuer: X509Certificate): string | undefined {
   const fields = certificateFields(new Uint8Array(cert.raw));
-  const spki = new Uint8Array(issuer.publicKey.export({ type: 'spki', format: 'der' }));
-  const outer = readTlv(spki, 0, spki.length);
-  const bits = outer && readTlvChildren(spki, outer)?.[1];
-  if (!fields || !bits) return undefined;
+  const keyBits = spkiKeyBits(new Uint8Array(issuer.publicKey.export({ type: 'spki', format: 'der' })));
+  if (!fields || !keyBits) return undefined;
   const sha1 = (b: Uint8Array) => {
     const d = crypto.createHash('sha1').update(b).digest();
     return d.buffer.slice(d.byteOffset, d.byteOffset + d.byteLength) as ArrayBuffer;
@@ -83,7 +81,7 @@ export function ocspGetUrl(base: string, cert: X509Certificate, issuer: X509Cert
   const certId = new CertID({
     hashAlgorithm: new AlgorithmIdentifier({ algorithm: '1.3.14.3.2.26', parameters: null }),
     issuerNameHash: new OctetString(sha1(fields.issuer)),
-    issuerKeyHash: new OctetString(sha1(spki.subarray(bits.start + 1, bits.contentEnd))),
+    issuerKeyHash: new OctetString(sha1(keyBits)),
     serialNumber: serial.buffer.slice(serial.byteOffset, serial.byteOffset + serial.byteLength) as ArrayBuffer,
   });
   const req = new OCSPRequest({ tbsRequest: new TBSRequest({ requestList: [new Request({ reqCert: certId })] }) });

@@ -7,7 +7,7 @@
  *
  * Each source is checked before it counts: signed by the certificate's issuer (a CRL) or by the issuer or a
  * responder it delegated with id-kp-OCSPSigning (an OCSP response); current at the signing time (nextUpdate not
- * before it) or issued after it; not issued in the future. Structures are cut by DER headers (src/pdf/der.ts) so
+ * before it) or issued after it; not issued in the future. Structures are cut by DER headers (src/crypto/der.ts) so
  * that signatures are checked over the original bytes and a large CRL's entries are compared without decoding
  * them all; the values are read with the @peculiar/asn1-* schemas. Everything is bounded (sizes, entries, count).
  */
@@ -15,7 +15,21 @@ import crypto, { X509Certificate } from 'node:crypto';
 import { AlgorithmIdentifier, Time, CRLDistributionPoints, AuthorityInfoAccessSyntax } from '@peculiar/asn1-x509';
 import { OCSPResponse, OCSPResponseStatus, ResponseData } from '@peculiar/asn1-ocsp';
 import { parseAs, parseOid } from '../crypto/asn1.js';
-import { certificateFields, readTlv, readTlvChildren, type Tlv } from '../pdf/index.js';
+import {
+  DerError,
+  TAG,
+  certificateFields,
+  contentBytes,
+  contextTag,
+  decodeOid,
+  elementBytes,
+  readChildren,
+  readElement,
+  readInner,
+  spkiKeyBits,
+  tryDer,
+  type Tlv,
+} from '../crypto/der.js';
 import { DIGEST_BY_OID, createDigest, verifyWithAlgorithm } from './cms.js';
 
 export type RevocationStatus = 'GOOD' | 'REVOKED' | 'UNKNOWN' | 'NOT_CHECKED';
@@ -73,8 +87,10 @@ const ID_PKIX_OCSP_BASIC = '1.3.6.1.5.5.7.48.1.1';
 const ID_RI_OCSP_RESPONSE = '1.3.6.1.5.5.7.16.2';
 
 const fail = (m: string) => new Error(m);
-const children = (buf: Uint8Array, t: Tlv | undefined) => (t ? readTlvChildren(buf, t) : undefined);
-const slice = (buf: Uint8Array, t: Tlv) => buf.subarray(t.at, t.end);
+/** The elements inside `t`; undefined when there is no `t` or they do not read. */
+const children = (buf: Uint8Array, t: Tlv | undefined) => (t ? tryDer(() => readChildren(buf, t)) : undefined);
+const outerOf = (buf: Uint8Array) => tryDer(() => readElement(buf));
+const slice = elementBytes;
 const subject = (c: X509Certificate) => c.subject.replace(/\n/g, ', ');
 const stripZeros = (u: Uint8Array) =>
   Buffer.from(u)
@@ -83,9 +99,8 @@ const stripZeros = (u: Uint8Array) =>
 
 /** The elements of an explicitly tagged `SEQUENCE OF` ([n] { SEQUENCE { items } }) inside a SEQUENCE. */
 function taggedSequenceItems(buf: Uint8Array, tag: number): Uint8Array[] {
-  const outer = readTlv(buf, 0, buf.length);
-  const field = children(buf, outer)?.find((t) => t.tag === tag);
-  const seq = field && readTlv(buf, field.start, field.contentEnd);
+  const field = children(buf, outerOf(buf))?.find((t) => t.tag === tag);
+  const seq = field && tryDer(() => readInner(buf, field));
   return (children(buf, seq) ?? []).map((t) => slice(buf, t));
 }
 
@@ -97,10 +112,9 @@ export function cmsRevocationItems(
   if (!raw) return out;
   if (raw.crlsField) {
     // RevocationInfoChoices: CertificateList, or [1] OtherRevocationInfoFormat { id-ri-ocsp-response, OCSPResponse }.
-    const set = readTlv(raw.crlsField, 0, raw.crlsField.length);
-    for (const c of children(raw.crlsField, set) ?? []) {
-      if (c.tag === 0x30) out.push({ type: 'CRL', origin: 'CMS', der: slice(raw.crlsField, c) });
-      else if (c.tag === 0xa1) {
+    for (const c of children(raw.crlsField, outerOf(raw.crlsField)) ?? []) {
+      if (c.tag === TAG.SEQUENCE) out.push({ type: 'CRL', origin: 'CMS', der: slice(raw.crlsField, c) });
+      else if (c.tag === contextTag(1)) {
         const [format, info] = children(raw.crlsField, c) ?? [];
         if (format && info && parseOid(slice(raw.crlsField, format)) === ID_RI_OCSP_RESPONSE)
           out.push({ type: 'OCSP', origin: 'CMS', der: slice(raw.crlsField, info) });
@@ -109,13 +123,13 @@ export function cmsRevocationItems(
   }
   // RevocationInfoArchival ::= SEQUENCE { crl [0] EXPLICIT SEQUENCE OF CRL, ocsp [1] EXPLICIT SEQUENCE OF OCSPResponse, ... }
   if (raw.adbeArchival) {
-    for (const d of taggedSequenceItems(raw.adbeArchival, 0xa0)) out.push({ type: 'CRL', origin: 'CMS', der: d });
-    for (const d of taggedSequenceItems(raw.adbeArchival, 0xa1)) out.push({ type: 'OCSP', origin: 'CMS', der: d });
+    for (const d of taggedSequenceItems(raw.adbeArchival, contextTag(0))) out.push({ type: 'CRL', origin: 'CMS', der: d });
+    for (const d of taggedSequenceItems(raw.adbeArchival, contextTag(1))) out.push({ type: 'OCSP', origin: 'CMS', der: d });
   }
   // RevocationValues ::= SEQUENCE { crlVals [0] SEQUENCE OF CertificateList, ocspVals [1] SEQUENCE OF BasicOCSPResponse, ... }
   if (raw.revocationValues) {
-    for (const d of taggedSequenceItems(raw.revocationValues, 0xa0)) out.push({ type: 'CRL', origin: 'CMS', der: d });
-    for (const d of taggedSequenceItems(raw.revocationValues, 0xa1)) out.push({ type: 'OCSP', origin: 'CMS', der: d });
+    for (const d of taggedSequenceItems(raw.revocationValues, contextTag(0))) out.push({ type: 'CRL', origin: 'CMS', der: d });
+    for (const d of taggedSequenceItems(raw.revocationValues, contextTag(1))) out.push({ type: 'OCSP', origin: 'CMS', der: d });
   }
   return out;
 }
@@ -134,7 +148,7 @@ function windowProblem(w: Window, at: Date, now: Date): string | undefined {
 }
 
 const readTime = (buf: Uint8Array, t: Tlv | undefined): Date | undefined => {
-  if (!t || (t.tag !== 0x17 && t.tag !== 0x18)) return undefined;
+  if (!t || (t.tag !== TAG.UTC_TIME && t.tag !== TAG.GENERALIZED_TIME)) return undefined;
   try {
     return parseAs(slice(buf, t), Time, fail).getTime();
   } catch {
@@ -145,7 +159,7 @@ const readTime = (buf: Uint8Array, t: Tlv | undefined): Date | undefined => {
 /** The signature of a signed structure { tbs, AlgorithmIdentifier, BIT STRING } over tbs's original bytes. */
 function signatureOver(buf: Uint8Array, parts: Tlv[]): { tbs: Uint8Array; alg: AlgorithmIdentifier; sig: Uint8Array } | undefined {
   const [tbs, alg, bits] = parts;
-  if (!tbs || !alg || !bits || bits.tag !== 0x03 || bits.contentEnd - bits.start < 2) return undefined;
+  if (!tbs || !alg || !bits || bits.tag !== TAG.BIT_STRING || bits.contentEnd - bits.start < 2) return undefined;
   try {
     return { tbs: slice(buf, tbs), alg: parseAs(slice(buf, alg), AlgorithmIdentifier, fail), sig: buf.subarray(bits.start + 1, bits.contentEnd) };
   } catch {
@@ -202,12 +216,11 @@ function checkCrl(
 ): RevocationSource | undefined {
   const src: RevocationSource = { type: 'CRL', origin, issuer: null, valid: false };
   if (der.length > MAX_CRL_BYTES) return { ...src, problem: `larger than ${MAX_CRL_BYTES / 1024 / 1024} MB` };
-  const outer = readTlv(der, 0, der.length);
-  const parts = children(der, outer);
+  const parts = children(der, outerOf(der));
   const tbsT = parts?.[0];
   const tbs = children(der, tbsT);
   if (!parts || !tbs) return { ...src, problem: 'not a CRL' };
-  let i = tbs[0]?.tag === 0x02 ? 1 : 0; // version
+  let i = tbs[0]?.tag === TAG.INTEGER ? 1 : 0; // version
   i++; // signature algorithm
   const issuerName = tbs[i++];
   const certFields = fieldsOf(cert);
@@ -225,15 +238,20 @@ function checkCrl(
   src.issuer = subject(issuer);
   const tp = windowProblem({ thisUpdate, nextUpdate: maybeNext }, at, now);
   if (tp) return { ...src, problem: tp };
-  const revoked = tbs[i]?.tag === 0x30 ? tbs[i] : undefined;
-  const entries = children(der, revoked) ?? [];
-  if (entries.length > MAX_CRL_ENTRIES) return { ...src, problem: `more than ${MAX_CRL_ENTRIES} entries` };
+  const revoked = tbs[i]?.tag === TAG.SEQUENCE ? tbs[i] : undefined;
+  let entries: Tlv[] = [];
+  try {
+    if (revoked) entries = readChildren(der, revoked, MAX_CRL_ENTRIES);
+  } catch (e) {
+    if (!(e instanceof DerError)) throw e;
+    if (e.reason === 'count') return { ...src, problem: `more than ${MAX_CRL_ENTRIES} entries` };
+  }
   const serial = stripZeros(certFields.serial);
   src.valid = true;
   src.status = 'GOOD';
   for (const e of entries) {
     const [sn, date] = children(der, e) ?? [];
-    if (!sn || sn.tag !== 0x02 || stripZeros(der.subarray(sn.start, sn.contentEnd)) !== serial) continue;
+    if (!sn || sn.tag !== TAG.INTEGER || stripZeros(contentBytes(der, sn)) !== serial) continue;
     const when = readTime(der, date);
     src.status = 'REVOKED';
     if (when) src.revokedAt = when.toISOString();
@@ -244,9 +262,7 @@ function checkCrl(
 
 /** SHA-x of the issuer's subjectPublicKey BIT STRING contents (OCSP CertID issuerKeyHash). */
 function issuerKeyBits(issuer: X509Certificate): Uint8Array | undefined {
-  const spki = new Uint8Array(issuer.publicKey.export({ type: 'spki', format: 'der' }));
-  const [, bits] = children(spki, readTlv(spki, 0, spki.length)) ?? [];
-  return bits && bits.tag === 0x03 ? spki.subarray(bits.start + 1, bits.contentEnd) : undefined;
+  return spkiKeyBits(new Uint8Array(issuer.publicKey.export({ type: 'spki', format: 'der' })));
 }
 
 function checkOcsp(
@@ -261,9 +277,8 @@ function checkOcsp(
   if (der.length > MAX_OCSP_BYTES) return { ...src, problem: `larger than ${MAX_OCSP_BYTES / 1024} KB` };
   // An OCSPResponse wraps the BasicOCSPResponse (CAdES revocation values carry the latter directly).
   let basic = der;
-  const outer = readTlv(der, 0, der.length);
-  const first = children(der, outer)?.[0];
-  if (first?.tag === 0x0a) {
+  const first = children(der, outerOf(der))?.[0];
+  if (first?.tag === TAG.ENUMERATED) {
     try {
       const resp = parseAs(der, OCSPResponse, fail);
       if (resp.responseStatus !== OCSPResponseStatus.successful || !resp.responseBytes) return { ...src, problem: 'not a successful OCSP response' };
@@ -273,8 +288,7 @@ function checkOcsp(
       return { ...src, problem: 'not an OCSP response' };
     }
   }
-  const bOuter = readTlv(basic, 0, basic.length);
-  const parts = children(basic, bOuter);
+  const parts = children(basic, outerOf(basic));
   const signed = parts && signatureOver(basic, parts);
   if (!parts || !signed) return { ...src, problem: 'not a basic OCSP response' };
   let data: ResponseData;
@@ -305,8 +319,8 @@ function checkOcsp(
   let responder: X509Certificate | undefined;
   if (verifyWithAlgorithm(signed.alg, signed.tbs, issuer.publicKey, signed.sig)) responder = issuer;
   else {
-    const certsField = parts.find((p) => p.tag === 0xa0);
-    const seq = certsField && readTlv(basic, certsField.start, certsField.contentEnd);
+    const certsField = parts.find((p) => p.tag === contextTag(0));
+    const seq = certsField && tryDer(() => readInner(basic, certsField));
     for (const c of (children(basic, seq) ?? []).slice(0, 8)) {
       let rc: X509Certificate;
       try {
@@ -381,7 +395,7 @@ export function revocationUrls(cert: X509Certificate): { crl: string[]; ocsp: st
   const out = { crl: [] as string[], ocsp: [] as string[] };
   const f = fieldsOf(cert);
   for (const e of f?.extensions ?? []) {
-    const oid = parseOid(Buffer.concat([Buffer.from([0x06, e.oid.length]), Buffer.from(e.oid)]));
+    const oid = decodeOid(e.oid);
     try {
       if (oid === '2.5.29.31') {
         for (const dp of parseAs(e.value, CRLDistributionPoints, fail))

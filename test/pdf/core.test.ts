@@ -1,38 +1,9 @@
 /**
- * The shared PDF core (src/pdf): the DER reader reads what asn1js writes, the audit-trail format
- * is parsed the same way for sign and verify, and the serializer writes what the reader reads back.
+ * The shared PDF core (src/pdf): the audit-trail format is parsed the same way for sign and verify, and the
+ * serializer writes what the reader reads back. (The DER reader is src/crypto's: test/crypto/der.test.ts.)
  */
-import * as asn1js from 'asn1js';
 import { describe, expect, it } from 'vitest';
-import {
-  AUDIT_TRAIL_FILE_NAME,
-  AUDIT_TRAIL_FORMAT,
-  PdfDocument,
-  parseAuditRecord,
-  readTlv,
-  readTlvChildren,
-  serialize,
-} from '../../src/pdf/index.js';
-
-describe('DER', () => {
-  it('reads what asn1js writes, long lengths included', () => {
-    const big = Buffer.alloc(300, 7);
-    const seq = new asn1js.Sequence({
-      value: [new asn1js.ObjectIdentifier({ value: '1.2.840.113549.1.7.2' }), new asn1js.OctetString({ valueHex: big })],
-    });
-    const der = new Uint8Array(seq.toBER(false));
-    const outer = readTlv(der, 0, der.length)!;
-    expect(outer).toMatchObject({ tag: 0x30, end: der.length });
-    const [oid, octets] = readTlvChildren(der, outer)!;
-    expect(oid!.tag).toBe(0x06);
-    expect(octets!.tag).toBe(0x04);
-    expect(Buffer.from(der.subarray(octets!.start, octets!.contentEnd)).equals(big)).toBe(true);
-  });
-
-  it('refuses a length past the enclosing element', () => {
-    expect(readTlv(Uint8Array.from([0x30, 0x05, 0x01]), 0, 3)).toBeUndefined();
-  });
-});
+import { AUDIT_TRAIL_FILE_NAME, AUDIT_TRAIL_FORMAT, PdfDocument, parseAuditRecord, serialize } from '../../src/pdf/index.js';
 
 describe('audit-trail format', () => {
   it('has one name and one version string', () => {
