@@ -22,36 +22,17 @@ export default tseslint.config(
     },
   },
   {
-    // One PDF home: input bytes reach @cantoo/pdf-lib only through src/pdf's openForAuthoring (the bounded
-    // reader first, pdf-lib on the objects it read). src/pdf may import pdf-lib; so may the files
-    // below, which author on a document openForAuthoring opened (or on a new one) and need pdf-lib's object
-    // model, drawing and writer — but not its parser (next two blocks).
+    // One PDF home: only src/pdf imports @cantoo/pdf-lib. Input bytes reach it through openForAuthoring (the
+    // bounded reader first, pdf-lib on the objects it read); capabilities get pdf-lib's object model, drawing
+    // and writer from src/pdf/index.js (src/pdf/model.ts), never its parser.
     files: ['src/**/*.ts'],
-    ignores: [
-      'src/pdf/**',
-      'src/sign/sign-pdf.ts', // edits the opened document's catalog, page tree, AcroForm; writes the new objects
-      'src/sign/audit-page.ts', // draws the audit pages (fonts, text) into the opened document
-      'src/merge/engine.ts', // builds the merged document: outline, page labels, signature values dropped
-      'src/merge/copy-pages.ts', // copies the opened inputs' pages (pdf-lib's object copier)
-      'src/merge/page-count.ts', // walks an opened input's page tree with a bound before pdf-lib's own walk
-      'src/merge/writer.ts', // pdf-lib's writer, counted against the output budget
-    ],
+    ignores: ['src/pdf/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: '@cantoo/pdf-lib', message: "Open PDFs with openForAuthoring from src/pdf (src/pdf/authoring.ts), not pdf-lib's parser." }],
+          paths: [{ name: '@cantoo/pdf-lib', message: 'Import PDF authoring from src/pdf/index.js (src/pdf/model.ts), never pdf-lib itself.' }],
         },
-      ],
-    },
-  },
-  {
-    // The exceptions above may not reach pdf-lib's parser either.
-    files: ['src/sign/sign-pdf.ts', 'src/sign/audit-page.ts', 'src/merge/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: [{ name: '@cantoo/pdf-lib', importNames: ['PDFParser'], message: 'Open PDFs with openForAuthoring from src/pdf.' }] },
       ],
     },
   },

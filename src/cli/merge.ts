@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isFolioError } from '../errors.js';
-import { isZip } from '../docx/package.js';
+import { isZip } from '../formats/sniff.js';
 import { inputError, type MergeInput } from '../merge/engine.js';
 import { MAX_MERGE_INPUTS, MIN_MERGE_INPUTS } from '../merge/schema.js';
 import { isRemote, LocalEngines, remoteClient, type GlobalOptions } from './context.js';

@@ -7,7 +7,7 @@
  */
 import { FolioError } from '../errors.js';
 import { inferSourceFormat, type SourceFormat } from '../convert/index.js';
-import { isPdf } from '../docx/package.js';
+import { isPdf } from '../formats/sniff.js';
 import { writeZip } from '../docx/zip-writer.js';
 import { parsePreviewOptions, renderPdfPages, type PreviewFormat, type PreviewRequest } from '../preview/index.js';
 import type { OfficePool } from '../office/index.js';

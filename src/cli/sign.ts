@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { isZip } from '../convert/index.js';
+import { isZip } from '../formats/sniff.js';
 import type { AuditEvent } from '../sign/index.js';
 import type { VerifyResult } from '../verify/index.js';
 import { runBatch } from './batch.js';

@@ -3,7 +3,7 @@
  * through the office engine, and the (from, to) pair dispatch used by POST /v1/convert.
  */
 import { FolioError } from '../errors.js';
-import { isCompoundFile } from '../docx/package.js';
+import { isCompoundFile, isZip } from '../formats/sniff.js';
 import type { DocxToPdfOptions, OfficeEngine } from '../office/types.js';
 import { decodeText } from './text.js';
 import { markdownForDocx, parseMarkdown } from './markdown.js';
@@ -67,10 +67,6 @@ export function htmlToDocxWithWarnings(html: string, options: ConvertOptions = {
 const MD_EXT = new Set(['md', 'markdown', 'mdown', 'mkd', 'mkdn', 'mdwn', 'txt', 'text']);
 const HTML_EXT = new Set(['html', 'htm', 'xhtml', 'xht']);
 
-export function isZip(bytes: Uint8Array): boolean {
-  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
-}
-
 /** The source format from the file name and the first bytes, or undefined when neither tells. */
 const HTML_START = /^(<!doctype\s+html|<html[\s>]|<\?xml[^>]*>\s*(<!doctype\s+html|<html)|<head[\s>]|<body[\s>])/i;
 
@@ -101,6 +97,7 @@ export function inferSourceFormat(filename: string, bytes: Uint8Array): SourceFo
   const head = bytes.subarray(0, 8192);
   if (head.includes(0)) return undefined; // binary
   const text = new TextDecoder('utf-8').decode(head);
+  // A PDF header at the start: not text (a Markdown file may well mention "%PDF-1.7" further down).
   if (/^\s*%PDF-/.test(text)) return undefined;
   const looksHtml = HTML_START.test(text.slice(afterLeadingComments(text)));
   if (HTML_EXT.has(ext) || looksHtml) return 'html';

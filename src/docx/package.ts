@@ -10,6 +10,7 @@
  * package with zip-writer.ts, copying untouched entries compressed, byte for byte.
  */
 import { FolioError } from '../errors.js';
+import { isCompoundFile, isPdf, isZip } from '../formats/sniff.js';
 import { DEFAULT_PACKAGE_LIMITS, InflateBudget, inflateEntry, readZipDirectory, type PackageLimits, type ZipEntry } from './zip-reader.js';
 import { writeZip, type ZipWriteEntry } from './zip-writer.js';
 
@@ -27,16 +28,6 @@ export {
   type ZipEntry,
 } from './zip-reader.js';
 export { crc32, writeZip, type ZipWriteEntry } from './zip-writer.js';
-
-const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-
-export const isZip = (b: Uint8Array) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && (b[2] === 3 || b[2] === 5);
-export const isPdf = (b: Uint8Array) => {
-  const head = Buffer.from(b.subarray(0, 1024)).toString('latin1');
-  return head.includes('%PDF-');
-};
-/** OLE compound file: encrypted OOXML (and legacy .doc) look like this. */
-export const isCompoundFile = (b: Uint8Array) => b.length >= 8 && CFB_MAGIC.every((v, i) => b[i] === v);
 
 /** Bounds of one package: the declared-size bounds of the directory, and the caps on what is inflated. */
 export interface DocxLimits extends PackageLimits {

@@ -29,7 +29,7 @@ import {
   PDFString,
   type PDFDocument,
   type PDFObject,
-} from '@cantoo/pdf-lib';
+} from '../pdf/index.js';
 
 /** A direct value written at least this large becomes an object of its own when more than one page uses it. */
 const SHARE_MIN_BYTES = 256;

@@ -5,10 +5,13 @@
  * its own outline beneath) and the page labels (one range per input) are built as plain PDF dictionaries. DOCX inputs arrive already
  * converted by the office engine. Errors name the input by index and file name.
  */
+import { OutputBudget } from '../budget/index.js';
+import { FolioError, isFolioError, type ErrorDetail } from '../errors.js';
+import { isPdf } from '../formats/sniff.js';
 import {
+  MAX_AUTHORING_OBJECTS,
   PDFArray,
   PDFDict,
-  PDFDocument,
   PDFHexString,
   PDFName,
   PDFNull,
@@ -16,16 +19,18 @@ import {
   PDFRef,
   PDFString,
   ParseSpeeds,
+  createDocument,
+  decodePdfText,
+  encodePdfText,
+  openForAuthoring,
+  saveWithin,
   type PDFContext,
+  type PDFDocument,
   type PDFObject,
-} from '@cantoo/pdf-lib';
-import { OutputBudget } from '../budget/index.js';
-import { FolioError, isFolioError, type ErrorDetail } from '../errors.js';
-import { MAX_AUTHORING_OBJECTS, openForAuthoring } from '../pdf/index.js';
+} from '../pdf/index.js';
 import { copyAllPages, StreamIndex } from './copy-pages.js';
 import { countPagesByPdfLib, countPagesByReader, objectCount, type PageCount } from './page-count.js';
 import { MAX_MERGE_PAGES } from './schema.js';
-import { saveWithin } from './writer.js';
 
 export interface MergeInput {
   /** The PDF (a DOCX input is converted before the merge). */
@@ -71,8 +76,6 @@ export function inputError(
   return new FolioError(code, `Cannot merge ${inputLabel(index, fileName)}: ${issue}`, { details });
 }
 
-const PDF_HEADER = /%PDF-\d/;
-
 /** Page-tree nodes one input's count may visit per page the merge still has room for (a binary tree needs 2). */
 const VISITS_PER_PAGE = 3;
 
@@ -104,8 +107,7 @@ function judged(count: PageCount, index: number, fileName: string): number | und
  * in milliseconds. Smaller files are counted on pdf-lib's parsed tree (countPagesByPdfLib), which is cheap.
  */
 async function openInput(input: MergeInput, index: number, room: number): Promise<PDFDocument> {
-  const head = Buffer.from(input.pdf.buffer, input.pdf.byteOffset, Math.min(input.pdf.length, 1024)).toString('latin1');
-  if (!PDF_HEADER.test(head)) throw inputError(index, input.fileName, 'not a PDF or DOCX file', 'INVALID_FILE_FORMAT');
+  if (!isPdf(input.pdf)) throw inputError(index, input.fileName, 'not a PDF or DOCX file', 'INVALID_FILE_FORMAT');
   let doc: PDFDocument;
   try {
     ({ doc } = await openForAuthoring(input.pdf, {
@@ -159,9 +161,12 @@ function isSigned(doc: PDFDocument): boolean {
 }
 
 function textOf(obj: PDFObject | undefined): string | undefined {
-  if (obj instanceof PDFString || obj instanceof PDFHexString) return obj.decodeText();
+  if (obj instanceof PDFString || obj instanceof PDFHexString) return decodePdfText(obj.asBytes());
   return undefined;
 }
+
+/** A text string for the merged document, in src/pdf's one codec (PDFDocEncoding's ASCII, else UTF-16BE). */
+const hexText = (text: string) => PDFHexString.of(Buffer.from(encodePdfText(text)).toString('hex'));
 
 /** A named destination of `doc`: the catalog's /Dests dictionary (PDF 1.1) or the /Names /Dests name tree. */
 function namedDestination(doc: PDFDocument, name: PDFObject): PDFObject | undefined {
@@ -258,7 +263,7 @@ function writeOutlineItems(ctx: PDFContext, parentRef: PDFRef, nodes: OutlineNod
   const refs = nodes.map(() => ctx.nextRef());
   nodes.forEach((node, i) => {
     const dict = ctx.obj({}) as PDFDict;
-    dict.set(PDFName.of('Title'), PDFHexString.fromText(node.title));
+    dict.set(PDFName.of('Title'), hexText(node.title));
     dict.set(PDFName.of('Parent'), parentRef);
     if (i > 0) dict.set(PDFName.of('Prev'), refs[i - 1]!);
     if (i < nodes.length - 1) dict.set(PDFName.of('Next'), refs[i + 1]!);
@@ -301,7 +306,7 @@ function dropSignatureValues(out: PDFDocument, pages: PDFRef[]): void {
 }
 
 export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Promise<MergeResult> {
-  const out = await PDFDocument.create({ updateMetadata: false });
+  const out = await createDocument();
   const ctx = out.context;
   const warnings: string[] = [];
   const entries: OutlineNode[] = [];
@@ -347,7 +352,7 @@ export async function mergePdfs(inputs: MergeInput[], options: MergeOptions): Pr
     const nums: PDFObject[] = [];
     for (const { start, prefix } of labelStarts) {
       const label = ctx.obj({ S: 'D' }) as PDFDict;
-      if (prefix) label.set(PDFName.of('P'), PDFHexString.fromText(prefix));
+      if (prefix) label.set(PDFName.of('P'), hexText(prefix));
       nums.push(PDFNumber.of(start), label);
     }
     out.catalog.set(PDFName.of('PageLabels'), ctx.register(ctx.obj({ Nums: ctx.obj(nums) })));

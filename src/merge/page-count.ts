@@ -16,8 +16,19 @@
  * cheap and only the walk can explode (walking pages in both views cost the merge benchmark half its CPU
  * time again).
  */
-import { PDFArray, PDFName, PDFPageLeaf, PDFPageTree, PDFRef, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
-import { isName, isRef, type PdfDocument, type PdfValue } from '../pdf/index.js';
+import {
+  PDFArray,
+  PDFName,
+  PDFPageLeaf,
+  PDFPageTree,
+  PDFRef,
+  isName,
+  isRef,
+  type PDFDocument,
+  type PDFObject,
+  type PdfDocument,
+  type PdfValue,
+} from '../pdf/index.js';
 
 const MAX_PAGE_TREE_DEPTH = 64;
 

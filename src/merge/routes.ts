@@ -13,7 +13,7 @@ import { readFilePart } from '../http/multipart-file.js';
 import type { Capability } from '../http/capability.js';
 import type { Services } from '../services.js';
 import { decodeBase64Input, MAX_DOCUMENT_BYTES } from '../fetch/document-source.js';
-import { isZip } from '../docx/package.js';
+import { isZip } from '../formats/sniff.js';
 import { inputError, inputLabel, type MergeInput } from './engine.js';
 import { MAX_FILE_NAME_LENGTH, MAX_MERGE_INPUTS, MergeForm, MergeRequest, MIN_MERGE_INPUTS, type MergeRequestBody } from './schema.js';
 

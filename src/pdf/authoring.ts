@@ -6,12 +6,13 @@
  * through bytes that belong to no object at microseconds per byte (20 MB of noise: about a minute).
  *
  * So the bounded forensic reader (reader.ts: xref sizes, object counts, inflation caps, nesting) reads the
- * document, the caller's own checks run on what it read, and pdf-lib gets a document built from the objects
- * the reader resolved at the last revision (buildDocument): streams with their raw bytes and a direct
- * /Length, no object or xref streams, nesting already capped. pdf-lib only ever sees what the reader
- * accepted, and its parser never runs on input. The ESLint config holds the boundary: only src/pdf (and a
- * commented list of files that author on an opened document) may import pdf-lib, none of them its parser,
- * and PDFDocument.load is called nowhere else.
+ * document (open.ts: the checks every capability shares), the caller's own checks run on what it read, and
+ * pdf-lib gets a document built from the objects the reader resolved at the last revision (buildDocument):
+ * streams with their raw bytes and a direct /Length, no object or xref streams, nesting already capped, and
+ * the page tree repaired where pdf-lib would throw on what viewers accept (repairPages). pdf-lib only ever
+ * sees what the reader accepted, and its parser never runs on input. The ESLint config holds the boundary:
+ * only src/pdf imports pdf-lib (capabilities get its object model and drawing from model.ts, never its
+ * parser), and PDFDocument.load is called nowhere.
  */
 import {
   PDFArray,
@@ -32,9 +33,11 @@ import {
   type PDFObject,
 } from '@cantoo/pdf-lib';
 import { FolioError, isFolioError } from '../errors.js';
+import { pdfHeaderVersion } from '../formats/sniff.js';
 import { isName, isStream, type PdfValue } from './objects.js';
 import { MAX_OBJECT_NUMBER } from './incremental.js';
-import { PdfDocument } from './reader.js';
+import { openBounded } from './open.js';
+import type { PdfDocument } from './reader.js';
 import { serialize } from './serialize.js';
 
 /** Objects a document may have for authoring by default: beyond what pdf-lib can hold without a huge heap. */
@@ -67,22 +70,7 @@ const unprocessable = (message: string, cause?: unknown) => new FolioError('UNPR
  * catalog, too many objects, pdf-lib failing on the image); the caller's `inspect` errors pass unchanged.
  */
 export async function openForAuthoring(bytes: Uint8Array, limits: AuthoringLimits): Promise<AuthoringDocument> {
-  let reader: PdfDocument;
-  try {
-    reader = new PdfDocument(bytes);
-  } catch (e) {
-    // The reader's own bounds answer a FolioError; anything else is a file it could not read at all.
-    if (isFolioError(e)) throw unprocessable(e.message.replace('the verifier', 'Folio'), e);
-    throw unprocessable('The PDF could not be read', e);
-  }
-  if (reader.isEncrypted()) throw unprocessable(`The PDF is encrypted; remove the encryption (or password) before ${limits.purpose}`);
-  if (reader.revisions.length === 0 || !reader.catalogAt(reader.last)) {
-    throw unprocessable('The PDF has no readable document catalog (corrupt, truncated, or not a PDF after its header)');
-  }
-  const size = reader.trailerAt(reader.last)?.map.get('Size');
-  if (typeof size === 'number' && size > MAX_OBJECT_NUMBER + 1) {
-    throw unprocessable(`The PDF's trailer declares /Size ${size}, beyond the PDF limit of ${MAX_OBJECT_NUMBER + 1} objects`);
-  }
+  const reader = openBounded(bytes, { purpose: limits.purpose });
   limits.inspect?.(reader);
   let doc: PDFDocument;
   try {
@@ -116,8 +104,8 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
     }
   }
   const context = PDFContext.create();
-  const version = /%PDF-(\d)\.(\d)/.exec(doc.latin1(0, 1024));
-  context.header = PDFHeader.forVersion(version ? Number(version[1]) : 1, version ? Number(version[2]) : 7);
+  const [major, minor] = (pdfHeaderVersion(doc.buf) ?? '1.7').split('.').map(Number);
+  context.header = PDFHeader.forVersion(major!, minor!);
   context.pdfFileDetails.pdfSize = doc.buf.length;
   const toObject = (v: PdfValue): PDFObject => {
     if (v === null) return PDFNull;
@@ -142,13 +130,23 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
         return PDFNull;
     }
   };
+  const trees: PDFPageTree[] = [];
+  const leaves: PDFPageLeaf[] = [];
   const toDict = (entries: Map<string, PdfValue>): PDFDict => {
     const map = new Map<PDFName, PDFObject>();
     for (const [key, value] of entries) map.set(PDFName.of(serialize({ kind: 'name', name: key }).slice(1)), toObject(value));
     const type = map.get(PDFName.of('Type'));
     if (type === PDFName.of('Catalog')) return PDFCatalog.fromMapWithContext(map, context);
-    if (type === PDFName.of('Pages')) return PDFPageTree.fromMapWithContext(map, context);
-    if (type === PDFName.of('Page')) return PDFPageLeaf.fromMapWithContext(map, context);
+    if (type === PDFName.of('Pages')) {
+      const tree = PDFPageTree.fromMapWithContext(map, context);
+      trees.push(tree);
+      return tree;
+    }
+    if (type === PDFName.of('Page')) {
+      const leaf = PDFPageLeaf.fromMapWithContext(map, context);
+      leaves.push(leaf);
+      return leaf;
+    }
     return PDFDict.fromMapWithContext(map, context);
   };
   let largest = 0;
@@ -187,7 +185,59 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
   if (!isCatalog(context.lookup(context.trailerInfo.Root))) {
     for (const [ref, object] of context.enumerateIndirectObjects()) if (isCatalog(object)) context.trailerInfo.Root = ref;
   }
+  repairPages(context, trees, leaves, size);
   // PDFDocument's constructor is what PDFDocument.load calls once its parser has filled a context.
   const Document = PDFDocument as unknown as new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
   return new Document(context, true, false);
+}
+
+/** The /MediaBox of a page that has none, its own or inherited: US Letter, what poppler and pdf.js assume. */
+const LETTER = [0, 0, 612, 792];
+/** /Parent links followed up from a page (a real tree is a few levels deep). */
+const MAX_ASCENT = 64;
+
+/**
+ * What pdf-lib throws on and viewers accept, repaired in the image (the input's bytes are untouched; an
+ * incremental update writes a repaired object only if it rewrites that object anyway):
+ * - a page or node given directly in /Kids, not by reference (pdf-lib's pages need one: "`ref` must be of
+ *   type `PDFRef`"): it becomes an object of its own, numbered after everything the input declares;
+ * - a page with no usable /MediaBox of its own or inherited (pdf-lib's page size throws "Expected instance of
+ *   PDFArray", which signing answered with a 500): US Letter on the page.
+ */
+function repairPages(context: PDFContext, trees: PDFPageTree[], leaves: PDFPageLeaf[], size: number): void {
+  let numbered = false;
+  for (const tree of trees) {
+    const kids = context.lookup(tree.get(PDFName.of('Kids')));
+    if (!(kids instanceof PDFArray)) continue;
+    for (let i = 0; i < kids.size(); i++) {
+      const kid = kids.get(i);
+      if (!(kid instanceof PDFPageLeaf || kid instanceof PDFPageTree)) continue;
+      // New numbers after the trailer's /Size too: free entries at the end are not ours to reuse.
+      if (!numbered) context.largestObjectNumber = Math.max(context.largestObjectNumber, size - 1);
+      numbered = true;
+      kids.set(i, context.register(kid));
+    }
+  }
+  for (const leaf of leaves) {
+    if (!isRectangle(context, inheritedMediaBox(context, leaf))) leaf.set(PDFName.of('MediaBox'), context.obj(LETTER));
+  }
+}
+
+/** The page's /MediaBox, its own or its nearest ancestor's (bounded: a /Parent chain may loop), resolved. */
+function inheritedMediaBox(context: PDFContext, leaf: PDFPageLeaf): PDFObject | undefined {
+  const seen = new Set<PDFDict>();
+  let node: PDFDict | undefined = leaf;
+  for (let depth = 0; node && depth <= MAX_ASCENT && !seen.has(node); depth++) {
+    seen.add(node);
+    const box = node.get(PDFName.of('MediaBox'));
+    if (box !== undefined) return context.lookup(box);
+    const parent: PDFObject | undefined = context.lookup(node.get(PDFName.of('Parent')));
+    node = parent instanceof PDFDict ? parent : undefined;
+  }
+  return undefined;
+}
+
+/** What pdf-lib's PDFArray.asRectangle reads without throwing: four numbers, directly or by reference. */
+function isRectangle(context: PDFContext, box: PDFObject | undefined): boolean {
+  return box instanceof PDFArray && box.size() === 4 && box.asArray().every((v) => context.lookup(v) instanceof PDFNumber);
 }

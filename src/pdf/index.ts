@@ -1,7 +1,12 @@
 /**
- * Folio's PDF core, shared by sign, verify and merge (modelled on pdf-lib's `src/core` and pyHanko's `pdf_utils`):
+ * Folio's PDF core, shared by sign, verify, merge and previews (modelled on pdf-lib's `src/core` and pyHanko's
+ * `pdf_utils`); the only folder that imports @cantoo/pdf-lib (eslint.config.js):
+ * - opening: `openBounded` / `openPdf` (open.ts), the bounded reader with the checks every capability shares;
  * - authoring: `openForAuthoring` (authoring.ts), the only way from input bytes to @cantoo/pdf-lib: the
- *   bounded reader reads, pdf-lib gets a document built from what it read (sign and merge open inputs so);
+ *   bounded reader reads, pdf-lib gets a document built from what it read (sign and merge open inputs so),
+ *   pages repaired where pdf-lib would throw; pdf-lib's object model and drawing for capabilities (model.ts,
+ *   never its parser) and its writer within an output budget (writer.ts);
+ * - text strings and dates (text-string.ts), the one codec;
  * - reading: the bounded forensic reader (`PdfDocument`: every revision, its xref as a delta, objects
  *   resolved "as of" a revision, anomalies recorded) over a small object model;
  * - writing: PDF syntax for a parsed value, and the one incremental-update writer (new objects plus an
@@ -9,13 +14,12 @@
  *   startxref, xref kind, trailer /Size /Root /Info /ID, entry offsets) from the reader's revisions;
  * - the audit-trail format that the signer embeds and the verifier reads back;
  * - PAdES long-term validation: the DSS (`dss.ts`) and the document timestamp (`doc-timestamp.ts`) updates.
- * The CMS in a signature's /Contents is DER, read and written in src/crypto (der.ts), which never imports src/pdf.
+ * - DER, the encoding of the CMS in a signature's /Contents: header reading for the verifier, element
+ *   writing for the signer (values and OIDs through asn1js).
  * Everything else in this folder is internal to it.
  */
 export {
   PdfDocument,
-  openPdf,
-  PDF_HEADER,
   MAX_DECODED_BYTES,
   MAX_OBJSTM_BYTES,
   MAX_REVISIONS,
@@ -45,8 +49,34 @@ export {
   type PdfString,
   type PdfValue,
 } from './objects.js';
+export { openBounded, openPdf, type OpenOptions } from './open.js';
 export { ChunkWriter, serialize } from './serialize.js';
 export { MAX_AUTHORING_OBJECTS, openForAuthoring, type AuthoringDocument, type AuthoringLimits } from './authoring.js';
+export {
+  PDFArray,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNull,
+  PDFNumber,
+  PDFObjectCopier,
+  PDFPage,
+  PDFPageLeaf,
+  PDFPageTree,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+  ParseSpeeds,
+  StandardFonts,
+  createDocument,
+  rgb,
+  type PDFContext,
+  type PDFDocument,
+  type PDFFont,
+  type PDFObject,
+} from './model.js';
+export { saveWithin, type ByteCounter } from './writer.js';
+export { decodePdfText, encodePdfText, formatPdfDate, parsePdfDate, pdfHexText } from './text-string.js';
 export {
   MAX_OBJECT_NUMBER,
   appendIncrementalUpdate,
@@ -69,3 +99,4 @@ export {
   type ClaimedAuditRecord,
   type Signer,
 } from './audit-trail-format.js';
+export { certificateFields, octetStringContents, readTlv, readTlvChildren, type CertificateFields, type Tlv } from './der.js';

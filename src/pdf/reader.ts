@@ -217,7 +217,7 @@ export class PdfDocument {
 
   private countEntry(): void {
     if (++this.xrefEntryCount > MAX_XREF_ENTRIES) {
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF declares more cross-reference entries than the verifier reads');
+      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF declares more cross-reference entries than Folio reads');
     }
   }
 
@@ -326,8 +326,7 @@ export class PdfDocument {
   decode(stream: PdfStream, max = MAX_OBJSTM_BYTES): Uint8Array {
     const out = decodeStream(this.buf, stream, Math.min(max, MAX_DECODED_BYTES - this.decodedBytes));
     this.decodedBytes += out.length;
-    if (this.decodedBytes >= MAX_DECODED_BYTES)
-      throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF decompresses to more data than the verifier reads');
+    if (this.decodedBytes >= MAX_DECODED_BYTES) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF decompresses to more data than Folio reads');
     return out;
   }
 
@@ -583,20 +582,3 @@ export class PdfDocument {
 
 /** The bytes that `/\s/` matches as latin1 characters (what the offset tolerance of `resolve` has always skipped). */
 const isJsWhite = (c: number) => (c >= 0x09 && c <= 0x0d) || c === 0x20 || c === 0xa0;
-
-export const PDF_HEADER = /%PDF-\d/;
-
-/** Opens bytes as a PDF for verification: 400 when they are not one, 422 when encrypted or unreadable. */
-export function openPdf(bytes: Uint8Array): PdfDocument {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
-  if (!PDF_HEADER.test(head))
-    throw new FolioError('INVALID_FILE_FORMAT', 'The document is not a PDF (no %PDF- header)', {
-      details: [{ field: 'document', issue: 'not a PDF' }],
-    });
-  const doc = new PdfDocument(bytes);
-  if (doc.isEncrypted()) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF is encrypted; signatures of encrypted PDFs are not verified');
-  if (doc.revisions.length === 0 || !doc.catalogAt(doc.last)) {
-    throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF has no readable document catalog (corrupt or truncated)');
-  }
-  return doc;
-}

@@ -17,7 +17,7 @@
  * silent clamp: a caller that asked for page 7 of a 5-page document gets told rather than handed fewer files.
  */
 import { OutputBudget, outputTooLarge, type Deadline } from '../budget/index.js';
-import { FolioError, type ErrorDetail } from '../errors.js';
+import { FolioError, isFolioError, type ErrorDetail } from '../errors.js';
 import { runBounded } from '../native/bounded-child.js';
 import { localAdmission, type RenderAdmission } from './admission.js';
 import { pageSizes, renderedHeight, type PageSize } from './page-sizes.js';
@@ -133,8 +133,11 @@ export async function renderPdfPages(pdf: Uint8Array, format: PreviewFormat, req
   try {
     measured = await (opts.measure ?? (async (bytes, pages) => pageSizes(bytes, pages)))(pdf, req.pages);
   } catch (e) {
-    // The sizes are a precaution, not a precondition: a PDF too costly for the reader (its job timed out or
-    // ran out of heap) or a busy engine pool leaves them unknown, and the render's own caps still hold.
+    // The PDF core refused the file (unreadable, over the reader's bounds, or over the engine thread's heap):
+    // the same answer sign and merge give, before poppler runs.
+    if (isFolioError(e) && (e.code === 'UNPROCESSABLE_DOCUMENT' || e.code === 'INVALID_FILE_FORMAT')) throw e;
+    // Otherwise the sizes are a precaution, not a precondition: a reader job that timed out or a busy engine
+    // pool leaves them unknown, and the render's own caps still hold.
     if (signal?.aborted) throw e;
     deadline?.check('reading the page sizes');
     measured = [];
@@ -282,6 +285,10 @@ async function runPdftoppm(
   if (range) throw pagesBeyond(first, Number(range[2]));
   // Out of its address space (poppler prints "Out of memory", or a C++ allocation aborts the process).
   if (/Out of memory|Bogus memory allocation|bad_alloc/i.test(r.stderr) && (r.code !== 0 || r.stdout.length === 0)) throw notRendered(first, width);
+  // An encrypted PDF that needs a password to open (one with an empty user password renders).
+  if (r.code !== 0 && /Incorrect password/i.test(r.stderr)) {
+    throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF is encrypted with a password; remove the encryption (or password) before previewing it');
+  }
   if (r.code !== 0) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'The PDF could not be rendered (it is damaged or not a PDF)');
   let images: Uint8Array[];
   try {

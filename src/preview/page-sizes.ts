@@ -4,13 +4,20 @@
  * page boxes known, the pixels of each page image are known too, and a page over the pixel budget is refused
  * without starting poppler.
  *
- * Read through the PDF core's bounded reader (src/pdf), walking the page tree in document order with the
- * inherited attributes, as poppler does: /MediaBox (what pdftoppm renders unless told -cropbox; the crop box
- * lies inside it, so it is the upper bound), /Rotate (90 and 270 swap the sides). A page this reader cannot
- * find or measure is left undefined: its render still runs under the child's memory cap and its image
- * dimensions are checked afterwards (index.ts).
+ * This is also where a preview's PDF (as uploaded, or as LibreOffice wrote it from a DOCX) is opened by the
+ * PDF core (src/pdf's openBounded) before poppler sees it, with the input bounds sign and merge have: the
+ * reader's bounds (cross-reference entries, revisions, inflation, nesting) hold, and a file it cannot read at
+ * all (no document catalog: 20 MB of noise behind a header, which pdftoppm chewed on for 2 s of CPU before
+ * failing) is a 422 saying so, without a render slot or a child process. An encrypted file is read (its page
+ * tree is not encrypted): poppler opens one whose user password is empty, and one that needs a password is
+ * a 422 when poppler says so (index.ts).
+ *
+ * The sizes: the page tree walked in document order with the inherited attributes, as poppler does:
+ * /MediaBox (what pdftoppm renders unless told -cropbox; the crop box lies inside it, so it is the upper
+ * bound), /Rotate (90 and 270 swap the sides). A page this reader cannot find or measure is left undefined:
+ * its render still runs under the child's memory cap and its image dimensions are checked afterwards (index.ts).
  */
-import { PdfDocument, type PdfDict, type PdfValue } from '../pdf/index.js';
+import { openBounded, type PdfDict, type PdfDocument, type PdfValue } from '../pdf/index.js';
 
 /** Page size in PDF units as rendered (rotation applied). Only the ratio matters: pages are scaled to a width. */
 export interface PageSize {
@@ -30,20 +37,15 @@ interface Inherited {
 }
 
 /**
- * The sizes of `pages` (1-based, ascending) in the order asked; undefined where a page could not be found or
- * the file could not be read at all.
+ * The sizes of `pages` (1-based, ascending) in the order asked; undefined where a page could not be found.
+ * A PDF the core refuses throws its 422 (UNPROCESSABLE_DOCUMENT, "The PDF …").
  */
 export function pageSizes(pdf: Uint8Array, pages: number[]): Array<PageSize | undefined> {
+  const doc: PdfDocument = openBounded(pdf, { purpose: 'previewing', allowEncrypted: true });
   const out: Array<PageSize | undefined> = pages.map(() => undefined);
   if (pages.length === 0) return out;
-  let doc: PdfDocument;
-  try {
-    doc = new PdfDocument(pdf);
-  } catch {
-    return out; // not readable here: poppler may still repair it, under the render's own caps
-  }
   const rev = doc.last;
-  const root = rev >= 0 ? doc.catalogAt(rev) : undefined;
+  const root = doc.catalogAt(rev);
   const wanted = new Map(pages.map((p, i) => [p, i]));
   const last = pages[pages.length - 1]!;
   let pageNo = 0;

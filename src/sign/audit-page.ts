@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDocument, PDFPage, rgb, StandardFonts, type PDFFont } from '@cantoo/pdf-lib';
+import { PDFPage, rgb, StandardFonts, type PDFDocument, type PDFFont } from '../pdf/index.js';
 import { AUDIT_TRAIL_FILE_NAME, type AuditRecord } from '../pdf/index.js';
 import { formatUtc } from './audit-trail.js';
 

@@ -4,7 +4,7 @@
  */
 import crypto from 'node:crypto';
 import { FolioError } from '../errors.js';
-import { isPdf, isZip } from '../docx/package.js';
+import { isPdf, isZip } from '../formats/sniff.js';
 import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
 import { AUDIT_TRAIL_FORMAT, type AuditEvent, type AuditRecord, type Signer } from '../pdf/index.js';

@@ -11,7 +11,7 @@ import { abandonSignal } from '../http/abandon.js';
 import type { Capability } from '../http/capability.js';
 import type { Services } from '../services.js';
 import { resolveDocumentSource } from '../fetch/document-source.js';
-import { isZip } from '../docx/package.js';
+import { isZip } from '../formats/sniff.js';
 import { describeIdentity, resolveLevel, type AuditEvent } from './index.js';
 import { caRoutes } from './ca-routes.js';
 import { PublicKeyResponse, SignRequest, SignResponse, type SignRequestBody } from './schema.js';

@@ -15,7 +15,7 @@
  * rewrites a document whose xref cannot be chained to (the repair path), which the reader then re-reads.
  */
 import crypto from 'node:crypto';
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from '../pdf/index.js';
 import { FolioError } from '../errors.js';
 import type { SigningIdentity } from '../services.js';
 import { renderAuditPages } from './audit-page.js';

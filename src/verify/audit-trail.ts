@@ -5,8 +5,7 @@
  * very bytes the signature was appended to.
  */
 import crypto from 'node:crypto';
-import { AUDIT_TRAIL_FILE_NAME, isName, parseAuditRecord, isString, isStream, type PdfDocument, type PdfValue } from '../pdf/index.js';
-import { decodeText } from './signatures.js';
+import { AUDIT_TRAIL_FILE_NAME, decodePdfText, isName, parseAuditRecord, isString, isStream, type PdfDocument, type PdfValue } from '../pdf/index.js';
 
 const MAX_AUDIT_BYTES = 5 * 1024 * 1024;
 /** More events than the signer ever writes (its API takes far fewer per request). */
@@ -89,11 +88,11 @@ function findInNameTree(doc: PdfDocument, node: { map: Map<string, PdfValue> }, 
   if (Array.isArray(names)) {
     for (let i = 0; i + 1 < names.length; i += 2) {
       const key = doc.deref(names[i], last);
-      if (isString(key) && decodeText(key.bytes) === wanted) return names[i + 1];
+      if (isString(key) && decodePdfText(key.bytes) === wanted) return names[i + 1];
       // Some writers key by the spec's /UF instead of the tree key: check the spec too.
       const spec = doc.dictAt(names[i + 1], last);
       const uf = doc.deref(spec?.map.get('UF') ?? spec?.map.get('F'), last);
-      if (isString(uf) && decodeText(uf.bytes) === wanted && isName(spec?.map.get('Type'), 'Filespec')) return names[i + 1];
+      if (isString(uf) && decodePdfText(uf.bytes) === wanted && isName(spec?.map.get('Type'), 'Filespec')) return names[i + 1];
     }
   }
   const kids = doc.deref(node.map.get('Kids'), last);

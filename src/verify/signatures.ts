@@ -5,7 +5,19 @@
  * planted for wrapping) is still seen.
  */
 import { FolioError } from '../errors.js';
-import { isDict, isName, isRef, isStream, isString, type PdfDict, type PdfDocument, type PdfValue, type PdfString } from '../pdf/index.js';
+import {
+  decodePdfText,
+  isDict,
+  isName,
+  isRef,
+  isStream,
+  isString,
+  parsePdfDate,
+  type PdfDict,
+  type PdfDocument,
+  type PdfValue,
+  type PdfString,
+} from '../pdf/index.js';
 import type { Hash } from 'node:crypto';
 import { verifyCms, createDigest, nodeHash, type CmsResult } from './cms.js';
 import { PDF_NUMBER, salvageSignatureAt, salvageSignatureObject, type SalvagedSignature } from './salvage.js';
@@ -96,7 +108,7 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
     const field = doc.dictAt(v, last);
     if (!field) return;
     const t = doc.deref(field.map.get('T'), last);
-    const partial = isString(t) ? decodeText(t.bytes) : '';
+    const partial = isString(t) ? decodePdfText(t.bytes) : '';
     const name = partial ? (parentName ? `${parentName}.${partial}` : partial) : parentName;
     const ftV = doc.deref(field.map.get('FT'), last);
     const ft = isName(ftV) ? ftV.name : parentFt;
@@ -510,26 +522,9 @@ export function checkCrypto(doc: PdfDocument, subFilter: string | undefined, br:
   return { cms, digestMatches, signatureValid: cms.signatureValid };
 }
 
-export function decodeText(bytes: Uint8Array): string {
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
-    const b = Buffer.from(bytes.subarray(2));
-    b.swap16();
-    return b.toString('utf16le');
-  }
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return Buffer.from(bytes.subarray(3)).toString('utf8');
-  return Buffer.from(bytes).toString('latin1');
-}
-
-/** PDF date `D:YYYYMMDDHHmmSSOHH'mm'` → Date. */
-export function parsePdfDate(v: PdfValue | undefined): Date | undefined {
-  if (!isString(v)) return undefined;
-  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+-])?(\d{2})?'?(\d{2})?/.exec(decodeText(v.bytes));
-  if (!m) return undefined;
-  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', tz, tzh = '00', tzm = '00'] = m;
-  let t = Date.UTC(+y!, +mo - 1, +d, +h, +mi, +s);
-  if (tz === '+' || tz === '-') t -= (tz === '+' ? 1 : -1) * (+tzh * 60 + +tzm) * 60_000;
-  const date = new Date(t);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+/** A PDF date string value (a signature's /M) → Date, through src/pdf's one codec; undefined for anything else. */
+export function pdfDateOf(v: PdfValue | undefined): Date | undefined {
+  return isString(v) ? parsePdfDate(decodePdfText(v.bytes)) : undefined;
 }
 
 const MAX_PAGES = 100_000;

@@ -5,14 +5,13 @@
  * pyHanko use them); `valid` is about integrity and modifications only, trust is reported beside it.
  */
 import type { X509Certificate } from 'node:crypto';
-import { openPdf, isDict, isName, isString, isRef, type PdfDict, type PdfDocument } from '../pdf/index.js';
+import { decodePdfText, openPdf, isDict, isName, isString, isRef, type PdfDict, type PdfDocument } from '../pdf/index.js';
 import {
   checkByteRange,
   checkCrypto,
   fileSha256Hex,
   findSignatures,
-  parsePdfDate,
-  decodeText,
+  pdfDateOf,
   type Coverage,
   type FoundSignature,
   type UnsignedSignatureField,
@@ -24,7 +23,7 @@ import { readAuditTrail, type AuditTrailAnswer } from './audit-trail.js';
 import { auditRevisionShapeProblem } from './audit-revision.js';
 import { checkRevocation, cmsRevocationItems, revocationUrls, sha1Hex, type RevocationItem, type RevocationReport } from './revocation.js';
 import { padesLevel, readDss, type DssData, type PadesLevel } from './ltv.js';
-import { readElement, tryDer } from '../crypto/der.js';
+import { readTlv } from '../pdf/index.js';
 
 export type Indication = 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED';
 
@@ -212,7 +211,7 @@ function fieldMdpLocks(doc: PdfDocument, sigDict: PdfDict): string[] | 'ALL' | u
   if (!t?.params) return undefined;
   const action = t.params.map.get('Action');
   const fieldsV = doc.deref(t.params.map.get('Fields'), doc.last);
-  const names = Array.isArray(fieldsV) ? fieldsV.flatMap((f) => (isString(f) ? [decodeText(f.bytes)] : [])) : [];
+  const names = Array.isArray(fieldsV) ? fieldsV.flatMap((f) => (isString(f) ? [decodePdfText(f.bytes)] : [])) : [];
   if (isName(action, 'All')) return 'ALL';
   if (isName(action, 'Include')) return names;
   if (isName(action, 'Exclude')) return names.map((n) => `!${n}`);
@@ -251,7 +250,7 @@ function examineSignature(
   const claimed =
     (type === 'timestamp' ? cms?.tstInfo?.genTime : undefined) ??
     cms?.signingTime ??
-    parsePdfDate(doc.deref(sig.sigDict.map.get('M'), last)) ??
+    pdfDateOf(doc.deref(sig.sigDict.map.get('M'), last)) ??
     cms?.tstInfo?.genTime;
 
   // Signature timestamp (PAdES B-T): the token imprints the SignerInfo signature value.
@@ -297,7 +296,7 @@ function examineSignature(
     };
     // The VRI entry of this signature: keyed by the SHA-1 of its /Contents (as written, or without the padding).
     const contents = br.contents?.bytes;
-    const tlv = contents && tryDer(() => readElement(contents));
+    const tlv = contents && readTlv(contents, 0, contents.length);
     const vri = contents ? (dss?.vri.get(sha1Hex(contents)) ?? (tlv ? dss?.vri.get(sha1Hex(contents.subarray(0, tlv.end))) : undefined)) : undefined;
     ltvCerts = [...(dss?.certs ?? []), ...(vri?.certs ?? [])];
     path = buildPath(signerCert, [...cms!.certificates, ...ltvCerts], trust, at, links);

@@ -30,10 +30,19 @@ describe('page sizes (src/pdf reader)', () => {
     expect(pageSizes(pdf, [1, 2, 3])).toEqual([{ width: 200, height: 800 }, { width: 100, height: 300 }, undefined]);
   });
 
-  it('a page without a usable box is US Letter (as poppler); unreadable bytes are unknown, not an error', () => {
+  it('a page without a usable box is US Letter (as poppler); bytes the PDF core cannot read are its 422', () => {
     const pdf = buildPdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /MediaBox [0 0 0 0] >>']);
     expect(pageSizes(pdf, [1])).toEqual([{ width: 612, height: 792 }]);
-    expect(pageSizes(Buffer.from('not a pdf'), [1])).toEqual([undefined]);
+    const e = (() => {
+      try {
+        return pageSizes(Buffer.from('not a pdf'), [1]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(e).toBeInstanceOf(FolioError);
+    expect((e as FolioError).code).toBe('UNPROCESSABLE_DOCUMENT');
+    expect((e as FolioError).message).toMatch(/^The PDF has no readable document catalog/);
   });
 
   it('a page tree that refers to itself ends', () => {

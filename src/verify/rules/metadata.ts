@@ -5,8 +5,7 @@
  * A change to what the metadata *says* (title, author, subject, keywords, rights, any other /Info entry) is
  * METADATA, which no DocMDP level permits.
  */
-import { isStream, sameValue, isString, type PdfDict, type PdfDocument, type PdfValue } from '../../pdf/index.js';
-import { decodeText } from '../signatures.js';
+import { decodePdfText, isStream, sameValue, isString, type PdfDict, type PdfDocument, type PdfValue } from '../../pdf/index.js';
 import type { ModificationLevel } from '../modifications.js';
 
 const MAX_XMP_BYTES = 4 * 1024 * 1024;
@@ -70,7 +69,7 @@ function xmpProperty(xmp: string, name: string): string {
 
 function infoText(info: PdfDict | undefined, key: string): string {
   const v = info?.map.get(key);
-  return isString(v) ? decodeText(v.bytes).replace(/\s+/g, ' ').trim() : '';
+  return isString(v) ? decodePdfText(v.bytes).replace(/\s+/g, ' ').trim() : '';
 }
 
 /**

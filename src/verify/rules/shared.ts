@@ -1,6 +1,5 @@
 /** Small helpers shared by the modification rules. */
-import { decodeText } from '../signatures.js';
-import { differingKeys, dictOf, isDict, isStream, sameValue, type PdfDict, type PdfDocument, type PdfValue } from '../../pdf/index.js';
+import { decodePdfText, differingKeys, dictOf, isDict, isStream, sameValue, type PdfDict, type PdfDocument, type PdfValue } from '../../pdf/index.js';
 
 /** A document information dictionary holds text strings, dates and names only. */
 export function isInfoLike(d: PdfDict): boolean {
@@ -32,7 +31,7 @@ export function changedKeys(doc: PdfDocument, aV: PdfValue, bV: PdfValue): strin
 export function fieldName(doc: PdfDocument, v: PdfValue | undefined): string | undefined {
   const d = dictOf(v);
   const t = d?.map.get('T');
-  if (typeof t === 'object' && t !== null && !Array.isArray(t) && t.kind === 'string') return decodeText(t.bytes);
+  if (typeof t === 'object' && t !== null && !Array.isArray(t) && t.kind === 'string') return decodePdfText(t.bytes);
   const parent = d ? doc.dictAt(d.map.get('Parent'), doc.last) : undefined;
   return parent && parent !== d ? fieldName(doc, parent) : undefined;
 }
