@@ -14,8 +14,7 @@
  *   startxref, xref kind, trailer /Size /Root /Info /ID, entry offsets) from the reader's revisions;
  * - the audit-trail format that the signer embeds and the verifier reads back;
  * - PAdES long-term validation: the DSS (`dss.ts`) and the document timestamp (`doc-timestamp.ts`) updates.
- * - DER, the encoding of the CMS in a signature's /Contents: header reading for the verifier, element
- *   writing for the signer (values and OIDs through asn1js).
+ * The CMS in a signature's /Contents is DER, read and written in src/crypto (der.ts), which never imports src/pdf.
  * Everything else in this folder is internal to it.
  */
 export {
@@ -88,7 +87,10 @@ export {
   type TrailerEntries,
   type UpdateObject,
 } from './incremental.js';
-export { appendDss, contentsInGap, vriKey, type DssContent, type ValidationData } from './dss.js';
+export { appendDss, contentsInGap, dssUpdate, vriKey, type DssContent, type UpdateBase, type ValidationData } from './dss.js';
+export { afterUpdate } from './xref-chain.js';
+export { authoredObjects } from './authored-update.js';
+export { fillContents, placeByteRange, signatureDictionary, type PlacedSignature, type SignaturePlaceholder } from './signature-placeholder.js';
 export { appendDocTimestampPlaceholder, byteRangeParts, fillDocTimestamp, type DocTimestampPlaceholder } from './doc-timestamp.js';
 export {
   AUDIT_TRAIL_FILE_NAME,
@@ -99,4 +101,3 @@ export {
   type ClaimedAuditRecord,
   type Signer,
 } from './audit-trail-format.js';
-export { certificateFields, octetStringContents, readTlv, readTlvChildren, type CertificateFields, type Tlv } from './der.js';

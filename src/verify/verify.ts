@@ -23,7 +23,7 @@ import { readAuditTrail, type AuditTrailAnswer } from './audit-trail.js';
 import { auditRevisionShapeProblem } from './audit-revision.js';
 import { checkRevocation, cmsRevocationItems, revocationUrls, sha1Hex, type RevocationItem, type RevocationReport } from './revocation.js';
 import { padesLevel, readDss, type DssData, type PadesLevel } from './ltv.js';
-import { readTlv } from '../pdf/index.js';
+import { readElement, tryDer } from '../crypto/der.js';
 
 export type Indication = 'TOTAL_PASSED' | 'INDETERMINATE' | 'TOTAL_FAILED';
 
@@ -296,7 +296,7 @@ function examineSignature(
     };
     // The VRI entry of this signature: keyed by the SHA-1 of its /Contents (as written, or without the padding).
     const contents = br.contents?.bytes;
-    const tlv = contents && readTlv(contents, 0, contents.length);
+    const tlv = contents && tryDer(() => readElement(contents));
     const vri = contents ? (dss?.vri.get(sha1Hex(contents)) ?? (tlv ? dss?.vri.get(sha1Hex(contents.subarray(0, tlv.end))) : undefined)) : undefined;
     ltvCerts = [...(dss?.certs ?? []), ...(vri?.certs ?? [])];
     path = buildPath(signerCert, [...cms!.certificates, ...ltvCerts], trust, at, links);
