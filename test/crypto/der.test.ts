@@ -203,7 +203,7 @@ describe('reader and writer on real structures', () => {
     expect(octetStringContents(bytes('04 02 01'))).toBeUndefined();
     expect(octetStringContents(bytes('04 01 01 00'))).toBeUndefined(); // bytes after it
     expect(octetStringContents(bytes('30 03 04 01 01'))).toBeUndefined();
-    let nested = bytes('04 01 aa');
+    let nested: Uint8Array = bytes('04 01 aa');
     for (let i = 0; i < DER_LIMITS.octetStringDepth; i++) nested = encodeElement(TAG.OCTET_STRING_PIECES, nested);
     expect(hex(octetStringContents(nested)!)).toBe('aa');
     expect(octetStringContents(encodeElement(TAG.OCTET_STRING_PIECES, nested))).toBeUndefined();
@@ -362,7 +362,7 @@ describe('fuzzing: a value or a DerError, in bounded time', () => {
 
   it('a 10,000-deep nest: definite lengths read level by level, indefinite ones refused past 16 levels, both at once', () => {
     const depth = 10_000;
-    let deep = new Uint8Array(0);
+    let deep: Uint8Array = new Uint8Array(0);
     for (let i = 0; i < depth; i++) deep = encodeElement(TAG.SEQUENCE, deep);
     let t0 = performance.now();
     let t = readSingle(deep);
