@@ -149,11 +149,23 @@ export function createHttpMetrics(service: string, registry = new Registry()): H
  */
 export async function startMetricsServer(host: string, port: number, registries: Registry[], limits?: ServerLimits): Promise<http.Server> {
   const merged = Registry.merge(registries);
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer((req, res) => {
     // HEAD answers as GET does, without the body (Node leaves it out): a scraper's probe sees 200.
     if ((req.method === 'GET' || req.method === 'HEAD') && req.url?.split('?')[0] === '/metrics') {
       res.setHeader('Content-Type', merged.contentType);
-      res.end(req.method === 'GET' ? await merged.metrics() : undefined);
+      if (req.method === 'HEAD') {
+        res.end();
+        return;
+      }
+      // Nobody awaits a request listener, so a collector that throws would be an unhandled rejection, which ends
+      // the process: it costs this scrape a 500 instead.
+      merged.metrics().then(
+        (text) => res.end(text),
+        () => {
+          res.statusCode = 500;
+          res.end();
+        },
+      );
       return;
     }
     res.statusCode = 404;
