@@ -6,7 +6,8 @@
  * terminating its worker), the caller gets 504 CONVERSION_TIMEOUT and piscina starts a replacement. Each
  * thread has a V8 heap ceiling (resourceLimits): a document that needs more kills only its thread, and the
  * caller gets 422 UNPROCESSABLE_DOCUMENT. A job whose client went away is aborted too, so abandoned work
- * frees its thread. Beyond the queue bound the answer is 503 with a Retry-After estimate.
+ * frees its thread. Waiting for a thread is the shared admission (src/budget/queue.ts): FIFO, bounded (503 with a
+ * Retry-After estimate beyond), left on abort (503) or at the deadline (504).
  *
  * Memory outside the V8 heap (ArrayBuffers: ZIP and PDF inflation) is not covered by resourceLimits; the
  * parsers bound it themselves (src/docx, src/pdf).
@@ -16,7 +17,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
-import type { Deadline } from '../budget/index.js';
+import { AdmissionQueue, Semaphore, abandonedError, type Deadline } from '../budget/index.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 import { NativeRunner } from '../native/runner.js';
 
@@ -70,16 +71,19 @@ function workerFilename(): string {
   return new URL(fromSource ? './worker-from-source.mjs' : './worker.js', import.meta.url).href;
 }
 
+const QUEUE_FULL = 'Too many documents are waiting to be processed; retry later';
+
 export class EnginePool {
   private readonly pool: Piscina;
-  /** Jobs on a thread (at most `workers`), and jobs waiting for one (at most `queueSize`). */
-  private running = 0;
-  private readonly waiting: Array<{ start(): void; fail(e: FolioError): void }> = [];
+  /**
+   * Jobs on a thread (at most `workers`), and jobs waiting for one (at most `queueSize`, FIFO). The pool keeps
+   * its own queue (src/budget/queue.ts) rather than piscina's so that each job's time budget covers its own
+   * work only.
+   */
+  private readonly threads: Semaphore;
   private closed = false;
   private timeouts = 0;
   private memoryExceeded = 0;
-  /** Mean job time, for Retry-After estimates. */
-  private meanMillis = 200;
   private nextJobId = 1;
   /** Jobs handed to piscina whose thread has not announced them yet: job id → start of its budget. */
   private readonly awaitingStart = new Map<number, () => void>();
@@ -88,6 +92,8 @@ export class EnginePool {
   private readonly native = new NativeRunner();
 
   constructor(private readonly opts: EnginePoolOptions) {
+    const queue = new AdmissionQueue({ queueSize: opts.queueSize, slots: opts.workers, initialJobMs: 200, weight: 0.1 });
+    this.threads = new Semaphore(opts.workers, queue);
     const channelName = `folio-engine-start-${randomUUID()}`;
     this.startChannel = new BroadcastChannel(channelName);
     this.startChannel.unref();
@@ -99,7 +105,7 @@ export class EnginePool {
       filename: workerFilename(),
       minThreads: opts.workers,
       maxThreads: opts.workers,
-      // Admission is ours (see admit); piscina only ever holds the jobs of free threads.
+      // Admission is ours (this.threads); piscina only ever holds the jobs of free threads.
       maxQueue: opts.workers,
       // Threads stay warm: start-up (module loading) costs more than most jobs.
       idleTimeout: Number.MAX_SAFE_INTEGER,
@@ -128,13 +134,12 @@ export class EnginePool {
     if (this.closed) throw new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 });
     const deadline = options.deadline;
     deadline?.check(task);
-    const waitSignal = deadline ? (options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal) : options.signal;
-    try {
-      await this.admit(waitSignal);
-    } catch (e) {
-      if (deadline?.expired) throw deadline.error(`waiting for an engine thread (${task})`);
-      throw e;
-    }
+    const release = await this.threads.acquire({
+      signal: options.signal,
+      deadline,
+      stage: `waiting for an engine thread (${task})`,
+      fullMessage: QUEUE_FULL,
+    });
     const jobId = this.nextJobId++;
     const budget = new AbortController();
     // The budget starts when a thread announces the job (see worker.ts): waiting for a free thread, or for a
@@ -170,63 +175,19 @@ export class EnginePool {
       this.native.endJob(jobId);
       clearTimeout(timer);
       this.awaitingStart.delete(jobId);
-      this.release();
+      release();
     }
-    this.meanMillis = this.meanMillis * 0.9 + (performance.now() - started) * 0.1;
+    this.threads.queue.recordJob(performance.now() - started);
     if (outcome.ok) return outcome.value;
     if (outcome.internal) this.opts.logger?.error({ task, err: outcome.internal }, 'engine job failed');
     const { code, message, status, details, retryAfter } = outcome.error;
     throw new FolioError(code, message, { status, details, retryAfter });
   }
 
-  /**
-   * Waits for a free thread (FIFO, at most queueSize waiting). The pool keeps its own queue rather than
-   * piscina's so that each job's time budget covers its own work only.
-   */
-  private admit(signal?: AbortSignal): Promise<void> {
-    if (this.running < this.opts.workers) {
-      this.running++;
-      return Promise.resolve();
-    }
-    if (this.waiting.length >= this.opts.queueSize) {
-      return Promise.reject(
-        new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', {
-          retryAfter: this.retryAfterSeconds(),
-        }),
-      );
-    }
-    return new Promise<void>((resolve, reject) => {
-      const waiter = {
-        start: () => {
-          signal?.removeEventListener('abort', onAbort);
-          this.running++;
-          resolve();
-        },
-        fail: (e: FolioError) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      };
-      const onAbort = () => {
-        const i = this.waiting.indexOf(waiter);
-        if (i >= 0) this.waiting.splice(i, 1);
-        reject(new FolioError('SERVICE_UNAVAILABLE', 'The request was abandoned by the client', { retryAfter: 1 }));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(waiter);
-    });
-  }
-
-  private release(): void {
-    this.running--;
-    const next = this.waiting.shift();
-    if (next) next.start();
-  }
-
   status(): EnginePoolStatus {
     const workers = this.pool.threads.length;
-    const queued = this.waiting.length;
-    const busy = this.running;
+    const queued = this.threads.queue.waiting;
+    const busy = this.threads.busy;
     let status: EnginePoolStatus['status'] = 'healthy';
     if (this.closed || workers === 0) status = 'unhealthy';
     else if (workers < this.opts.workers) status = 'degraded';
@@ -236,15 +197,10 @@ export class EnginePool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const w of this.waiting.splice(0)) w.fail(new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 }));
+    this.threads.queue.close();
     this.startChannel.close();
     await this.pool.destroy();
     this.native.close();
-  }
-
-  private retryAfterSeconds(): number {
-    const waiting = this.waiting.length + this.opts.workers;
-    return Math.max(1, Math.ceil((waiting * this.meanMillis) / this.opts.workers / 1000));
   }
 
   private poolError(e: unknown, budget: AbortSignal, task: TaskName): FolioError {
@@ -261,7 +217,7 @@ export class EnginePool {
       }
       if (this.closed) return new FolioError('SERVICE_UNAVAILABLE', 'The service is shutting down', { retryAfter: 5 });
       // The client went away; nobody reads this answer, but it must still be an error.
-      return new FolioError('SERVICE_UNAVAILABLE', 'The request was abandoned by the client', { retryAfter: 1 });
+      return abandonedError();
     }
     if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
       this.memoryExceeded++;
@@ -272,9 +228,7 @@ export class EnginePool {
       );
     }
     if (/queue is at limit/i.test(err?.message ?? '')) {
-      return new FolioError('SERVICE_UNAVAILABLE', 'Too many documents are waiting to be processed; retry later', {
-        retryAfter: this.retryAfterSeconds(),
-      });
+      return new FolioError('SERVICE_UNAVAILABLE', QUEUE_FULL, { retryAfter: this.threads.queue.retryAfterSeconds() });
     }
     this.opts.logger?.error({ task, err: e }, 'engine worker failed');
     return new FolioError('INTERNAL_ERROR', 'The document engine failed; retry the request', { cause: e });

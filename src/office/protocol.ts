@@ -1,24 +1,34 @@
-/** Messages between the pool (parent) and an office worker process, over the fork IPC channel. */
+/**
+ * Messages between the pool (parent) and an office worker process, over the fork IPC channel. Documents do
+ * not travel in messages: the pool writes the DOCX into the worker's private io directory and reads the PDF
+ * from it, so each crosses once as a file (tmpfs under /dev/shm) instead of being serialised, framed, piped
+ * and reassembled (five copies each way; issue 26).
+ */
 import type { ErrorCode, ErrorDetail } from '../errors.js';
 import type { DocxToPdfOptions } from './types.js';
 
 /**
- * One conversion. `docx` is the caller's bytes as received: the worker validates and prepares them itself
- * (validate.ts, prepare.ts), so that ZIP reading and revision rewriting run under the job's time budget and
- * memory ceiling instead of on the API's event loop.
+ * One conversion. `input` names a file in the worker's io directory holding the caller's bytes as received:
+ * the worker validates and prepares them itself (validate.ts, prepare.ts), so that ZIP reading and revision
+ * rewriting run under the job's time budget and memory ceiling instead of on the API's event loop. The PDF
+ * is written to `output` in the same directory. Both are bare file names the pool chose (never paths).
  */
 export interface ConvertRequest {
   type: 'convert';
   id: number;
-  docx: Uint8Array;
+  input: string;
+  output: string;
   options: DocxToPdfOptions;
 }
 
 export type WorkerMessage =
   | { type: 'ready'; rss: number; version: string }
   | { type: 'init-failed'; message: string }
-  /** `warnings`: what the preparation left out (prepare.ts), for the answer's `X-Folio-Warnings`. */
-  | { type: 'result'; id: number; pdf: Uint8Array; rss: number; millis: number; warnings?: string[] }
+  /**
+   * The PDF is in the request's `output` file. `warnings`: what the preparation left out (prepare.ts), for
+   * the answer's `X-Folio-Warnings`.
+   */
+  | { type: 'result'; id: number; rss: number; millis: number; warnings?: string[] }
   | {
       type: 'failed';
       id: number;
@@ -29,11 +39,12 @@ export type WorkerMessage =
   | {
       /**
        * LibreOfficeKit refused to load a document whose comments were asked for (types.ts `comments`): the
-       * pool converts `docx` (already validated and prepared) in a separate soffice process (soffice.ts).
+       * pool converts the file `docx` of the io directory (already validated and prepared) in a separate
+       * soffice process (soffice.ts).
        */
       type: 'fallback';
       id: number;
-      docx: Uint8Array;
+      docx: string;
       rss: number;
       warnings?: string[];
     }

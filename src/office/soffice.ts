@@ -125,7 +125,8 @@ function sofficeEnv(dir: string): NodeJS.ProcessEnv {
   };
 }
 
-export function convertWithSoffice(docx: Uint8Array, run: SofficeRun): SofficeJob {
+/** `docx`: the bytes, or a file holding them (copied at once: the caller may remove it when this returns). */
+export function convertWithSoffice(docx: Uint8Array | { path: string }, run: SofficeRun): SofficeJob {
   const dir = fs.mkdtempSync(path.join(run.tempRoot, 'folio-soffice-'));
   fs.chmodSync(dir, 0o700);
   const io = path.join(dir, 'io');
@@ -148,7 +149,8 @@ export function convertWithSoffice(docx: Uint8Array, run: SofficeRun): SofficeJo
       fs.mkdirSync(io, { mode: 0o700 });
       fs.mkdirSync(out, { mode: 0o700 });
       const input = path.join(io, 'document.docx');
-      fs.writeFileSync(input, docx, { mode: 0o600 });
+      if (docx instanceof Uint8Array) fs.writeFileSync(input, docx, { mode: 0o600 });
+      else fs.copyFileSync(docx.path, input);
       const template = await profileTemplate(run);
       let profileUrl: string;
       if (template && fs.existsSync(path.join(template, 'profile'))) {
@@ -176,7 +178,8 @@ export function convertWithSoffice(docx: Uint8Array, run: SofficeRun): SofficeJo
       }
       const pdf = path.join(out, 'document.pdf');
       if (!fs.existsSync(pdf)) throw new FolioError('UNPROCESSABLE_DOCUMENT', 'LibreOffice could not export this document as PDF');
-      return new Uint8Array(fs.readFileSync(pdf));
+      const file = fs.readFileSync(pdf);
+      return new Uint8Array(file.buffer, file.byteOffset, file.byteLength); // a view: the file's one copy
     } finally {
       killGroup();
       fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });

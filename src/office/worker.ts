@@ -1,8 +1,9 @@
 /**
  * Entry of one office worker process (forked by pool.ts). It boots one LibreOfficeKit instance with a
  * private profile, converts one document at a time on request, and reports its RSS so the pool can recycle
- * it. Documents pass through `<worker dir>/io`, a private directory (0700) that is emptied after every
- * conversion; the pool removes the whole worker directory when this process exits, however it exits.
+ * it. Documents pass through `<worker dir>/io`, a private directory (0700): the pool writes the DOCX there,
+ * LibreOffice reads it and writes the PDF beside it, the pool reads that and empties the directory after every
+ * conversion (protocol.ts); the pool removes the whole worker directory when this process exits, however it exits.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,26 +30,32 @@ function send(message: WorkerMessage): void {
 
 const rss = () => process.memoryUsage().rss;
 
-function convert(kit: LibreOfficeKit, ioDir: string, docx: Uint8Array, options: DocxToPdfOptions): Uint8Array | 'load' | 'save' {
-  const input = path.join(ioDir, 'input.docx');
-  const output = path.join(ioDir, 'output.pdf');
+/** LibreOffice converts the file `input` into `output` (both in the io directory). */
+function convert(kit: LibreOfficeKit, input: string, output: string, options: DocxToPdfOptions): 'ok' | 'load' | 'save' {
+  let doc;
   try {
-    fs.writeFileSync(input, docx, { mode: 0o600 });
-    let doc;
-    try {
-      doc = kit.load(fileUrl(input), LOAD_OPTIONS);
-    } catch {
-      return 'load';
-    }
-    try {
-      if (!doc.saveAs(fileUrl(output), 'pdf', pdfFilterOptions(options))) return 'save';
-    } finally {
-      doc.destroy();
-    }
-    if (!fs.existsSync(output)) return 'save';
-    return fs.readFileSync(output);
+    doc = kit.load(fileUrl(input), LOAD_OPTIONS);
+  } catch {
+    return 'load';
+  }
+  try {
+    if (!doc.saveAs(fileUrl(output), 'pdf', pdfFilterOptions(options))) return 'save';
   } finally {
-    for (const name of fs.readdirSync(ioDir)) fs.rmSync(path.join(ioDir, name), { recursive: true, force: true });
+    doc.destroy();
+  }
+  return fs.existsSync(output) ? 'ok' : 'save';
+}
+
+/** The boot's own conversion (its files are this process's to remove). */
+function warmUp(kit: LibreOfficeKit, ioDir: string): void {
+  const input = path.join(ioDir, 'warm-up.docx');
+  const output = path.join(ioDir, 'warm-up.pdf');
+  try {
+    fs.writeFileSync(input, minimalDocx('Folio warm-up'), { mode: 0o600 });
+    const warm = convert(kit, input, output, {});
+    if (warm !== 'ok') throw new Error(`warm-up conversion failed at ${warm}`);
+  } finally {
+    for (const f of [input, output]) fs.rmSync(f, { force: true });
   }
 }
 
@@ -74,8 +81,7 @@ function main(): void {
     const profileUrl = writeProfile(dir);
     kit = LibreOfficeKit.init(process.env[WORKER_INSTALL_ENV] || DEFAULT_INSTALL_PATH, profileUrl);
     // Warm-up: the first conversion loads the Writer and PDF export libraries; pay for it before serving.
-    const warm = convert(kit, ioDir, minimalDocx('Folio warm-up'), {});
-    if (typeof warm === 'string') throw new Error(`warm-up conversion failed at ${warm}`);
+    warmUp(kit, ioDir);
   } catch (e) {
     send({ type: 'init-failed', message: e instanceof Error ? e.message : String(e) });
     process.exit(3);
@@ -93,35 +99,45 @@ function main(): void {
     if (m?.type !== 'convert') return;
     const started = performance.now();
     const options = m.options ?? {};
-    let input: Uint8Array;
+    // The names are the pool's; basename keeps a malformed one inside the io directory all the same.
+    const inputPath = path.join(ioDir, path.basename(m.input));
+    const outputPath = path.join(ioDir, path.basename(m.output));
+    let lokInput = inputPath;
     const warnings: string[] = [];
     try {
+      const docx = fs.readFileSync(inputPath);
       // Here rather than in the pool: unpacking and rewriting a hostile package can take seconds and
       // gigabytes, which the pool's time budget and memory ceiling bound in this process.
       // A DOCX Folio built itself skips the outside-input bounds (types.ts, DocxToPdfOptions.origin).
-      const pkg = options.origin === 'folio' ? openFolioBuiltDocx(m.docx) : validateDocx(m.docx);
-      input = prepareDocx(pkg, options, warnings);
+      const pkg = options.origin === 'folio' ? openFolioBuiltDocx(docx) : validateDocx(docx);
+      const prepared = prepareDocx(pkg, options, warnings);
+      // Untouched (the common case): LibreOffice reads the pool's file; only a rewritten package is written.
+      if (prepared !== docx) {
+        lokInput = path.join(ioDir, `prepared-${m.id}.docx`);
+        fs.writeFileSync(lokInput, prepared, { mode: 0o600 });
+      }
     } catch (e) {
       if (e instanceof FolioError) {
         send({ type: 'rejected', id: m.id, code: e.code, message: e.message, status: e.status, details: e.details, rss: rss() });
       } else {
-        // Not a FolioError: a defect of ours, not a verdict on the document.
+        // Not a FolioError: a defect of ours (or our own file I/O), not a verdict on the document.
         send({ type: 'failed', id: m.id, stage: 'internal', rss: rss() });
       }
       return;
     }
     let out: ReturnType<typeof convert> | 'internal';
     try {
-      out = convert(kit, ioDir, input, options);
+      out = convert(kit, lokInput, outputPath, options);
     } catch {
       // Our own file I/O (e.g. the temp directory full): not the document's fault, and not a crash.
       out = 'internal';
     }
+    const more = warnings.length ? { warnings } : {};
     // LOK 7.4 refuses any DOCX with comments; soffice converts them (protocol.ts 'fallback').
     if (out === 'load' && options.comments !== undefined && options.comments !== 'none')
-      send({ type: 'fallback', id: m.id, docx: input, rss: rss(), ...(warnings.length ? { warnings } : {}) });
-    else if (typeof out === 'string') send({ type: 'failed', id: m.id, stage: out, rss: rss() });
-    else send({ type: 'result', id: m.id, pdf: out, rss: rss(), millis: performance.now() - started, ...(warnings.length ? { warnings } : {}) });
+      send({ type: 'fallback', id: m.id, docx: path.basename(lokInput), rss: rss(), ...more });
+    else if (out === 'ok') send({ type: 'result', id: m.id, rss: rss(), millis: performance.now() - started, ...more });
+    else send({ type: 'failed', id: m.id, stage: out, rss: rss() });
   });
   send({ type: 'ready', rss: rss(), version });
 }

@@ -30,7 +30,7 @@ describe('office pool: the queue is bounded in time', () => {
     expect(pool.status().queued).toBe(1);
     const [first, second] = await Promise.all([slow, queued]);
     expect(first).toBeInstanceOf(FolioError);
-    expect((first as FolioError).code).toBe('CONVERSION_TIMEOUT');
+    expect(`${(first as FolioError).code}: ${(first as FolioError).message}`).toMatch(/^CONVERSION_TIMEOUT/);
     expect(second).toBeInstanceOf(FolioError);
     expect((second as FolioError).code).toBe('SERVICE_UNAVAILABLE');
     expect((second as FolioError).retryAfter).toBeGreaterThanOrEqual(1);
