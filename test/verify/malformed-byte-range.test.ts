@@ -17,7 +17,7 @@ import { MAX_SALVAGED_PER_DOCUMENT } from '../../src/verify/salvage.js';
 import { signMinimal } from '../sign/helpers.js';
 import { makePdf } from './fixtures.js';
 
-const PYHANKO = '/work/shared/corpus/pdf-validation/pyhanko--pades-with-old-style-signing-cert-attr.pdf';
+const PYHANKO = path.join(import.meta.dirname, '../fixtures/pdf-validation/pyhanko--pades-with-old-style-signing-cert-attr.pdf');
 
 let tmp: string;
 let identity: SigningIdentity;
