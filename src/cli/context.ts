@@ -13,6 +13,7 @@ import { loadConfig, ConfigError, type Config } from '../config/index.js';
 import type { EnginePool, EngineTasks, TaskName } from '../engines/index.js';
 import type { OfficePool } from '../office/index.js';
 import type { SigningIdentity } from '../services.js';
+import type { ResolvedLevel } from '../sign/index.js';
 import { createClient, type CliClient } from './client.js';
 import { CliError, EXIT_USAGE } from './output.js';
 
@@ -131,9 +132,8 @@ export class LocalEngines {
    * makes its own; a SIGNING_P12's OCSP/CRL hosts must be on URL_FETCH_ALLOWLIST). Both are configuration,
    * so they exit 2 with the contract's code and the `level` detail.
    */
-  async checkSignatureLevel(level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | undefined): Promise<void> {
-    if (level === undefined || level === 'B-B') return;
-    if (!this.config.tsaUrl) {
+  async checkSignatureLevel(level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | undefined): Promise<ResolvedLevel> {
+    if (level !== undefined && level !== 'B-B' && !this.config.tsaUrl) {
       throw new CliError(
         'VALIDATION_ERROR',
         `PAdES ${level} needs a timestamp authority and TSA_URL is not set (local mode reads it from the environment); set TSA_URL or use --level B-B`,
@@ -145,7 +145,7 @@ export class LocalEngines {
     if (!identity) throw new CliError('CONFIGURATION', 'no signing identity (SIGNING_P12 or DATA_DIR/signing)', EXIT_USAGE);
     const [{ resolveLevel }, { FolioError }] = await Promise.all([import('../sign/index.js'), import('../errors.js')]);
     try {
-      resolveLevel(level, { tsaUrl: this.config.tsaUrl, identity, urlFetchAllowlist: this.config.urlFetchAllowlist });
+      return resolveLevel(level, { tsaUrl: this.config.tsaUrl, identity, urlFetchAllowlist: this.config.urlFetchAllowlist });
     } catch (e) {
       if (e instanceof FolioError) throw new CliError(e.code, e.message, EXIT_USAGE, e.details);
       throw e;
@@ -192,39 +192,21 @@ export class LocalEngines {
         const identity = await this.signingIdentity();
         if (!identity) throw new CliError('CONFIGURATION', 'no signing identity (SIGNING_P12 or DATA_DIR/signing)', EXIT_USAGE);
         const [{ signDocument }, { SafeFetcher }] = await Promise.all([import('../sign/index.js'), import('../fetch/safe-fetch.js')]);
-        const pdfOfDocx = i.pdfOfDocx;
         let timestampSkipped: string | undefined;
         // B-LT/B-LTA with a SIGNING_P12 from another CA fetch its OCSP/CRL, from URL_FETCH_ALLOWLIST hosts only (as the API).
-        const fetcher = i.level === 'B-LT' || i.level === 'B-LTA' ? new SafeFetcher({ allowlist: this.config.urlFetchAllowlist }) : undefined;
+        const fetcher =
+          i.level.level === 'B-LT' || i.level.level === 'B-LTA' ? new SafeFetcher({ allowlist: this.config.urlFetchAllowlist }) : undefined;
         try {
-          const result = await signDocument(
-            {
-              document: i.document,
-              signer: i.signer,
-              auditTrail: i.auditTrail,
-              eventId: i.eventId,
-              metadata: i.metadata,
-              auditPages: i.auditPages,
-              level: i.level,
+          const result = await signDocument(i, {
+            identity,
+            fetcher,
+            urlFetchAllowlist: this.config.urlFetchAllowlist,
+            tsaUrl: this.config.tsaUrl,
+            tsaOptional: this.config.tsaOptional,
+            onTimestampSkipped: (reason) => {
+              timestampSkipped = reason;
             },
-            {
-              identity,
-              fetcher,
-              urlFetchAllowlist: this.config.urlFetchAllowlist,
-              office: pdfOfDocx
-                ? {
-                    docxToPdf: async () => pdfOfDocx,
-                    status: () => ({ status: 'healthy', workers: 0, busy: 0, queued: 0 }),
-                    close: async () => undefined,
-                  }
-                : undefined,
-              tsaUrl: this.config.tsaUrl,
-              tsaOptional: this.config.tsaOptional,
-              onTimestampSkipped: (reason) => {
-                timestampSkipped = reason;
-              },
-            },
-          );
+          });
           return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
         } finally {
           await fetcher?.close();

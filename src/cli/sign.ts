@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { isZip } from '../formats/sniff.js';
+import { signInputKind } from '../sign/input-kind.js';
 import type { AuditEvent } from '../sign/index.js';
 import type { VerifyResult } from '../verify/index.js';
 import { runBatch } from './batch.js';
@@ -94,16 +94,16 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
     const local = new LocalEngines(1, { verbose: g.verbose, withSigning: 'create', inProcess: true });
     try {
       // As the API: a level this machine cannot give is refused before a DOCX is converted.
-      await local.checkSignatureLevel(opts.level);
-      const pdfOfDocx = isZip(bytes) ? await (await local.officeEngine()).docxToPdf(bytes) : undefined;
+      const level = await local.checkSignatureLevel(opts.level);
+      const pdfOfDocx = signInputKind(bytes) === 'docx' ? await (await local.officeEngine()).docxToPdf(bytes) : undefined;
       const result = await local.run('sign.seal', {
         document: bytes,
-        pdfOfDocx,
+        ...(pdfOfDocx ? { pdfOfDocx } : {}),
         signer,
-        auditTrail,
+        auditTrail: auditTrail.map((e) => ({ ...e, timestamp: new Date(e.timestamp) })),
         eventId: opts.eventId,
         auditPages: opts.certificate,
-        ...(opts.level ? { level: opts.level } : {}),
+        level,
       });
       if (result.timestampSkipped) process.stderr.write(`warning: signed without a timestamp: ${result.timestampSkipped}\n`);
       pdf = result.pdf;

@@ -4,7 +4,7 @@
  * boundary by structured clone: plain data and Uint8Arrays only (no classes, no functions).
  */
 import type { AnnotateField, AnnotateReport, FieldDescription } from '../annotate/index.js';
-import type { AuditEvent } from '../sign/index.js';
+import type { SignRequest } from '../sign/index.js';
 import type { VerifyResult } from '../verify/index.js';
 import type { MergeInput, MergeOptions, MergeResult } from '../merge/engine.js';
 import type { ErrorCode, ErrorDetail } from '../errors.js';
@@ -44,20 +44,11 @@ export interface EngineTasks {
   };
   /**
    * Seals a PDF. A DOCX is converted by the office engine on the way in (its supervised processes), so the
-   * worker receives the original bytes for the audit record and the PDF made from them.
+   * worker receives the original bytes for the audit record and the PDF made from them. The request is the
+   * sign engine's own, checked and parsed where it came in (dates as Dates: they survive structured clone).
    */
   'sign.seal': {
-    input: {
-      document: Uint8Array;
-      pdfOfDocx?: Uint8Array;
-      signer: { name: string; email: string; ip?: string; userAgent?: string };
-      auditTrail: AuditEvent[];
-      eventId?: string;
-      metadata?: Record<string, unknown>;
-      auditPages: boolean;
-      /** PAdES level asked for; absent: B-T with a TSA_URL, else B-B (as before levels existed). */
-      level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
-    };
+    input: SignRequest;
     output: { pdf: Uint8Array; timestampSkipped?: string };
   };
   'verify.pdf': {

@@ -14,7 +14,6 @@ import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { decodeBase64Input, PREDECODED_DOCUMENT } from '../fetch/document-source.js';
 import { parseJsonBody } from '../http/json-body.js';
 import type { TrustStore } from '../verify/index.js';
-import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
 import type { EngineJob, EngineTasks, EngineWorkerData, JobOutcome, TaskName } from './tasks.js';
 import { warmUpHtml, warmUpMarkdown } from './warm-up.js';
@@ -174,38 +173,18 @@ const handlers: Handlers = {
     const e = loaded as Engines; // its NEEDS are loaded
     const signing = getIdentity();
     if (!signing) throw new Error('the engine worker has no signing identity');
-    // The DOCX was converted by the office engine before this job (its own supervised processes); the sign
-    // engine asks for that conversion through this adapter and receives the PDF already made.
-    const converted: OfficeEngine | undefined = input.pdfOfDocx
-      ? {
-          docxToPdf: async () => input.pdfOfDocx!,
-          status: () => ({ status: 'healthy', workers: 0, busy: 0, queued: 0 }),
-          close: async () => undefined,
-        }
-      : undefined;
+    // The request is the engine's own, checked where it came in (a DOCX already converted: input.pdfOfDocx).
     let timestampSkipped: string | undefined;
-    const result = await e.sign.signDocument(
-      {
-        document: input.document,
-        signer: input.signer,
-        auditTrail: input.auditTrail,
-        eventId: input.eventId,
-        metadata: input.metadata,
-        auditPages: input.auditPages,
-        level: input.level,
+    const result = await e.sign.signDocument(input, {
+      identity: signing,
+      fetcher: getFetcher(e),
+      urlFetchAllowlist: data.urlFetchAllowlist,
+      tsaUrl: data.tsaUrl,
+      tsaOptional: data.tsaOptional,
+      onTimestampSkipped: (reason) => {
+        timestampSkipped = reason;
       },
-      {
-        identity: signing,
-        fetcher: getFetcher(e),
-        urlFetchAllowlist: data.urlFetchAllowlist,
-        office: converted,
-        tsaUrl: data.tsaUrl,
-        tsaOptional: data.tsaOptional,
-        onTimestampSkipped: (reason) => {
-          timestampSkipped = reason;
-        },
-      },
-    );
+    });
     return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
   },
   'verify.pdf': async ({ bytes }) => {

@@ -62,9 +62,12 @@ function existingNames(base: UpdateBase, fields: PdfValue | undefined): Set<stri
   return out;
 }
 
-/** Appends the document-timestamp field with a zeroed /Contents of `room` bytes; the caller stamps it. */
-export function appendDocTimestampPlaceholder(pdf: Uint8Array, room: number): DocTimestampPlaceholder {
-  const base = updateBase(pdf);
+/**
+ * Appends the document-timestamp field with a zeroed /Contents of `room` bytes; the caller stamps it. `pdf`
+ * is read by the reader, or is the base an update of the same request left (`dssUpdate(...).next`).
+ */
+export function appendDocTimestampPlaceholder(pdf: Uint8Array | UpdateBase, room: number): DocTimestampPlaceholder {
+  const base = pdf instanceof Uint8Array ? updateBase(pdf) : pdf;
   const u = new UpdateBuilder(base);
   const { catalog, catalogRef } = base;
   const sigRef = u.reserve();

@@ -13,6 +13,7 @@ import { isDict, isRef, isStream, type PdfDict, type PdfRef, type PdfValue } fro
 import { PdfDocument } from './reader.js';
 import { serialize } from './serialize.js';
 import { appendIncrementalUpdate, lastXrefOf, type LastXref, type TrailerEntries, type UpdateObject } from './incremental.js';
+import { afterUpdate, type ObjectLookup } from './xref-chain.js';
 
 /** Certificates, OCSP responses and CRLs, each as DER. */
 export interface ValidationData {
@@ -45,9 +46,12 @@ export function contentsInGap(pdf: Uint8Array, byteRange: readonly number[]): Ui
   return new Uint8Array(Buffer.from(Buffer.from(pdf.subarray(b + 1, c - 1)).toString('latin1'), 'hex'));
 }
 
-/** What an update needs from the document as of its last revision. */
+/**
+ * What an update needs from the document as of its last revision: read by the reader (`updateBase`), or
+ * known from the update just written before it (`next` of `UpdateBuilder.write`, xref-chain.ts).
+ */
 export interface UpdateBase {
-  doc: PdfDocument;
+  doc: ObjectLookup;
   last: LastXref;
   rev: number;
   catalogRef: PdfRef;
@@ -104,7 +108,7 @@ export class UpdateBuilder {
    * Appends the update. Objects in `last` (numbers below the base's /Size) are rewrites; `lastObject`, if
    * given, is written after all others (a signature dictionary whose offsets the caller patches).
    */
-  write(lastObject?: UpdateObject): { bytes: Uint8Array; offsets: Map<number, number> } {
+  write(lastObject?: UpdateObject): { bytes: Uint8Array; offsets: Map<number, number>; next: UpdateBase } {
     const { last, doc, catalogRef } = this.base;
     const objects = [...this.objects.values()].sort((a, b) => a.objectNumber - b.objectNumber);
     if (lastObject) objects.push(lastObject);
@@ -116,7 +120,9 @@ export class UpdateBuilder {
       ...(last.info ? { info: `${last.info.num} ${last.info.gen} R` } : {}),
       id: [last.firstId ?? newId, newId],
     };
-    return appendIncrementalUpdate(doc.buf, last, objects, trailer, size);
+    const update = appendIncrementalUpdate(doc.buf, last, objects, trailer, size);
+    // What a further update in the same request chains to, without reading the output back.
+    return { ...update, next: afterUpdate(this.base, update, { size, root: catalogRef, info: last.info, firstId: trailer.id![0] }) };
   }
 }
 
@@ -160,7 +166,11 @@ function existingEntries(base: UpdateBase, value: PdfValue | undefined, budget: 
  * same streams.
  */
 export function appendDss(pdf: Uint8Array, content: DssContent): Uint8Array {
-  const base = updateBase(pdf);
+  return dssUpdate(updateBase(pdf), content).bytes;
+}
+
+/** `appendDss` on a base already known (read, or chained from the signature's update); with what follows it. */
+export function dssUpdate(base: UpdateBase, content: DssContent): { bytes: Uint8Array; next: UpdateBase } {
   const u = new UpdateBuilder(base);
   const dssValue = base.catalog.map.get('DSS');
   const dss = base.doc.dictAt(dssValue, base.rev);
@@ -209,5 +219,5 @@ export function appendDss(pdf: Uint8Array, content: DssContent): Uint8Array {
     u.put(ref, dssText);
     u.put(base.catalogRef, dictText(base.catalog, { DSS: refText(ref) }));
   }
-  return u.write().bytes;
+  return u.write();
 }

@@ -88,7 +88,7 @@ export function lastXrefOf(doc: PdfDocument): LastXref | undefined {
     if (section.xref === 'broken' || section.prevCycle) return undefined;
     if (section.xref !== 'table' && section.xref !== 'hybrid') break;
     for (const [num, e] of section.entries) {
-      if (e.type === 1 && !objectHeaderAt(doc.text, e.offset, num, e.gen)) {
+      if (e.type === 1 && !objectHeaderAt(doc, e.offset, num, e.gen)) {
         entriesValid = false;
         break;
       }
@@ -127,9 +127,10 @@ function refuseEncrypted(doc: PdfDocument): void {
   }
 }
 
-function objectHeaderAt(text: string, at: number, num: number, gen: number): boolean {
-  if (at <= 0 || at >= text.length) return false;
-  const m = /^\s*(\d+)\s+(\d+)\s+obj/.exec(text.slice(at, at + 32));
+/** Reads 32 bytes at `at`, not the reader's whole-file string (a copy of the document per update). */
+function objectHeaderAt(doc: PdfDocument, at: number, num: number, gen: number): boolean {
+  if (at <= 0 || at >= doc.buf.length) return false;
+  const m = /^\s*(\d+)\s+(\d+)\s+obj/.exec(doc.latin1(at, at + 32));
   return !!m && Number(m[1]) === num && Number(m[2]) === gen;
 }
 
@@ -153,6 +154,8 @@ export interface IncrementalUpdate {
   bytes: Uint8Array;
   /** Byte offset of each written object in `bytes`, by object number. */
   offsets: Map<number, number>;
+  /** Byte offset of the update's cross-reference section (its `startxref`): what a further update chains to. */
+  xrefOffset: number;
 }
 
 /** Groups sorted object numbers into runs of consecutive numbers (the xref subsections). */
@@ -194,6 +197,7 @@ export function appendIncrementalUpdate(
     push(o.bytes);
   }
   const generations = new Map(objects.map((o) => [o.objectNumber, o.generation]));
+  const xrefOffset = pos;
   const trailerText =
     `/Size ${size} /Root ${trailer.root}` +
     (trailer.info ? ` /Info ${trailer.info}` : '') +
@@ -201,7 +205,6 @@ export function appendIncrementalUpdate(
     (last.kind === 'rebuilt' ? '' : ` /Prev ${last.offset}`);
 
   if (last.kind === 'table' || last.kind === 'rebuilt') {
-    const xrefOffset = pos;
     // A rebuilt table lists every object of the file (ours win) and the head of the free list.
     const rows = new Map<number, string>();
     if (last.kind === 'rebuilt') {
@@ -219,7 +222,6 @@ export function appendIncrementalUpdate(
   } else {
     // Cross-reference stream: object number size-1 is reserved for it by the caller.
     const xrefNumber = size - 1;
-    const xrefOffset = pos;
     offsets.set(xrefNumber, xrefOffset);
     generations.set(xrefNumber, 0);
     const numbers = [...offsets.keys()].sort((a, b) => a - b);
@@ -243,5 +245,5 @@ export function appendIncrementalUpdate(
     bytes.set(p, o);
     o += p.length;
   }
-  return { bytes, offsets };
+  return { bytes, offsets, xrefOffset };
 }

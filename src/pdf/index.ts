@@ -87,7 +87,10 @@ export {
   type TrailerEntries,
   type UpdateObject,
 } from './incremental.js';
-export { appendDss, contentsInGap, vriKey, type DssContent, type ValidationData } from './dss.js';
+export { appendDss, contentsInGap, dssUpdate, vriKey, type DssContent, type UpdateBase, type ValidationData } from './dss.js';
+export { afterUpdate } from './xref-chain.js';
+export { authoredObjects } from './authored-update.js';
+export { fillContents, placeByteRange, signatureDictionary, type PlacedSignature, type SignaturePlaceholder } from './signature-placeholder.js';
 export { appendDocTimestampPlaceholder, byteRangeParts, fillDocTimestamp, type DocTimestampPlaceholder } from './doc-timestamp.js';
 export {
   AUDIT_TRAIL_FILE_NAME,

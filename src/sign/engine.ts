@@ -1,34 +1,52 @@
 /**
- * The sign engine (no HTTP): takes the document bytes and the signer's data, converts a DOCX to PDF
- * through the office engine, builds the audit record and seals the PDF.
+ * The sign engine (no HTTP): takes the document — sniffed once where it came in, a DOCX already converted
+ * by the office engine — and the checked, parsed request (request-check.ts, resolveLevel), builds the audit
+ * record and seals the PDF. Nothing here sniffs, parses a date or checks a field again.
  */
 import crypto from 'node:crypto';
 import { FolioError } from '../errors.js';
-import { isPdf, isZip } from '../formats/sniff.js';
-import type { OfficeEngine } from '../office/types.js';
 import type { SigningIdentity } from '../services.js';
-import { AUDIT_TRAIL_FORMAT, type AuditEvent, type AuditRecord, type Signer } from '../pdf/index.js';
+import { AUDIT_TRAIL_FORMAT, type AuditRecord, type Signer } from '../pdf/index.js';
 import { describeIdentity } from './identity.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
 import { preparePdf, sealPdf } from './sign-pdf.js';
 import { addLongTermValidation, type SignatureLevel } from './ltv.js';
 import { assertRevocationObtainable } from './revocation.js';
 
+/** An audit-trail event as the engine takes it: its moment parsed once, where the request came in. */
+export interface SignEvent {
+  type: string;
+  timestamp: Date;
+  data?: Record<string, unknown>;
+}
+
+/** The level a request gets (resolveLevel, called once where it came in), and whether the caller asked for it. */
+export interface ResolvedLevel {
+  level: SignatureLevel;
+  /** False for the implicit level: TSA_OPTIONAL may then lower B-T to B-B; an asked-for level is never lowered. */
+  asked: boolean;
+}
+
+/** Plain data and bytes: it crosses to the engine thread as the 'sign.seal' task's input. */
 export interface SignRequest {
+  /**
+   * The document as received, sniffed once by the caller (src/formats/sniff.ts, `signInputKind`): a PDF, or
+   * a DOCX whose PDF the office engine made (`pdfOfDocx`, converted in its supervised processes).
+   */
   document: Uint8Array;
+  pdfOfDocx?: Uint8Array;
+  /** Checked by the request schema (name trimmed). */
   signer: Signer;
-  auditTrail: AuditEvent[];
+  auditTrail: SignEvent[];
   eventId?: string;
   metadata?: Record<string, unknown>;
   /** Render the audit pages (default true). */
   auditPages?: boolean;
-  /** PAdES level; absent: B-T when a TSA is configured, else B-B (the behaviour before levels existed). */
-  level?: SignatureLevel;
+  level: ResolvedLevel;
 }
 
 export interface SignDependencies {
   identity: SigningIdentity;
-  office?: OfficeEngine;
   tsaUrl?: string;
   tsaOptional?: boolean;
   /** B-LT/B-LTA with a SIGNING_P12 identity: revocation data is fetched from allow-listed hosts only. */
@@ -53,11 +71,12 @@ export interface SignResult {
 /**
  * The level a request gets, checked before any work: every level above B-B needs the TSA, and B-LT/B-LTA
  * need the signer's revocation data (made by Folio's own CA, or fetchable from an allow-listed host).
+ * Called once, where the request comes in; the engine takes its answer as it is.
  */
 export function resolveLevel(
   asked: SignatureLevel | undefined,
   deps: Pick<SignDependencies, 'tsaUrl' | 'identity' | 'urlFetchAllowlist'>,
-): SignatureLevel {
+): ResolvedLevel {
   const level = asked ?? (deps.tsaUrl ? 'B-T' : 'B-B');
   if (level !== 'B-B' && !deps.tsaUrl) {
     throw new FolioError(
@@ -69,29 +88,15 @@ export function resolveLevel(
     );
   }
   if (level === 'B-LT' || level === 'B-LTA') assertRevocationObtainable(deps.identity, deps.urlFetchAllowlist ?? [], level);
-  return level;
+  return { level, asked: asked !== undefined };
 }
 
 const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
 
 export async function signDocument(req: SignRequest, deps: SignDependencies): Promise<SignResult> {
-  let documentType: 'pdf' | 'docx';
-  let pdf: Uint8Array;
-  if (isPdf(req.document)) {
-    documentType = 'pdf';
-    pdf = req.document;
-  } else if (isZip(req.document)) {
-    documentType = 'docx';
-    if (!deps.office) throw new FolioError('SERVICE_UNAVAILABLE', 'DOCX conversion is not available on this server', { retryAfter: 30 });
-    pdf = await deps.office.docxToPdf(req.document);
-  } else {
-    throw new FolioError('INVALID_FILE_FORMAT', 'The document is neither a PDF nor a DOCX', {
-      details: [{ field: 'document', issue: 'not a PDF or DOCX file' }],
-    });
-  }
-
-  const level = resolveLevel(req.level, deps);
-  const prepared = await preparePdf(pdf);
+  const documentType = req.pdfOfDocx ? 'docx' : 'pdf';
+  const { level, asked } = req.level;
+  const prepared = await preparePdf(req.pdfOfDocx ?? req.document);
   const key = describeIdentity(deps.identity);
   const metadata = req.metadata;
   const signer: Signer = { name: req.signer.name, email: req.signer.email };
@@ -101,11 +106,13 @@ export async function signDocument(req: SignRequest, deps: SignDependencies): Pr
   if (ip !== undefined) signer.ip = ip;
   if (userAgent !== undefined) signer.userAgent = userAgent;
 
+  // A PDF signed as it came is hashed once: it is both the document received and the PDF the update follows.
+  const documentSha256 = sha256(req.document);
   const record: AuditRecord = {
     format: AUDIT_TRAIL_FORMAT,
-    documentSha256: sha256(req.document),
+    documentSha256,
     documentType,
-    pdfSha256: sha256(prepared.base),
+    pdfSha256: prepared.base === req.document ? documentSha256 : sha256(prepared.base),
     pdfLength: prepared.base.length,
     signer,
     ...(req.eventId !== undefined ? { eventId: req.eventId } : {}),
@@ -114,7 +121,7 @@ export async function signDocument(req: SignRequest, deps: SignDependencies): Pr
     certificate: { subject: key.subject, fingerprint: key.fingerprint },
     auditTrail: req.auditTrail.map((e) => ({
       type: e.type,
-      timestamp: new Date(e.timestamp).toISOString(),
+      timestamp: e.timestamp.toISOString(),
       ...(e.data !== undefined ? { data: e.data } : {}),
     })),
   };
@@ -124,12 +131,12 @@ export async function signDocument(req: SignRequest, deps: SignDependencies): Pr
     auditPages: req.auditPages ?? true,
     tsaUrl: level === 'B-B' ? undefined : deps.tsaUrl,
     // TSA_OPTIONAL covers the implicit B-T only: a level the caller asked for is never quietly lowered.
-    tsaOptional: req.level === undefined && (deps.tsaOptional ?? false),
+    tsaOptional: !asked && (deps.tsaOptional ?? false),
     onTimestampSkipped: deps.onTimestampSkipped,
   });
   let out = sealed.pdf;
   if (level === 'B-LT' || level === 'B-LTA') {
-    out = await addLongTermValidation(out, sealed, {
+    out = await addLongTermValidation(sealed, {
       identity: deps.identity,
       level,
       tsaUrl: deps.tsaUrl!,

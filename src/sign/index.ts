@@ -4,7 +4,16 @@
  */
 export { loadSigningIdentity, describeIdentity, certificateFingerprint, distinguishedName, type PublicKeyInfo } from './identity.js';
 export { loadPkcs12, Pkcs12Error } from './p12.js';
-export { signDocument, resolveLevel, type SignRequest, type SignResult, type SignDependencies } from './engine.js';
+export {
+  signDocument,
+  resolveLevel,
+  type ResolvedLevel,
+  type SignEvent,
+  type SignRequest,
+  type SignResult,
+  type SignDependencies,
+} from './engine.js';
+export { signInputKind } from './input-kind.js';
 export { type SignatureLevel } from './ltv.js';
 export { CA_PATHS } from './identity.js';
 export { answerOcspRequest, buildCrl, type CertificateAuthority } from './ca.js';

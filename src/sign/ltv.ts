@@ -4,20 +4,23 @@
  *   the TSA's certificates — and a /VRI entry for the signature;
  * - B-LTA: then a document timestamp (RFC 3161 over the whole file) in a further update, from the same
  *   TSA, which protects the validation data in the DSS once the signer's certificate has expired.
- * The revisions are appended after the signature, so the signature itself is untouched.
+ * The revisions are appended after the signature, so the signature itself is untouched. Each update chains
+ * to what the one before it wrote (src/pdf/xref-chain.ts): the output is never read back.
  */
 import crypto from 'node:crypto';
 import { FolioError } from '../errors.js';
 import type { SigningIdentity } from '../services.js';
 import {
   appendDocTimestampPlaceholder,
-  appendDss,
   byteRangeParts,
   contentsInGap,
+  dssUpdate,
   fillDocTimestamp,
   vriKey,
+  type UpdateBase,
   type ValidationData,
 } from '../pdf/index.js';
+import type { SealResult } from './sign-pdf.js';
 import { signerValidationData, timestampValidationData, type RevocationSources } from './revocation.js';
 import { requestTimestamp, TimestampError } from './tsa.js';
 
@@ -41,22 +44,24 @@ export interface LongTermOptions extends RevocationSources {
   tsaUrl: string;
 }
 
-/** Appends the DSS (and for B-LTA the document timestamp) after the signature at `byteRange`. */
+/** Appends the DSS (and for B-LTA the document timestamp) after the sealed signature. */
 export async function addLongTermValidation(
-  pdf: Uint8Array,
-  signature: { byteRange: number[]; token?: Uint8Array },
+  sealed: Pick<SealResult, 'pdf' | 'byteRange' | 'token' | 'chain'>,
   opts: LongTermOptions,
 ): Promise<Uint8Array> {
   const signer = await signerValidationData(opts.identity, opts);
-  const tsa = signature.token ? await timestampValidationData(signature.token, opts) : { certs: [], ocsps: [], crls: [] };
+  const tsa = sealed.token ? await timestampValidationData(sealed.token, opts) : { certs: [], ocsps: [], crls: [] };
   const all = merge(signer, tsa);
-  const withDss = appendDss(pdf, { ...all, vri: [{ key: vriKey(contentsInGap(pdf, signature.byteRange)), data: all }] });
-  if (opts.level === 'B-LT') return withDss;
-  return addDocumentTimestamp(withDss, opts.tsaUrl, signature.token && signature.token.length + TOKEN_MARGIN);
+  const withDss = dssUpdate(sealed.chain(), { ...all, vri: [{ key: vriKey(contentsInGap(sealed.pdf, sealed.byteRange)), data: all }] });
+  if (opts.level === 'B-LT') return withDss.bytes;
+  return addDocumentTimestamp(withDss.next, opts.tsaUrl, sealed.token && sealed.token.length + TOKEN_MARGIN);
 }
 
-/** A document timestamp over `pdf`; a TSA failure fails the request (an explicit B-LTA is never downgraded). */
-export async function addDocumentTimestamp(pdf: Uint8Array, tsaUrl: string, roomHint?: number): Promise<Uint8Array> {
+/**
+ * A document timestamp over `pdf` (bytes read by the reader, or the base an update of the same request left);
+ * a TSA failure fails the request (an explicit B-LTA is never downgraded).
+ */
+export async function addDocumentTimestamp(pdf: Uint8Array | UpdateBase, tsaUrl: string, roomHint?: number): Promise<Uint8Array> {
   let room = roomHint ?? DOC_TIMESTAMP_ROOM;
   for (let attempt = 0; attempt < 2; attempt++) {
     const placeholder = appendDocTimestampPlaceholder(pdf, room);

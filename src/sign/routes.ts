@@ -1,62 +1,44 @@
 /**
- * POST /v1/sign and GET /v1/verify/key (CONTRACT §5). Thin: validates the request shape, resolves the
- * document and hands it to the signing engine in the engine pool.
+ * POST /v1/sign and GET /v1/verify/key (CONTRACT §5). Thin: one check of the request (the schema, then
+ * request-check.ts for what a schema cannot say), the level resolved and the document sniffed once, a DOCX
+ * converted by the office engine, then one signing job on the engine pool that takes all of it as checked.
  */
-import net from 'node:net';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError, type ErrorDetail } from '../errors.js';
 import { errorResponses } from '../http/schema.js';
+import { toFolioError } from '../http/envelope.js';
 import { abandonSignal } from '../http/abandon.js';
 import type { Capability } from '../http/capability.js';
 import type { Services } from '../services.js';
 import { resolveDocumentSource } from '../fetch/document-source.js';
-import { isZip } from '../formats/sniff.js';
-import { describeIdentity, resolveLevel, type AuditEvent } from './index.js';
+import { describeIdentity, resolveLevel } from './index.js';
 import { caRoutes } from './ca-routes.js';
-import { PublicKeyResponse, SignRequest, SignResponse, type SignRequestBody } from './schema.js';
+import { signInputKind } from './input-kind.js';
+import { checkSignRequest, patternIssue } from './request-check.js';
+import { PublicKeyResponse, SignRequest, SignResponse } from './schema.js';
 
-const MAX_EVENT_DATA_BYTES = 16 * 1024;
-const EMAIL = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\].]{2,}$/;
-// ISO 8601 date-time: extended or basic format, `T` (or RFC 3339's space), optional seconds and fraction,
-// optional zone (UTC when absent); a bare calendar date means its midnight UTC.
-const ISO_DATE_TIME = /^(\d{4})-?(\d{2})-?(\d{2})(?:[Tt ](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
-
-/** Parses an ISO 8601 date-time into an ISO UTC string, or undefined when it is not one. */
-export function parseIsoTimestamp(value: string): string | undefined {
-  const m = ISO_DATE_TIME.exec(value);
-  if (!m) return undefined;
-  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', rawZone = 'Z'] = m;
-  const zone = rawZone.toUpperCase();
-  const z = zone === 'Z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  const ms = frac ? `.${frac.padEnd(3, '0').slice(0, 3)}` : '';
-  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
-  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${ms}${z}`);
-  if (Number.isNaN(date.getTime())) return undefined;
-  // Reject calendar dates that JavaScript would roll over (2026-02-30 → March 2).
-  const calendar = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  if (calendar.getUTCDate() !== Number(d) || calendar.getUTCMonth() + 1 !== Number(mo)) return undefined;
-  return date.toISOString();
+/** The schema's verdict on a body it refused, one detail per field; a pattern's detail says what the field must be. */
+function schemaVerdict(error: NonNullable<FastifyRequest['validationError']>): { message: string; details: ErrorDetail[] } {
+  const refused = toFolioError(error);
+  const validation = (error as { validation?: Array<{ keyword?: string }> }).validation ?? [];
+  const details = (refused.details ?? []).map((d, i) => {
+    const issue = validation[i]?.keyword === 'pattern' ? patternIssue(d.field) : undefined;
+    return issue ? { field: d.field, issue } : d;
+  });
+  return { message: refused.message, details };
 }
 
-/** The checks JSON Schema cannot express well, with one detail per offending field. */
-function semanticDetails(body: SignRequestBody): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  // Characters, not UTF-16 units: 255 emoji are 255 characters (JSON Schema's maxLength counts the same way).
-  const nameLength = [...body.signer.name.trim()].length;
-  if (nameLength < 2 || nameLength > 255) details.push({ field: 'signer.name', issue: 'must be 2 to 255 characters' });
-  if (body.signer.email.length > 254 || !EMAIL.test(body.signer.email)) details.push({ field: 'signer.email', issue: 'must be an e-mail address' });
-  if (body.signer.ip !== undefined && net.isIP(body.signer.ip) === 0) details.push({ field: 'signer.ip', issue: 'must be an IPv4 or IPv6 address' });
-  if (typeof body.metadata?.ip === 'string' && net.isIP(body.metadata.ip) === 0)
-    details.push({ field: 'metadata.ip', issue: 'must be an IPv4 or IPv6 address' });
-  body.auditTrail.forEach((event, i) => {
-    if (parseIsoTimestamp(event.timestamp) === undefined)
-      details.push({ field: `auditTrail.${i}.timestamp`, issue: 'must be an ISO 8601 date-time' });
-    if (event.data !== undefined && Buffer.byteLength(JSON.stringify(event.data), 'utf8') > MAX_EVENT_DATA_BYTES) {
-      details.push({ field: `auditTrail.${i}.data`, issue: 'must be at most 16 KB as JSON' });
-    }
-  });
-  return details;
+/**
+ * The buffers of `parts` that the route owns whole (decoded, fetched or converted for this request, not a
+ * view into Node's shared pool): moved to the engine thread, not copied. The route does not read them again.
+ */
+function movable(...parts: Array<Uint8Array | undefined>): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const p of parts) {
+    if (p && p.buffer instanceof ArrayBuffer && p.byteOffset === 0 && p.byteLength === p.buffer.byteLength) buffers.add(p.buffer);
+  }
+  return [...buffers];
 }
 
 function signRoutes(services: Services) {
@@ -78,12 +60,11 @@ function signRoutes(services: Services) {
         body: SignRequest,
         response: { 200: SignResponse, ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503, 504) },
       },
+      // The schema's errors reach the handler, so that one answer lists them with request-check.ts's.
+      attachValidation: true,
       handler: async (request, reply) => {
         const body = request.body;
-        const details = semanticDetails(body);
-        if (details.length > 0) {
-          throw new FolioError('VALIDATION_ERROR', `Invalid request: ${details.map((d) => `${d.field} ${d.issue}`).join('; ')}`, { details });
-        }
+        const checked = checkSignRequest(body, request.validationError ? schemaVerdict(request.validationError) : undefined);
         if (!services.signing) throw new FolioError('INTERNAL_ERROR', 'No signing identity is configured');
         // A level this server cannot give is refused before the document is fetched or converted.
         const level = resolveLevel(body.level, {
@@ -91,29 +72,28 @@ function signRoutes(services: Services) {
           identity: services.signing,
           urlFetchAllowlist: services.config.urlFetchAllowlist,
         });
-        const bytes = await resolveDocumentSource(body.document, services.fetcher);
-        const auditTrail: AuditEvent[] = body.auditTrail.map((e) => ({
-          type: e.type,
-          timestamp: parseIsoTimestamp(e.timestamp)!,
-          ...(e.data !== undefined ? { data: e.data } : {}),
-        }));
-        // A DOCX becomes a PDF in the office engine's supervised processes before the signing job.
-        const officeRun = { signal: abandonSignal(reply), deadline: request.deadline };
-        const pdfOfDocx = isZip(bytes) && services.office ? await services.office.docxToPdf(bytes, {}, officeRun) : undefined;
+        const document = await resolveDocumentSource(body.document, services.fetcher);
+        const kind = signInputKind(document);
+        const signal = abandonSignal(reply);
+        let pdfOfDocx: Uint8Array | undefined;
+        if (kind === 'docx') {
+          if (!services.office) throw new FolioError('SERVICE_UNAVAILABLE', 'DOCX conversion is not available on this server', { retryAfter: 30 });
+          // A DOCX becomes a PDF in the office engine's supervised processes before the signing job.
+          pdfOfDocx = await services.office.docxToPdf(document, {}, { signal, deadline: request.deadline });
+        }
         const result = await services.enginePool.run(
           'sign.seal',
           {
-            document: bytes,
-            pdfOfDocx,
-            signer: { ...body.signer, name: body.signer.name.trim() },
-            auditTrail,
-            eventId: body.eventId,
-            metadata: body.metadata,
+            document,
+            ...(pdfOfDocx ? { pdfOfDocx } : {}),
+            signer: checked.signer,
+            auditTrail: checked.auditTrail,
+            ...(body.eventId !== undefined ? { eventId: body.eventId } : {}),
+            ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
             auditPages: body.certificate?.enabled ?? true,
-            // Absent stays absent: the engine applies TSA_OPTIONAL to the implicit level only.
-            ...(body.level !== undefined ? { level } : {}),
+            level,
           },
-          { signal: abandonSignal(reply), deadline: request.deadline },
+          { signal, deadline: request.deadline, transfer: movable(document, pdfOfDocx) },
         );
         if (result.timestampSkipped !== undefined) {
           request.log.warn({ reason: result.timestampSkipped }, 'TSA failed; signed without a timestamp (TSA_OPTIONAL)');

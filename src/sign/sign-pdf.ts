@@ -13,6 +13,9 @@
  * content streams) and to serialize the new objects. Writing a layout engine and font embedding for src/pdf
  * would duplicate a maintained library for no gain in what is read from hostile input. pdf-lib also
  * rewrites a document whose xref cannot be chained to (the repair path), which the reader then re-reads.
+ * The PDF syntax of the update — object framing, the signature dictionary's placeholders, the xref
+ * section — is written by src/pdf; this file decides what changes. The sealed result carries what the
+ * update wrote (`next`), so B-LT/B-LTA append theirs without reading the output again (src/pdf/xref-chain.ts).
  */
 import crypto from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from '../pdf/index.js';
@@ -22,13 +25,21 @@ import { renderAuditPages } from './audit-page.js';
 import { buildSignedData, estimateCmsSize, signDigest } from './cms.js';
 import {
   AUDIT_TRAIL_FILE_NAME,
+  afterUpdate,
   appendIncrementalUpdate,
+  authoredObjects,
+  decodePdfText,
+  fillContents,
+  formatPdfDate,
   lastXrefOf,
-  readLastXref,
+  placeByteRange,
   scanObjects,
+  signatureDictionary,
   type AuditRecord,
   type LastXref,
-  type UpdateObject,
+  type PdfDocument,
+  type PdfRef,
+  type UpdateBase,
 } from '../pdf/index.js';
 import { requestSignatureTimestamp, TimestampError } from './tsa.js';
 import { openForSigning } from './pdf-view.js';
@@ -51,6 +62,11 @@ export interface SealResult {
   byteRange: number[];
   token?: Uint8Array;
   auditPageCount: number;
+  /**
+   * What a further update of the same request (B-LT, B-LTA) chains to: the objects and the xref section this
+   * one wrote, as it wrote them (asked for only by those levels).
+   */
+  chain: () => UpdateBase;
 }
 
 /** Loaded, checked and (if needed) repaired input, ready for sealing. */
@@ -59,6 +75,8 @@ export interface PreparedPdf {
   base: Uint8Array;
   last: LastXref;
   doc: PDFDocument;
+  /** The bounded reader's view of `base`: objects the update leaves alone are looked up there afterwards. */
+  reader: PdfDocument;
   repaired: boolean;
 }
 
@@ -75,16 +93,10 @@ function unprocessable(message: string, cause?: unknown): FolioError {
  * information is broken is repaired by a full rewrite (there is no valid revision to append to).
  */
 export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
-  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
-  if (!head.includes('%PDF-')) {
-    throw new FolioError('INVALID_FILE_FORMAT', 'The document is neither a PDF nor a DOCX', {
-      details: [{ field: 'document', issue: 'not a PDF or DOCX file' }],
-    });
-  }
-  // The bounded reader reads the document; pdf-lib gets a document built from what it read (see pdf-view.ts).
+  // The caller sniffed the bytes once (src/sign/input-kind.ts); the bounded reader reads the document; pdf-lib gets a document built from what it read (see pdf-view.ts).
   // openForSigning refused an encrypted document (a trailer /Encrypt in any revision); the image has none.
   const opened = await openForSigning(bytes);
-  const reader = opened.reader;
+  let reader = opened.reader;
   let doc = opened.doc;
   if (!(doc.context.trailerInfo.Root instanceof PDFRef)) throw unprocessable('The PDF has no document catalog');
   let pageCount: number;
@@ -117,13 +129,14 @@ export async function preparePdf(bytes: Uint8Array): Promise<PreparedPdf> {
     } catch (e) {
       throw unprocessable('The PDF cross-reference table is broken and the file could not be repaired', e);
     }
-    last = readLastXref(base);
+    // pdf-lib's own rewrite, read back the same way as any input (once: the update chains to that read).
+    const reopened = await openForSigning(base);
+    last = lastXrefOf(reopened.reader);
     if (!last) throw unprocessable('The PDF cross-reference table is broken and the file could not be repaired');
-    // pdf-lib's own rewrite, read back the same way as any input.
-    doc = (await openForSigning(base)).doc;
+    ({ doc, reader } = reopened);
     repaired = true;
   }
-  return { base, last, doc, repaired };
+  return { base, last, doc, reader, repaired };
 }
 
 /** The DocMDP permission level of a certified document (1–3), if it is certified. */
@@ -142,29 +155,6 @@ function docMdpPermission(doc: PDFDocument): number | undefined {
     if (p instanceof PDFNumber) return p.asNumber();
   }
   return 2;
-}
-
-/** PDF text string: hex UTF-16BE with a byte-order mark, safe for any character. */
-function textString(s: string): string {
-  const b = Buffer.alloc(2 + s.length * 2);
-  b.writeUInt16BE(0xfeff, 0);
-  for (let i = 0; i < s.length; i++) b.writeUInt16BE(s.charCodeAt(i), 2 + i * 2);
-  return `<${b.toString('hex').toUpperCase()}>`;
-}
-
-function pdfDate(d: Date): string {
-  const s = d.toISOString();
-  return `D:${s.slice(0, 4)}${s.slice(5, 7)}${s.slice(8, 10)}${s.slice(11, 13)}${s.slice(14, 16)}${s.slice(17, 19)}Z`;
-}
-
-function serialize(ref: PDFRef, obj: PDFObject): Uint8Array {
-  const header = `${ref.objectNumber} ${ref.generationNumber} obj\n`;
-  const footer = '\nendobj\n';
-  const out = new Uint8Array(header.length + obj.sizeInBytes() + footer.length);
-  out.set(Buffer.from(header, 'latin1'), 0);
-  const n = obj.copyBytesInto(out, header.length);
-  out.set(Buffer.from(footer, 'latin1'), header.length + n);
-  return out;
 }
 
 /** Tracks the objects of the original document that this update rewrites. */
@@ -222,8 +212,9 @@ const editableDict = (doc: PDFDocument, dict: PDFDict, key: string, changes: Cha
     () => doc.context.obj({}),
   );
 
+/** A string object's text (PDFDocEncoding or UTF-16/UTF-8 by its byte-order mark), through the one codec. */
 function decodeText(obj: PDFObject | undefined): string | undefined {
-  if (obj instanceof PDFString || obj instanceof PDFHexString) return obj.decodeText();
+  if (obj instanceof PDFString || obj instanceof PDFHexString) return decodePdfText(obj.asBytes());
   return undefined;
 }
 
@@ -278,7 +269,7 @@ function embedAuditFile(doc: PDFDocument, catalog: PDFDict, json: Uint8Array, wh
     Subtype: 'application/json',
     Params: {
       Size: json.length,
-      ModDate: PDFString.of(pdfDate(when)),
+      ModDate: PDFString.of(formatPdfDate(when)),
       CheckSum: PDFHexString.of(crypto.createHash('md5').update(json).digest('hex')),
     },
   });
@@ -306,31 +297,6 @@ function embedAuditFile(doc: PDFDocument, catalog: PDFDict, json: Uint8Array, wh
 
   // PDF 2.0 / PDF/A-3 associated file on the catalog.
   editableArray(doc, catalog, 'AF', changes).push(filespecRef);
-}
-
-interface PlacedSignature {
-  bytes: Uint8Array;
-  byteRangeAt: number;
-  byteRangeLength: number;
-  contentsAt: number;
-  contentsLength: number;
-}
-
-/** The signature dictionary with fixed-width placeholders for /ByteRange and /Contents. */
-function signatureObject(ref: PDFRef, signerName: string, reason: string, when: Date, contentsBytes: number): PlacedSignature {
-  const head = `${ref.objectNumber} 0 obj\n<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange `;
-  const byteRange = '[0 0000000000 0000000000 0000000000]';
-  const mid = ' /Contents <';
-  const contents = '0'.repeat(contentsBytes * 2);
-  const tail = `> /M (${pdfDate(when)}) /Name ${textString(signerName)} /Reason ${textString(reason)} /Prop_Build << /App << /Name /Folio >> >> >>\nendobj\n`;
-  const text = head + byteRange + mid + contents + tail;
-  return {
-    bytes: Buffer.from(text, 'latin1'),
-    byteRangeAt: head.length,
-    byteRangeLength: byteRange.length,
-    contentsAt: head.length + byteRange.length + mid.length - 1, // at '<'
-    contentsLength: contents.length + 2, // with '<' and '>'
-  };
 }
 
 /**
@@ -406,20 +372,14 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
   if (lastPageRef.objectNumber <= originalLargest) changes.mark(lastPageRef);
 
   // Everything new plus the rewritten originals, in object-number order; the signature goes last.
-  const objects: UpdateObject[] = [];
-  for (const [ref, obj] of context.enumerateIndirectObjects()) {
-    if (ref.objectNumber === sigRef.objectNumber) continue;
-    if (ref.objectNumber > originalLargest || changes.refs.has(ref.objectNumber)) {
-      objects.push({ objectNumber: ref.objectNumber, generation: ref.generationNumber, bytes: serialize(ref, obj) });
-    }
-  }
-  objects.sort((a, b) => a.objectNumber - b.objectNumber);
+  const objects = authoredObjects(doc, originalLargest, new Set(changes.refs.keys()), sigRef.objectNumber);
 
   // The trailer carries on what the reader found in force (/Root, /Info, the first /ID), with a new /ID[1].
   const newId = crypto.randomBytes(16).toString('hex');
+  const root: PdfRef = last.root ?? { kind: 'ref', num: rootRef.objectNumber, gen: rootRef.generationNumber };
   const ref = (r: { num: number; gen: number }) => `${r.num} ${r.gen} R`;
   const trailer = {
-    root: last.root ? ref(last.root) : `${rootRef.objectNumber} ${rootRef.generationNumber} R`,
+    root: ref(root),
     info: last.info ? ref(last.info) : undefined,
     id: [last.firstId ?? newId, newId] as [string, string],
   };
@@ -428,7 +388,7 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
 
   let contentsBytes = estimateCmsSize(opts.identity) + (opts.tsaUrl ? TIMESTAMP_ROOM : 0);
   for (let attempt = 0; attempt < 2; attempt++) {
-    const sig = signatureObject(sigRef, record.signer.name, reason, signedAt, contentsBytes);
+    const sig = signatureDictionary(sigRef.objectNumber, { contentsBytes, signedAt, name: record.signer.name, reason });
     const update = appendIncrementalUpdate(
       base,
       last,
@@ -437,15 +397,9 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
       size,
     );
     const out = update.bytes;
-    const sigAt = update.offsets.get(sigRef.objectNumber)!;
-    const contentsStart = sigAt + sig.contentsAt;
-    const contentsEnd = contentsStart + sig.contentsLength;
-    const range = [0, contentsStart, contentsEnd, out.length - contentsEnd];
-    const rangeText = `[${range.join(' ')}]`.padEnd(sig.byteRangeLength, ' ');
-    if (rangeText.length !== sig.byteRangeLength) throw new Error('ByteRange does not fit its placeholder');
-    out.set(Buffer.from(rangeText, 'latin1'), sigAt + sig.byteRangeAt);
+    const placed = placeByteRange(out, update.offsets.get(sigRef.objectNumber)!, sig);
 
-    const digest = crypto.createHash('sha256').update(out.subarray(0, contentsStart)).update(out.subarray(contentsEnd)).digest();
+    const digest = crypto.createHash('sha256').update(out.subarray(0, placed.contentsStart)).update(out.subarray(placed.contentsEnd)).digest();
     const signer = signDigest(opts.identity, digest);
     let token: Uint8Array | undefined;
     if (opts.tsaUrl) {
@@ -464,12 +418,25 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
       }
     }
     const cms = buildSignedData(opts.identity, signer, token);
-    if (cms.length > contentsBytes) {
+    if (!fillContents(out, placed, cms)) {
       contentsBytes = cms.length + 2048; // e.g. an unusually large timestamp token: sign again with room
       continue;
     }
-    out.set(Buffer.from(Buffer.from(cms).toString('hex').toUpperCase(), 'latin1'), contentsStart + 1);
-    return { pdf: out, fieldName, timestamped: token !== undefined, auditPageCount, byteRange: range, ...(token ? { token } : {}) };
+    return {
+      pdf: out,
+      fieldName,
+      timestamped: token !== undefined,
+      auditPageCount,
+      byteRange: placed.byteRange,
+      ...(token ? { token } : {}),
+      chain: () =>
+        afterUpdate({ doc: prepared.reader, rev: prepared.reader.last, last }, update, {
+          size,
+          root,
+          ...(last.info ? { info: last.info } : {}),
+          firstId: trailer.id[0],
+        }),
+    };
   }
   throw new Error('the signature did not fit its placeholder');
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { authed, type TestApi } from '../helpers/api.js';
 import type { SigningIdentity } from '../../src/services.js';
-import { signDocument } from '../../src/sign/index.js';
+import { signDocument, signInputKind } from '../../src/sign/index.js';
 
 export const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -28,14 +28,19 @@ export async function makePdf(pages: number, opts: { objectStreams?: boolean; si
   return doc.save({ useObjectStreams: opts.objectStreams ?? false });
 }
 
-/** signDocument (no HTTP) with a minimal request and no audit pages, as the bounds tests of both engines use it. */
-export function signMinimal(identity: SigningIdentity, document: Uint8Array): ReturnType<typeof signDocument> {
+/**
+ * signDocument (no HTTP) with a minimal request and no audit pages, as the bounds tests of both engines use
+ * it: the document sniffed first, as the route does (a non-PDF is refused there, not by the engine).
+ */
+export async function signMinimal(identity: SigningIdentity, document: Uint8Array): ReturnType<typeof signDocument> {
+  signInputKind(document);
   return signDocument(
     {
       document,
       signer: { name: 'Ada Lovelace', email: 'ada@example.com' },
-      auditTrail: [{ type: 'document.signed', timestamp: '2026-11-20T09:15:00Z' }],
+      auditTrail: [{ type: 'document.signed', timestamp: new Date('2026-11-20T09:15:00Z') }],
       auditPages: false,
+      level: { level: 'B-B', asked: false },
     },
     { identity },
   );
