@@ -1,49 +1,100 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
- * The font replacement table of the workers' LibreOffice profile (profile.ts): Word's fonts that no free
- * metric-compatible twin covers, mapped to the installed font whose advance widths come closest, so that
- * lines — and therefore pages — break where Word breaks them. Without an entry LibreOffice asks fontconfig,
- * which falls back to DejaVu Sans (about 16 % wider than Aptos: a page of Aptos text runs onto the next).
+ * The font replacement table of the workers' LibreOffice profile (profile.ts): Word's fonts that are not
+ * installed, mapped to a stand-in, so that lines — and therefore pages — break where Word breaks them and lines
+ * sit where Word's do. Without an entry LibreOffice asks fontconfig, which falls back to DejaVu Sans (about
+ * 16 % wider than Aptos: a page of Aptos text runs onto the next).
  *
- * Widths were measured against the glyph widths Word embedded in the PDFs of ../shared/corpus/word-pdf
- * (ASCII letters weighted by English frequency; ratio = substitute / Word, per-glyph error in 1/1000 em);
- * the measurement and the before/after scores are in bench/README.md ("Word parity"):
+ * First choice: the metric-compatible substitutes that scripts/fonts/build.py makes at setup from open fonts
+ * (fonts/README.md): every advance width Word embedded in its PDFs, the rest estimated, and Word's line
+ * metrics. Then the installed font of nearest width, for hosts where the build has not run. Figures (width
+ * error against Word's embedded widths, before → after) are in bench/README.md ("Word parity"):
  *
- * | Word font     | substitute       | width ratio | per-glyph error | package               |
- * |---------------|------------------|-------------|-----------------|-----------------------|
- * | Aptos         | Liberation Sans  | 1.013       | 22              | fonts-liberation2     |
- * | Aptos Display | Carlito          | 1.025       | 15              | fonts-crosextra-carlito |
- * | Segoe UI      | Lato             | 0.995       | 16              | fonts-lato            |
- * | Georgia       | DejaVu Serif Condensed | 1.036 | 23              | fonts-dejavu-extra    |
- * | Verdana       | DejaVu Sans      | 1.004       | 10              | fonts-dejavu          |
+ * | Word font          | substitute (built)  | from                  | fallback (installed)   |
+ * |--------------------|---------------------|-----------------------|------------------------|
+ * | Aptos              | Folio Sans          | Liberation Sans       | Liberation Sans        |
+ * | Aptos Display      | Folio Sans Display  | Liberation Sans       | Carlito                |
+ * | Aptos Narrow       | Folio Sans Narrow   | Liberation Sans       | Liberation Sans        |
+ * | Segoe UI (+ Light, Semilight, Semibold) | Folio UI (…) | Lato | Lato                        |
+ * | Verdana            | Folio Humanist      | DejaVu Sans           | DejaVu Sans            |
+ * | Georgia            | Folio Serif         | DejaVu Serif Condensed| DejaVu Serif Condensed |
+ * | Cambria            | Folio Office Serif  | Caladea (line metrics)| Caladea                |
  *
- * Calibri → Carlito and Cambria → Caladea are metric-compatible twins that LibreOffice and fontconfig
- * already pick; they are listed too so that the choice does not depend on the host's fontconfig. Selawik,
- * Microsoft's metric-compatible fallback for Segoe UI, and Gelasio (Georgia) are not packaged in Debian 12.
+ * Caladea already has Cambria's widths; its built twin only carries Word's line height (Caladea's line is 2 %
+ * shorter than Cambria's). Calibri stays Carlito: its twin with Word's baseline (Carlito's sits 0.02 em lower)
+ * measured worse, LibreOffice's whole-twip line heights drifting the other way (bench/README.md).
  */
 
-/** [Word's font, substitutes in order of preference]: the first installed one stands in where the font is missing. */
+/** [Word's font, substitutes in order of preference]: the first available one stands in where the font is missing. */
 export const FONT_REPLACEMENTS: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ['Aptos', ['Liberation Sans']],
-  ['Aptos Display', ['Carlito']],
-  ['Segoe UI', ['Lato', 'Liberation Sans']],
-  ['Georgia', ['DejaVu Serif Condensed']],
-  ['Verdana', ['DejaVu Sans']],
+  ['Aptos', ['Folio Sans', 'Liberation Sans']],
+  ['Aptos Display', ['Folio Sans Display', 'Carlito']],
+  ['Aptos Narrow', ['Folio Sans Narrow', 'Liberation Sans Narrow', 'Liberation Sans']],
+  ['Segoe UI', ['Folio UI', 'Lato', 'Liberation Sans']],
+  ['Georgia', ['Folio Serif', 'DejaVu Serif Condensed']],
+  ['Verdana', ['Folio Humanist', 'DejaVu Sans']],
   ['Calibri', ['Carlito']],
-  ['Cambria', ['Caladea']],
+  ['Cambria', ['Folio Office Serif', 'Caladea']],
   // Weights Word names as families of their own (Office's heading font before 2023 is Calibri Light): the
-  // substitute's family or its matching weight. Not in the Word PDFs measured; fontconfig gave DejaVu Sans,
-  // about 20 % wider than Calibri and 16 % wider than Aptos.
+  // substitute's family or its matching weight. fontconfig gave DejaVu Sans, about 20 % wider than Calibri
+  // and 16 % wider than Aptos.
   ['Calibri Light', ['Carlito']],
-  ['Aptos Light', ['Liberation Sans']],
-  ['Aptos SemiBold', ['Liberation Sans']],
-  ['Aptos ExtraBold', ['Liberation Sans']],
-  ['Aptos Black', ['Liberation Sans']],
-  ['Segoe UI Light', ['Lato Light', 'Liberation Sans']],
-  ['Segoe UI Semilight', ['Lato Light', 'Liberation Sans']],
-  ['Segoe UI Semibold', ['Lato Semibold', 'Liberation Sans']],
+  ['Aptos Light', ['Folio Sans', 'Liberation Sans']],
+  ['Aptos SemiBold', ['Folio Sans', 'Liberation Sans']],
+  ['Aptos ExtraBold', ['Folio Sans', 'Liberation Sans']],
+  ['Aptos Black', ['Folio Sans', 'Liberation Sans']],
+  ['Segoe UI Light', ['Folio UI Light', 'Lato Light', 'Liberation Sans']],
+  ['Segoe UI Semilight', ['Folio UI Semilight', 'Lato Light', 'Liberation Sans']],
+  ['Segoe UI Semibold', ['Folio UI Semibold', 'Lato Semibold', 'Liberation Sans']],
 ];
+
+/**
+ * The folder of the built substitutes: FOLIO_FONTS_DIR, else `fonts/build` of the installation (found upwards
+ * from this module, which runs from src/ under tsx and from dist/src/ once compiled); undefined when no build
+ * is there (scripts/setup.sh makes it; the Dockerfile copies it into the image).
+ */
+export function builtFontsDir(): string | undefined {
+  const fromEnv = process.env.FOLIO_FONTS_DIR;
+  if (fromEnv) return fs.existsSync(path.join(fromEnv, 'manifest.json')) ? fromEnv : undefined;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = path.join(dir, 'fonts', 'build');
+    if (fs.existsSync(path.join(candidate, 'manifest.json'))) return candidate;
+    dir = path.dirname(dir);
+  }
+  return undefined;
+}
+
+/** The families of the built substitutes (their manifest), lower-cased; empty without a build. */
+export function builtFamilies(dir: string | undefined = builtFontsDir()): Set<string> {
+  if (!dir) return new Set();
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { families?: Array<{ family?: unknown }> };
+    return new Set(
+      (manifest.families ?? [])
+        .map((f) => f.family)
+        .filter((f): f is string => typeof f === 'string')
+        .map((f) => f.toLowerCase()),
+    );
+  } catch {
+    return new Set();
+  }
+}
+
+/**
+ * Makes the built substitutes visible to the LibreOffice of one profile: LibreOffice adds `<profile>/user/fonts`
+ * to its font path, so a symbolic link there (not a copy: every worker start makes a profile) is enough. No-op
+ * without a build.
+ */
+export function linkBuiltFonts(userDir: string, dir: string | undefined = builtFontsDir()): void {
+  if (!dir) return;
+  const link = path.join(userDir, 'fonts');
+  if (!fs.existsSync(link)) fs.symlinkSync(path.resolve(dir), link, 'dir');
+}
 
 /**
  * The families fontconfig knows, or undefined when fc-list cannot tell (then every entry is written).
@@ -63,6 +114,14 @@ function installedFamilies(): Set<string> | undefined {
   }
 }
 
+/** What LibreOffice can use: the host's fonts (fontconfig) and the built substitutes (linked into the profile). */
+function availableFamilies(): Set<string> | undefined {
+  const host = installedFamilies();
+  if (!host) return undefined;
+  for (const f of builtFamilies()) host.add(f);
+  return host;
+}
+
 const prop = (name: string, type: string, value: string) =>
   `<prop oor:name="${name}" oor:op="fuse" oor:type="${type}"><value>${value}</value></prop>`;
 
@@ -73,7 +132,7 @@ const prop = (name: string, type: string, value: string) =>
  * installed on the host therefore gets no entry and is used as it is. `OnScreenOnly=false`: the replacement
  * holds for layout and PDF export.
  */
-export function fontReplacementItems(installed: Set<string> | undefined = installedFamilies()): string[] {
+export function fontReplacementItems(installed: Set<string> | undefined = availableFamilies()): string[] {
   const base = '/org.openoffice.Office.Common/Font/Substitution';
   const pairs: Array<[string, string]> = [];
   for (const [font, candidates] of FONT_REPLACEMENTS) {

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fontReplacementItems } from './fonts.js';
+import { fontReplacementItems, linkBuiltFonts } from './fonts.js';
 
 const item = (nodePath: string, name: string, type: string, value: string) =>
   `<item oor:path="${nodePath}"><prop oor:name="${name}" oor:op="fuse" oor:type="${type}"><value>${value}</value></prop></item>`;
@@ -55,11 +55,13 @@ export function registryModifications(): string {
   );
 }
 
-/** Creates `<dir>/profile/user/registrymodifications.xcu`; returns the profile's file:// URL. */
+/** Creates `<dir>/profile/user/registrymodifications.xcu` (and the `fonts` link); returns the profile's file:// URL. */
 export function writeProfile(dir: string): string {
   const user = path.join(dir, 'profile', 'user');
   fs.mkdirSync(user, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(user, 'registrymodifications.xcu'), registryModifications(), { mode: 0o600 });
+  // The metric-compatible substitutes of Office fonts (fonts.ts), on LibreOffice's font path of this profile.
+  linkBuiltFonts(user);
   return fileUrl(path.join(dir, 'profile'));
 }
 
