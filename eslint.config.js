@@ -1,10 +1,68 @@
-// ESLint flat config: typescript-eslint's recommended rules, syntax only (no type information, so it stays fast).
-// The packages live in tools/lint (own lock, own TypeScript 5.9 for the parser: see its package.json).
-// Run with `npm run lint`; formatting is Prettier's job (.prettierrc.json), so no stylistic rules here.
-import { globals, js, tseslint } from './tools/lint/index.js';
+// ESLint flat config: typescript-eslint's recommended rules, the type-aware rules that catch bugs, and the layers
+// of src/ (who may import whom). The packages live in tools/lint (own lock, own TypeScript 5.9 for the parser: see
+// its package.json). Run with `npm run lint`; formatting is Prettier's job (.prettierrc.json), so no stylistic rules.
+import { globals, js, layers, tseslint } from './tools/lint/index.js';
+
+const root = import.meta.dirname;
+
+/**
+ * The layers of src/, lowest first: a file imports its own unit (a folder, or a file named here) and lower layers,
+ * never a higher one (`folio/layers`, tools/lint/layers.js, also for `import()` and `import type`). Test:
+ * test/lint/boundaries.test.ts. ARCHITECTURE.md's module map describes each folder.
+ */
+const LAYERS = [
+  // What every layer throws, logs and counts against: errors, the logger, the request's deadline and output budget
+  // (the format writers count what they write into it).
+  { name: 'foundation', units: ['src/errors.ts', 'src/logger.ts', 'src/budget'] },
+  // The homes of the formats: bytes in, objects out, nothing about requests, pools or capabilities.
+  { name: 'formats', units: ['src/formats', 'src/crypto', 'src/pdf', 'src/docx'] },
+  // What capabilities run on: pools and threads, native children, budgets, HTTP plumbing, fetching, configuration.
+  {
+    name: 'infrastructure',
+    units: ['src/config', 'src/native', 'src/fetch', 'src/coordination', 'src/office', 'src/engines', 'src/http'],
+  },
+  // One folder per capability; one capability uses another only through its public surface.
+  {
+    name: 'capabilities',
+    units: ['src/convert', 'src/annotate', 'src/sign', 'src/verify', 'src/merge', 'src/preview', 'src/auth', 'src/telemetry'],
+    peers: 'surface',
+    surface: ['index.ts', 'module.ts'],
+  },
+  // Composition: the entry points, the app and the services built from the capabilities, the command line.
+  {
+    name: 'composition',
+    units: ['src/main.ts', 'src/api.ts', 'src/services.ts', 'src/ingest-entry.ts', 'src/modules', 'src/modules.ts', 'src/cli'],
+  },
+];
+
+/** Imports the layer order alone would allow but the design does not. */
+const FORBID = [
+  { from: 'src/crypto', to: 'src/pdf', message: 'ASN.1 and DER sit below PDF: src/crypto never depends on src/pdf.' },
+  { from: 'src/crypto', to: 'src/docx', message: 'src/crypto depends on no other format home.' },
+  { from: 'src/formats', to: 'src/pdf', message: 'sniffing sits below the format homes.' },
+  { from: 'src/formats', to: 'src/docx', message: 'sniffing sits below the format homes.' },
+  { from: 'src/formats', to: 'src/crypto', message: 'sniffing sits below the format homes.' },
+];
+
+/** Known exceptions, each with its reason; the aim is none. */
+const ALLOW = [
+  // Issue 26's modules step is moving these: capabilities as modules (tasks, routes, health from the module list),
+  // SigningIdentity and the other shared types out of services.ts. Each entry goes when its import does.
+  { from: 'src/engines/worker.ts', to: 'src', reason: 'engine tasks still imported by name, not from the module list' },
+  { from: 'src/engines/tasks.ts', to: 'src', reason: 'task shapes still name capability types, not the modules' },
+  { from: 'src/engines/index.ts', to: 'src/services.ts', reason: 'SigningIdentity still declared in services.ts' },
+  { from: 'src/http/capability.ts', to: 'src/services.ts', reason: 'Capability still takes the whole Services' },
+  { from: 'src/http/routes/health.ts', to: 'src/services.ts', reason: 'health still reads the whole Services' },
+  { from: 'src/sign', to: 'src/services.ts', reason: 'SigningIdentity still declared in services.ts' },
+  { from: 'src/convert/routes.ts', to: 'src/services.ts', reason: 'routes still take the whole Services' },
+  { from: 'src/annotate/routes.ts', to: 'src/services.ts', reason: 'routes still take the whole Services' },
+  { from: 'src/verify/routes.ts', to: 'src/services.ts', reason: 'routes still take the whole Services' },
+  { from: 'src/merge/routes.ts', to: 'src/services.ts', reason: 'routes still take the whole Services' },
+  { from: 'src/auth/routes.ts', to: 'src/services.ts', reason: 'routes still take the whole Services' },
+];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/', '**/dist/', 'data/', '.tmp/', 'coverage/'] },
+  { ignores: ['**/node_modules/', '**/dist/', 'data/', '.tmp/', '.tmp-*/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -20,6 +78,43 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
     },
+  },
+  {
+    // Type-aware rules: the ones that catch bugs, not style. They need the TypeScript program: tsconfig.check.json
+    // covers src, test, bench, scripts and the client package, playground/tsconfig.json the playground's src. The
+    // files outside these globs (the JavaScript files, playground/vite.config.ts) get the syntax-only rules above.
+    files: [
+      'src/**/*.ts',
+      'test/**/*.ts',
+      'bench/**/*.ts',
+      'scripts/**/*.ts',
+      'packages/client/src/**/*.ts',
+      'packages/client/test/**/*.ts',
+      'vitest.config.ts',
+      'playground/src/**/*.ts',
+    ],
+    languageOptions: {
+      parserOptions: { project: ['./tsconfig.check.json', './playground/tsconfig.json'], tsconfigRootDir: root },
+    },
+    rules: {
+      // A promise nobody awaits loses its rejection (an unhandled rejection ends the process) and its ordering.
+      '@typescript-eslint/no-floating-promises': 'error',
+      // An async callback where a void one is expected (event handlers, forEach, timers): nobody sees it fail.
+      '@typescript-eslint/no-misused-promises': 'error',
+      // `await` on something that is not a promise: the code believes a call is asynchronous when it is not.
+      '@typescript-eslint/await-thenable': 'error',
+      // `return promise` inside try/catch/finally: the catch never sees the rejection, finally runs too early.
+      '@typescript-eslint/return-await': ['error', 'error-handling-correctness-only'],
+      // for…in over an array walks string keys (and inherited ones), not elements.
+      '@typescript-eslint/no-for-in-array': 'error',
+      // sort() without a comparator sorts numbers as strings.
+      '@typescript-eslint/require-array-sort-compare': ['error', { ignoreStringArrays: true }],
+    },
+  },
+  {
+    files: ['src/**/*.{ts,js,mjs}'],
+    plugins: { folio: layers },
+    rules: { 'folio/layers': ['error', { root, layers: LAYERS, forbid: FORBID, allow: ALLOW }] },
   },
   {
     // One PDF home: only src/pdf imports @cantoo/pdf-lib. Input bytes reach it through openForAuthoring (the

@@ -53,20 +53,25 @@ if (process.argv.includes('--serve')) {
   }
   const port = (s: { server: { address(): unknown } }) => (s.server.address() as AddressInfo).port;
   process.stderr.write(JSON.stringify({ bare: port(bare), sqlite: port(sqlite.app), postgres: postgres ? port(postgres.app) : null }) + '\n');
-  process.on('SIGTERM', async () => {
-    const month = new Date().toISOString().slice(0, 7);
-    const counts = {
-      sqlite: (await sqlite.store.usage('bench_license', month)).opens,
-      postgres: postgres ? (await postgres.store.usage('bench_license', month)).opens : null,
-    };
-    process.stderr.write(JSON.stringify({ stored: counts }) + '\n');
-    await sqlite.close();
-    await postgres?.close();
-    await db?.drop();
-    await bare.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  });
+  // A signal listener's promise is dropped: a failed shutdown is printed and exits non-zero here.
+  process.on('SIGTERM', () => {
+    (async () => {
+      const month = new Date().toISOString().slice(0, 7);
+      const counts = {
+        sqlite: (await sqlite.store.usage('bench_license', month)).opens,
+        postgres: postgres ? (await postgres.store.usage('bench_license', month)).opens : null,
+      };
+      process.stderr.write(JSON.stringify({ stored: counts }) + '\n');
+      await sqlite.close();
+      await postgres?.close();
+      await db?.drop();
+      await bare.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    })().catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
 } else {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const connections = 100;

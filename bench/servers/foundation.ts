@@ -42,9 +42,14 @@ process.stderr.write(
     unknownKey: generateApiKey(),
   }) + '\n',
 );
-process.on('SIGTERM', async () => {
-  await api.close();
-  await bare.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  process.exit(0);
-});
+// A signal listener's promise is dropped: a failed shutdown is printed and exits non-zero here.
+process.on('SIGTERM', () => {
+  (async () => {
+    await api.close();
+    await bare.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  })().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });

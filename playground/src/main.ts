@@ -46,7 +46,10 @@ function clearError(id: string): void {
   $(id).hidden = true;
   $(id).replaceChildren();
 }
-/** Runs one action of a section: status line, error box, and the button disabled meanwhile. */
+/**
+ * Runs one action of a section: status line, error box, and the button disabled meanwhile. Every failure of
+ * `work` is caught and shown, so it never rejects: the click listeners drop its promise with `void`.
+ */
 async function action(section: string, button: HTMLButtonElement | null, work: () => Promise<void>): Promise<void> {
   clearError(`${section}-error`);
   $(`${section}-status`).textContent = 'Working…';
@@ -159,43 +162,49 @@ function setKey(key: string, how: string): void {
 }
 if (apiKey) setKey(apiKey, 'kept for this tab');
 $('key-use').addEventListener('click', () => setKey($<HTMLInputElement>('api-key').value.trim(), 'entered'));
-$('reg-send').addEventListener('click', (e) =>
-  action('reg', e.currentTarget as HTMLButtonElement, async () => {
-    const r = await anon.register($<HTMLInputElement>('reg-email').value.trim());
-    $('reg-status').textContent = `${r.message} The code is valid for ${Math.round(r.expiresInSeconds / 60)} minutes.`;
-  }),
+$('reg-send').addEventListener(
+  'click',
+  (e) =>
+    void action('reg', e.currentTarget as HTMLButtonElement, async () => {
+      const r = await anon.register($<HTMLInputElement>('reg-email').value.trim());
+      $('reg-status').textContent = `${r.message} The code is valid for ${Math.round(r.expiresInSeconds / 60)} minutes.`;
+    }),
 );
-$('reg-verify').addEventListener('click', (e) =>
-  action('reg', e.currentTarget as HTMLButtonElement, async () => {
-    const r = await anon.verifyEmail($<HTMLInputElement>('reg-email').value.trim(), $<HTMLInputElement>('reg-code').value.trim());
-    $('new-key-value').textContent = r.apiKey;
-    $('new-key').hidden = false;
-    $('reg-status').textContent = `Key ${r.keyId} created.`;
-    setKey(r.apiKey, 'registered');
-  }),
+$('reg-verify').addEventListener(
+  'click',
+  (e) =>
+    void action('reg', e.currentTarget as HTMLButtonElement, async () => {
+      const r = await anon.verifyEmail($<HTMLInputElement>('reg-email').value.trim(), $<HTMLInputElement>('reg-code').value.trim());
+      $('new-key-value').textContent = r.apiKey;
+      $('new-key').hidden = false;
+      $('reg-status').textContent = `Key ${r.keyId} created.`;
+      setKey(r.apiKey, 'registered');
+    }),
 );
 
 // ---- 2. convert -----------------------------------------------------------------------------------------------
 
-$('convert-go').addEventListener('click', (e) =>
-  action('convert', e.currentTarget as HTMLButtonElement, async () => {
-    needKey();
-    const file = fileOf('convert-file');
-    const to = $<HTMLSelectElement>('convert-to').value as 'pdf' | 'docx';
-    $('convert-result').hidden = true;
-    $('convert-preview').replaceChildren();
-    await openForTelemetry(file);
-    const out = await client().convert(file, { to, filename: file.name });
-    const name = out.filename ?? `${stem(file.name)}.${to}`;
-    offerDownload('convert', out.bytes, out.contentType, name);
-    if (to === 'pdf') {
-      const pages = await renderPdf($('convert-preview'), out.bytes, { count: 2, label: name });
-      $('convert-status').textContent =
-        `Converted ${file.name} to ${name}: ${pages} page${pages === 1 ? '' : 's'} (preview of the first ${Math.min(2, pages)} below).`;
-    } else {
-      $('convert-status').textContent = `Converted ${file.name} to ${name}.`;
-    }
-  }),
+$('convert-go').addEventListener(
+  'click',
+  (e) =>
+    void action('convert', e.currentTarget as HTMLButtonElement, async () => {
+      needKey();
+      const file = fileOf('convert-file');
+      const to = $<HTMLSelectElement>('convert-to').value as 'pdf' | 'docx';
+      $('convert-result').hidden = true;
+      $('convert-preview').replaceChildren();
+      await openForTelemetry(file);
+      const out = await client().convert(file, { to, filename: file.name });
+      const name = out.filename ?? `${stem(file.name)}.${to}`;
+      offerDownload('convert', out.bytes, out.contentType, name);
+      if (to === 'pdf') {
+        const pages = await renderPdf($('convert-preview'), out.bytes, { count: 2, label: name });
+        $('convert-status').textContent =
+          `Converted ${file.name} to ${name}: ${pages} page${pages === 1 ? '' : 's'} (preview of the first ${Math.min(2, pages)} below).`;
+      } else {
+        $('convert-status').textContent = `Converted ${file.name} to ${name}.`;
+      }
+    }),
 );
 
 // ---- 3. template ----------------------------------------------------------------------------------------------
@@ -221,32 +230,39 @@ function inputFor(type: string, id: string): HTMLInputElement | HTMLTextAreaElem
   input.type = type === 'checkbox' ? 'checkbox' : type === 'date' ? 'date' : type === 'link' ? 'url' : 'text';
   return input;
 }
-$('template-read').addEventListener('click', (e) =>
-  action('template', e.currentTarget as HTMLButtonElement, async () => {
-    needKey();
-    const file = fileOf('template-file');
-    await openForTelemetry(file);
-    const fields = await client().annotateFields(file);
-    const box = $('template-fields');
-    box.replaceChildren();
-    formFields = [];
-    fields.forEach((field, i) => {
-      const key = field.id ?? field.tag ?? field.alias ?? field.group;
-      if (!key) return;
-      const type = (ANNOTATE_TYPES.has(field.type) ? field.type : 'text') as AnnotateField['type'];
-      if (type === 'image') return; // images need a file picker: not in this form
-      const id = `tf-${i}`;
-      const input = inputFor(type, id);
-      input.dataset.field = key;
-      const label = el('label', { htmlFor: id }, `${field.alias ?? field.tag ?? field.id ?? key} `, el('small', {}, `(${type}, ${field.location})`));
-      box.append(el('div', { className: 'field' }, label, input));
-      formFields.push({ field, input, type });
-    });
-    $('template-form').hidden = formFields.length === 0;
-    $('template-status').textContent = formFields.length
-      ? `${fields.length} field${fields.length === 1 ? '' : 's'} found: fill them in and press “Fill the template”.`
-      : `No fillable field found in ${file.name}.`;
-  }),
+$('template-read').addEventListener(
+  'click',
+  (e) =>
+    void action('template', e.currentTarget as HTMLButtonElement, async () => {
+      needKey();
+      const file = fileOf('template-file');
+      await openForTelemetry(file);
+      const fields = await client().annotateFields(file);
+      const box = $('template-fields');
+      box.replaceChildren();
+      formFields = [];
+      fields.forEach((field, i) => {
+        const key = field.id ?? field.tag ?? field.alias ?? field.group;
+        if (!key) return;
+        const type = (ANNOTATE_TYPES.has(field.type) ? field.type : 'text') as AnnotateField['type'];
+        if (type === 'image') return; // images need a file picker: not in this form
+        const id = `tf-${i}`;
+        const input = inputFor(type, id);
+        input.dataset.field = key;
+        const label = el(
+          'label',
+          { htmlFor: id },
+          `${field.alias ?? field.tag ?? field.id ?? key} `,
+          el('small', {}, `(${type}, ${field.location})`),
+        );
+        box.append(el('div', { className: 'field' }, label, input));
+        formFields.push({ field, input, type });
+      });
+      $('template-form').hidden = formFields.length === 0;
+      $('template-status').textContent = formFields.length
+        ? `${fields.length} field${fields.length === 1 ? '' : 's'} found: fill them in and press “Fill the template”.`
+        : `No fillable field found in ${file.name}.`;
+    }),
 );
 function valueOf(f: FormField): AnnotateField['value'] {
   const v = f.input.value;
@@ -293,27 +309,29 @@ $('template-form').addEventListener('submit', (e) => {
 
 // ---- 4. sign --------------------------------------------------------------------------------------------------
 
-$('sign-go').addEventListener('click', (e) =>
-  action('sign', e.currentTarget as HTMLButtonElement, async () => {
-    needKey();
-    const file = fileOf('sign-file');
-    const name = $<HTMLInputElement>('sign-name').value.trim();
-    const email = $<HTMLInputElement>('sign-email').value.trim();
-    await openForTelemetry(file);
-    const now = new Date().toISOString();
-    const r = await client().sign({
-      document: file,
-      signer: { name, email, userAgent: navigator.userAgent },
-      auditTrail: [
-        { type: 'document.viewed', timestamp: now },
-        { type: 'document.signed', timestamp: now, data: { method: 'playground' } },
-      ],
-    });
-    const bytes = fromBase64(r.document.base64);
-    offerDownload('sign', bytes, 'application/pdf', `${stem(file.name)}-signed.pdf`);
-    const pages = await renderPdf($('sign-preview'), bytes, { count: 1, last: true, label: 'Signed PDF' });
-    $('sign-status').textContent = `Signed by ${name}. Below: page ${pages} of ${pages}, the audit page.`;
-  }),
+$('sign-go').addEventListener(
+  'click',
+  (e) =>
+    void action('sign', e.currentTarget as HTMLButtonElement, async () => {
+      needKey();
+      const file = fileOf('sign-file');
+      const name = $<HTMLInputElement>('sign-name').value.trim();
+      const email = $<HTMLInputElement>('sign-email').value.trim();
+      await openForTelemetry(file);
+      const now = new Date().toISOString();
+      const r = await client().sign({
+        document: file,
+        signer: { name, email, userAgent: navigator.userAgent },
+        auditTrail: [
+          { type: 'document.viewed', timestamp: now },
+          { type: 'document.signed', timestamp: now, data: { method: 'playground' } },
+        ],
+      });
+      const bytes = fromBase64(r.document.base64);
+      offerDownload('sign', bytes, 'application/pdf', `${stem(file.name)}-signed.pdf`);
+      const pages = await renderPdf($('sign-preview'), bytes, { count: 1, last: true, label: 'Signed PDF' });
+      $('sign-status').textContent = `Signed by ${name}. Below: page ${pages} of ${pages}, the audit page.`;
+    }),
 );
 
 // ---- 5. verify ------------------------------------------------------------------------------------------------
@@ -410,15 +428,17 @@ function renderReport(file: File, r: VerifyResponse): void {
   }
   box.replaceChildren(...parts);
 }
-$('verify-go').addEventListener('click', (e) =>
-  action('verify', e.currentTarget as HTMLButtonElement, async () => {
-    needKey();
-    const file = fileOf('verify-file');
-    $('verify-report').replaceChildren();
-    const r = await client().verify(file);
-    renderReport(file, r);
-    $('verify-status').textContent = `Verified ${file.name}.`;
-  }),
+$('verify-go').addEventListener(
+  'click',
+  (e) =>
+    void action('verify', e.currentTarget as HTMLButtonElement, async () => {
+      needKey();
+      const file = fileOf('verify-file');
+      $('verify-report').replaceChildren();
+      const r = await client().verify(file);
+      renderReport(file, r);
+      $('verify-status').textContent = `Verified ${file.name}.`;
+    }),
 );
 
 document.body.dataset.ready = 'true';

@@ -1,18 +1,8 @@
 /** The auth capability's public types. */
-export interface AuthenticatedKey {
-  keyId: string;
-  email: string;
-}
+import type { AuthenticatedKey, KeyAuthenticator } from '../http/types.js';
 
-export interface KeyAuthenticator {
-  /** Resolves a raw `folio_sk_…` key to its owner, or null when malformed, unknown or revoked. */
-  authenticate(rawKey: string): Promise<AuthenticatedKey | null>;
-  /**
-   * Optional synchronous answer from an in-process cache: the owner, null (known revoked), or undefined
-   * when only `authenticate` can tell. Lets the HTTP hook admit a cached key without a promise.
-   */
-  authenticateCached?(rawKey: string): AuthenticatedKey | null | undefined;
-}
+// The key the HTTP layer admits and what admits it are declared by the HTTP layer (src/http/types.ts).
+export type { AuthenticatedKey, KeyAuthenticator };
 
 export interface IssuedKey {
   apiKey: string;

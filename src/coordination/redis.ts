@@ -202,14 +202,10 @@ export class Coordination {
     this.stateListeners.clear();
     this.subscriptionListeners.clear();
     await Promise.all(
-      [this.redis, this.subscriber].map((r) =>
-        r.status === 'ready'
-          ? r.quit().then(
-              () => undefined,
-              () => r.disconnect(),
-            )
-          : r.disconnect(),
-      ),
+      [this.redis, this.subscriber].map(async (r) => {
+        if (r.status === 'ready') await r.quit().then(undefined, () => r.disconnect());
+        else r.disconnect();
+      }),
     );
   }
 

@@ -23,8 +23,7 @@ import { clientErrorHandler, errorEnvelopeSchema, sendError, toFolioError } from
 import { parseJsonBody } from './json-body.js';
 import type { InFlightLimiter } from './in-flight.js';
 import type { HttpMetrics } from './metrics.js';
-import type { KeyAuthenticator } from '../auth/index.js';
-import './types.js';
+import type { KeyAuthenticator } from './types.js';
 import { requestIdFor } from './request-id.js';
 import { requestLineWriter } from '../logger.js';
 import { Deadline } from '../budget/index.js';

@@ -181,7 +181,11 @@ export class RedisInFlightLimiter implements InFlightLimiter {
   /** Pushes every lease this instance holds to now + leaseMs, in one pipelined round trip. */
   private async renew(): Promise<void> {
     if (this.held.size === 0 || !this.coordination.available) return;
-    const pipeline = this.coordination.redis.pipeline() as unknown as SlotCommands & { exec(): Promise<Array<[Error | null, unknown]> | null> };
+    // On a pipeline a command only queues (it returns the pipeline); exec() answers for all of them.
+    const pipeline = this.coordination.redis.pipeline() as unknown as {
+      folioSlotRenew(k: string, leaseMs: number, ...members: string[]): unknown;
+      exec(): Promise<Array<[Error | null, unknown]> | null>;
+    };
     for (const [key, members] of this.held) pipeline.folioSlotRenew(this.prefix + key, this.leaseMs, ...members);
     try {
       const results = await pipeline.exec();

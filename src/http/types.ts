@@ -1,7 +1,25 @@
 /** What the HTTP layer attaches to requests, and the route options each route declares. */
 import type { TSchema } from '@fastify/type-provider-typebox';
-import type { AuthenticatedKey } from '../auth/index.js';
 import type { Deadline } from '../budget/index.js';
+
+/**
+ * What the auth hook needs to admit a key. Declared here, below the capabilities, so the HTTP layer does not
+ * depend on src/auth; src/auth's service implements it (and re-exports both types).
+ */
+export interface AuthenticatedKey {
+  keyId: string;
+  email: string;
+}
+
+export interface KeyAuthenticator {
+  /** Resolves a raw `folio_sk_…` key to its owner, or null when malformed, unknown or revoked. */
+  authenticate(rawKey: string): Promise<AuthenticatedKey | null>;
+  /**
+   * Optional synchronous answer from an in-process cache: the owner, null (known revoked), or undefined
+   * when only `authenticate` can tell. Lets the HTTP hook admit a cached key without a promise.
+   */
+  authenticateCached?(rawKey: string): AuthenticatedKey | null | undefined;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,5 +45,3 @@ declare module 'fastify' {
     multipartBody?: TSchema;
   }
 }
-
-export {};

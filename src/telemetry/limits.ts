@@ -208,8 +208,9 @@ export class IngestLimits {
 
   /** Counts what a commit added; called before the commit's requests are answered. */
   async committed(outcome: AppendOutcome): Promise<void> {
-    if (!this.newDocuments) return;
-    await Promise.all([...outcome.newDocuments].map(([key, n]) => (n > 0 ? this.newDocuments!.add(key, n) : undefined)));
+    const tally = this.newDocuments;
+    if (!tally) return;
+    await Promise.all([...outcome.newDocuments].filter(([, n]) => n > 0).map(([key, n]) => tally.add(key, n)));
   }
 
   /** Seconds to wait when the address is over its ADMIN_TOKEN failures, else 0. */

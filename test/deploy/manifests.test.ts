@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse } from 'yaml';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const K8S = path.join(ROOT, 'deploy/kubernetes');
@@ -55,13 +55,13 @@ describe('Kubernetes manifests', () => {
       expect(typeof doc.kind, file).toBe('string');
       if (doc.kind !== 'Kustomization') expect(typeof doc.metadata?.name, file).toBe('string');
     }
-    const kinds = manifests.map((m) => m.doc.kind).sort();
+    const kinds = manifests.map((m): string => m.doc.kind).sort();
     for (const k of ['Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ConfigMap', 'Secret', 'Namespace']) {
       expect(kinds).toContain(k);
     }
     expect(
       byKind('Deployment')
-        .map((d) => d.metadata.name)
+        .map((d): string => d.metadata.name)
         .sort(),
     ).toEqual(['folio-api', 'folio-ingest']);
   });
@@ -69,7 +69,7 @@ describe('Kubernetes manifests', () => {
   it('the kustomization lists every manifest except the example Secret, which it must never apply', () => {
     const k = manifests.find((m) => m.doc.kind === 'Kustomization')!.doc;
     const files = fs.readdirSync(K8S).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml');
-    expect([...k.resources].sort()).toEqual(files.filter((f) => f !== 'secret.example.yaml').sort());
+    expect([...(k.resources as string[])].sort()).toEqual(files.filter((f) => f !== 'secret.example.yaml').sort());
   });
 
   it('the ConfigMap is a valid Folio configuration', () => {

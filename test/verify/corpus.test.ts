@@ -90,7 +90,7 @@ describe('shadow-2021', () => {
     const r = verify('shadow-2021/hide-v2-form-over-text_4-manipulated.pdf');
     expect(r.valid).toBe(false);
     const emptied = r.signatures[0]!.modificationsAfter.details.filter((x) => x.kind === 'emptied').map((x) => x.object);
-    expect(emptied.sort()).toEqual([15, 18]);
+    expect(emptied.sort((a, b) => Number(a) - Number(b))).toEqual([15, 18]);
   });
 
   it('replace-v1-overlay_4-manipulated.pdf: form fill after an approval signature → modified (FORM_FILL), invalid', () => {

@@ -32,7 +32,8 @@ function expectSameIndex(bytes: Uint8Array) {
   const lazy = lazyReferrerIndex(lazyDoc, nums, 300_000);
   const full = fullIndex(openPdf(bytes));
   const queried = new Set([...nums, ...full.keys()]);
-  for (const n of queried) expect([...(lazy.get(n) ?? [])].sort(), `referrers of ${n}`).toEqual([...(full.get(n) ?? [])].sort());
+  const byNumber = (a: number, b: number) => a - b;
+  for (const n of queried) expect([...(lazy.get(n) ?? [])].sort(byNumber), `referrers of ${n}`).toEqual([...(full.get(n) ?? [])].sort(byNumber));
   return full;
 }
 

@@ -2,3 +2,6 @@
 export { default as js } from '@eslint/js';
 export { default as globals } from 'globals';
 export { default as tseslint } from 'typescript-eslint';
+export { default as layers } from './layers.js';
+// For test/lint/boundaries.test.ts, which lints snippets with the repository's configuration.
+export { ESLint } from 'eslint';

@@ -86,7 +86,7 @@ describe('telemetry', () => {
       await new Folio({ licenseKey: 'root-key', telemetry: { endpoint, licenseKey: 'old-key' } }).open(corpus(CREATED_AND_CUSTOM));
       await new Folio({ telemetry: { endpoint, licenseKey: 'old-key' } }).open(corpus(CREATED_AND_CUSTOM));
       await waitForRequests(3);
-      expect(received.map((r) => r.headers['x-license-key']).sort()).toEqual([COMMUNITY_LICENSE_KEY, 'old-key', 'root-key'].sort());
+      expect(received.map((r) => r.headers['x-license-key'] as string).sort()).toEqual([COMMUNITY_LICENSE_KEY, 'old-key', 'root-key'].sort());
       const deprecations = warn.mock.calls.filter((c) => String(c[0]).includes('telemetry.licenseKey is deprecated'));
       expect(deprecations).toHaveLength(1);
     } finally {
