@@ -74,6 +74,19 @@ COPY packages/client/package.json packages/client/
 RUN npm ci --omit=dev && npm cache clean --force \
     && node -e "new (require('better-sqlite3'))(':memory:').close()"
 
+# ---- fonts: the metric-compatible substitutes of Office fonts (fonts/README.md), as scripts/setup.sh builds them --
+FROM ${BASE_IMAGE} AS fonts
+RUN set -eux; \
+    apt-get update; \
+    apt-get install -y --no-install-recommends python3-fonttools \
+      fonts-liberation2 fonts-crosextra-caladea fonts-dejavu fonts-lato; \
+    rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY scripts/fonts/ scripts/fonts/
+COPY fonts/faces.json fonts/
+COPY fonts/metrics/ fonts/metrics/
+RUN python3 scripts/fonts/build.py --out /app/fonts/build
+
 # ---- runtime -------------------------------------------------------------------------------------------
 FROM ${BASE_IMAGE} AS runtime
 # The Debian packages scripts/setup.sh installs for running (not its test tools), plus tini as PID 1: it
@@ -96,6 +109,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/dist/ dist/
 COPY --from=build /app/packages/client/package.json packages/client/
 COPY --from=build /app/packages/client/dist/ packages/client/dist/
+# Found by src/office/fonts.ts (fonts/build of the installation) and linked into every LibreOffice profile.
+COPY --from=fonts /app/fonts/build/ fonts/build/
 COPY deploy/entrypoint.sh deploy/healthcheck.mjs deploy/
 # Listen on every interface inside the container; state (SQLite, outbox, a generated signing key) in a
 # volume when no PostgreSQL is configured. LibreOffice's per-worker directories go to /dev/shm. Two glibc

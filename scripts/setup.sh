@@ -4,10 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Fonts and hyphenation patterns serve Word parity of DOCX→PDF (src/office/fonts.ts): Lato stands in for Segoe UI,
+# Fonts and hyphenation patterns serve Word parity of DOCX→PDF (src/office/fonts.ts): the font packages are also
+# what scripts/fonts/build.py (python3-fonttools) makes the metric-compatible Office substitutes from (below);
 # hyphen-* let LibreOffice hyphenate documents that ask for automatic hyphenation, as Word does.
 apt_packages=(libreoffice-writer-nogui fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
-  fonts-dejavu fonts-lato hyphen-en-us hyphen-en-gb poppler-utils qpdf)
+  fonts-dejavu fonts-lato python3-fonttools hyphen-en-us hyphen-en-gb poppler-utils qpdf)
 # Tools only the tests and benchmarks need (reference implementations, the browser, NSS tools for pdfsig).
 if [ "${FOLIO_SETUP_DEV:-1}" = "1" ]; then
   apt_packages+=(pandoc chromium libnss3-tools openssl)
@@ -23,6 +24,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
+
+# The metric-compatible substitutes of Office fonts (fonts/README.md) into fonts/build, which every LibreOffice
+# worker profile links: rebuilt only when an input changed (the script compares a hash of its inputs).
+/usr/bin/python3 scripts/fonts/build.py >&2
 
 # npm packages: `npm ci` when node_modules is absent or older than the lock file.
 # The lock is complete for every platform: package.json's `overrides` pins rollup (pulled in by vitest → vite)

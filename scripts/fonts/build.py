@@ -21,6 +21,7 @@ scripts/setup.sh calls it every time. Needs python3-fonttools.
 """
 import hashlib
 import json
+import logging
 import os
 import shutil
 import statistics
@@ -262,6 +263,8 @@ def build_face(face, widths_table, word, published):
 
 
 def main():
+    # fontTools reports the base fonts' harmless oddities (old timestamps, an overlong legacy kern subtable).
+    logging.getLogger('fontTools').setLevel(logging.ERROR)
     args = sys.argv[1:]
     out = os.path.join(ROOT, 'fonts', 'build')
     if '--out' in args:
