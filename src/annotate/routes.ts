@@ -1,20 +1,21 @@
 /**
  * POST /v1/annotate and POST /v1/annotate/fields (CONTRACT §4). Thin: the schema settles the request shape
- * (unknown properties → 400), the document source is resolved under the fetch rules, and the annotate
- * engine does the rest in the engine pool; `?to=pdf` hands the filled DOCX to the office engine.
+ * (unknown properties → 400), the document source is resolved (its base64 decoded by the body parser, or
+ * fetched under the fetch rules) and moved to the annotate engine in the engine pool; `?to=pdf` hands the
+ * filled DOCX to the office engine.
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError } from '../errors.js';
 import { DOCX_MIME, errorResponses } from '../http/schema.js';
 import { abandonSignal } from '../http/abandon.js';
-import type { Capability } from '../http/capability.js';
-import type { Services } from '../services.js';
+import { movableBuffers } from '../http/body-buffer.js';
+import type { Services } from '../http/capability.js';
 import { resolveDocumentSource } from '../fetch/document-source.js';
 import type { AnnotateField } from './index.js';
 import { AnnotateQuery, AnnotateRequest, AnnotateResponse, FieldsRequest, FieldsResponse } from './schema.js';
 
-function annotateRoutes(services: Services) {
+export function annotateRoutes(services: Services) {
   return async (root: FastifyInstance) => {
     const app = root.withTypeProvider<TypeBoxTypeProvider>();
     app.route({
@@ -48,7 +49,8 @@ function annotateRoutes(services: Services) {
             // controls (it prints a hyperlink inside one as its field code).
             flatten: q.flatten === 'true' || to === 'pdf',
           },
-          { signal: abandonSignal(reply), deadline: request.deadline },
+          // The template (decoded by the body parser, or fetched) is moved to the thread, not copied.
+          { signal: abandonSignal(reply), deadline: request.deadline, transfer: movableBuffers(template) },
         );
         // The filled DOCX is Folio's own package (the template was bounded where it came in): the office
         // engine skips the outside-input checks (DocxToPdfOptions.origin).
@@ -81,12 +83,13 @@ function annotateRoutes(services: Services) {
         const template = await resolveDocumentSource(request.body.document, services.fetcher);
         reply.header('Cache-Control', 'no-store');
         return {
-          fields: await services.enginePool.run('annotate.fields', { template }, { signal: abandonSignal(reply), deadline: request.deadline }),
+          fields: await services.enginePool.run(
+            'annotate.fields',
+            { template },
+            { signal: abandonSignal(reply), deadline: request.deadline, transfer: movableBuffers(template) },
+          ),
         };
       },
     });
   };
 }
-
-/** Runs in the engine pool, which is always there; PDF output also needs the office engine. */
-export const annotateCapability: Capability = { name: 'annotate', available: () => true, routes: annotateRoutes };

@@ -3,12 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError } from '../errors.js';
 import { errorResponses, Type } from '../http/schema.js';
-import type { Capability } from '../http/capability.js';
 import { exemptFromExchangeTimeout } from '../http/server-limits.js';
-import type { Services } from '../services.js';
+import type { Services } from '../http/capability.js';
 import { KeyParams, KeysResponse, RegisterQuery, RegisterResponse, VerifyEmailQuery, VerifyEmailResponse } from './schema.js';
 
-function authRoutes(services: Services) {
+export function authRoutes(services: Services) {
   const { auth } = services;
   return async (root: FastifyInstance) => {
     const app = root.withTypeProvider<TypeBoxTypeProvider>();
@@ -96,5 +95,3 @@ function authRoutes(services: Services) {
     );
   };
 }
-
-export const authCapability: Capability = { name: 'auth', available: () => true, routes: authRoutes };

@@ -1,23 +1,23 @@
 /**
- * POST /v1/convert (CONTRACT §3). Thin: reads the single multipart `file`, settles the options (query
- * string or form fields, one schema), and hands the bytes to the engine pool (md/html→docx) and, for PDF,
- * to the office engine.
+ * POST /v1/convert (CONTRACT §3). Thin: reads and validates the multipart form (`file` and the options,
+ * ConvertForm), settles the options with the query string's and checks them once (src/convert/schema.ts),
+ * and moves the bytes to the engine pool (md/html→docx, docx→md|html) or hands them to the office engine (PDF).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { FolioError, type ErrorDetail } from '../errors.js';
+import { FolioError } from '../errors.js';
 import { DOCX_MIME, errorResponses, Type } from '../http/schema.js';
-import { readSingleFile } from '../http/multipart-file.js';
+import { readForm } from '../http/multipart-form.js';
+import { movableBuffers } from '../http/body-buffer.js';
 import { abandonSignal } from '../http/abandon.js';
-import type { Capability } from '../http/capability.js';
-import type { Services } from '../services.js';
+import type { Services } from '../http/capability.js';
 import { convertDocument, inferSourceFormat, type SourceFormat, type TargetFormat } from './index.js';
 import { isPdf } from '../formats/sniff.js';
 import { writeZip } from '../docx/zip-writer.js';
 import { parsePreviewOptions, renderAdmission, renderPdfPages, type PreviewFormat } from '../preview/index.js';
 import type { Deadline } from '../budget/index.js';
 import { officeWithRun } from '../office/index.js';
-import { CONVERT_OPTION_NAMES, ConvertForm, ConvertOptions, type ConvertOptionsQuery } from './schema.js';
+import { checkConvertOptions, ConvertForm, ConvertOptions, settleConvertOptions, type ConvertOptionsQuery } from './schema.js';
 
 /** A file name's stem made safe for a quoted Content-Disposition filename (ASCII, no quotes or separators). */
 export function safeStem(filename: string): string {
@@ -36,43 +36,7 @@ export function safeStem(filename: string): string {
   return cleaned || 'document';
 }
 
-/**
- * The options as sent: the query string (already validated, defaults not yet applied) merged with the form
- * fields of the same names, checked against the same schema. A name given both ways with different values
- * is a 400 naming it.
- */
-export function settleOptions(rawQuery: string, query: ConvertOptionsQuery, form: Record<string, string>): ConvertOptionsQuery {
-  const sentInQuery = new URLSearchParams(rawQuery);
-  const out: Record<string, string> = {};
-  const details: ErrorDetail[] = [];
-  for (const name of CONVERT_OPTION_NAMES) {
-    const q = sentInQuery.has(name) ? query[name] : undefined;
-    const f = Object.hasOwn(form, name) ? form[name] : undefined;
-    if (f !== undefined) {
-      const prop = ConvertOptions.properties[name] as unknown as { enum?: readonly string[]; pattern?: string };
-      if (prop.enum && !prop.enum.includes(f)) {
-        details.push({ field: name, issue: `must be equal to one of the allowed values (${prop.enum.join(', ')})` });
-        continue;
-      }
-      if (prop.pattern && !new RegExp(prop.pattern).test(f)) {
-        details.push({ field: name, issue: `must match pattern "${prop.pattern}"` });
-        continue;
-      }
-      if (q !== undefined && q !== f) {
-        details.push({ field: name, issue: `the query string says "${q}" and the form field "${f}"` });
-        continue;
-      }
-    }
-    const value = f ?? q;
-    if (value !== undefined) out[name] = value;
-  }
-  if (details.length > 0) {
-    throw new FolioError('VALIDATION_ERROR', `Invalid conversion options: ${details.map((d) => d.field).join(', ')}`, { details });
-  }
-  return out as ConvertOptionsQuery;
-}
-
-function convertRoutes(services: Services) {
+export function convertRoutes(services: Services) {
   return async (root: FastifyInstance) => {
     const app = root.withTypeProvider<TypeBoxTypeProvider>();
     app.route({
@@ -111,33 +75,20 @@ function convertRoutes(services: Services) {
         },
       },
       handler: async (request, reply) => {
-        const upload = await readSingleFile(request);
-        const q = settleOptions(request.url.split('?')[1] ?? '', request.query, upload.fields);
-        if (q.to === 'png' || q.to === 'jpeg') return previews(services, q, q.to, upload.filename, upload.bytes, reply, request.deadline);
-        if (q.width !== undefined || q.pages !== undefined) {
-          throw new FolioError('VALIDATION_ERROR', '`width` and `pages` apply to page previews only (to=png|jpeg)', {
-            details: [{ field: q.width !== undefined ? 'width' : 'pages', issue: 'only with to=png or to=jpeg' }],
-          });
-        }
-        if (q.comments === 'annotations' && q.pdfa) {
-          // PDF/A forbids annotations without appearance streams, which LibreOffice's comment annotations are.
-          throw new FolioError('VALIDATION_ERROR', '`comments=annotations` cannot be combined with `pdfa`; use `comments=margin`', {
-            details: [{ field: 'comments', issue: 'annotations are not allowed in PDF/A output' }],
-          });
-        }
+        const { form, sent } = await readForm(request, ConvertForm);
+        const q = settleConvertOptions(request.url.split('?')[1] ?? '', request.query, form, sent);
+        checkConvertOptions(q);
+        const upload = form.file;
+        if (q.to === 'png' || q.to === 'jpeg') return previews(services, q, q.to, upload.fileName, upload.bytes, reply, request.deadline);
         const to: TargetFormat = q.to ?? 'pdf';
-        const from = q.from === 'pdf' ? pdfSourceRefused(to) : (q.from ?? inferSourceFormat(upload.filename, upload.bytes));
+        // (`from=pdf` outside previews was refused by checkConvertOptions.)
+        const from = q.from === 'pdf' ? undefined : (q.from ?? inferSourceFormat(upload.fileName, upload.bytes));
         if (!from) {
           throw new FolioError('VALIDATION_ERROR', 'Could not tell the source format from the file name or content; pass ?from=docx|md|html', {
             details: [{ field: 'from', issue: 'not inferable' }],
           });
         }
-        if (to === 'md' || to === 'html') return docxToText(services, from, to, q, upload.filename, upload.bytes, reply);
-        if (q.images !== undefined) {
-          throw new FolioError('VALIDATION_ERROR', '`images` applies to DOCX→Markdown/HTML only (to=md|html)', {
-            details: [{ field: 'images', issue: 'only with to=md or to=html' }],
-          });
-        }
+        if (to === 'md' || to === 'html') return docxToText(services, from, to, q, upload.fileName, upload.bytes, reply);
         const pdfOptions = {
           trackedChanges: q.trackedChanges ?? 'markup',
           pdfa: q.pdfa,
@@ -155,10 +106,11 @@ function convertRoutes(services: Services) {
           if (to === 'pdf' && !services.office) {
             throw new FolioError('SERVICE_UNAVAILABLE', 'PDF conversion is not available on this instance', { retryAfter: 30 });
           }
+          // Moved, not copied: the route does not read the upload again.
           const made = await services.enginePool.run(
             'convert.toDocx',
             { from, bytes: upload.bytes, pageSize: q.pageSize ?? 'A4' },
-            { signal: abandonSignal(reply), deadline: request.deadline },
+            { signal: abandonSignal(reply), deadline: request.deadline, transfer: movableBuffers(upload.bytes) },
           );
           warnings.push(...made.warnings);
           const docx = made.docx;
@@ -169,7 +121,7 @@ function convertRoutes(services: Services) {
         reply
           .code(200)
           .header('Content-Type', to === 'pdf' ? 'application/pdf' : DOCX_MIME)
-          .header('Content-Disposition', `attachment; filename="${safeStem(upload.filename)}.${to}"`)
+          .header('Content-Disposition', `attachment; filename="${safeStem(upload.fileName)}.${to}"`)
           .header('Cache-Control', 'no-store');
         warningHeaders(reply, warnings);
         // The 200 answer is binary (content schemas), which the type provider does not model.
@@ -207,10 +159,11 @@ async function docxToText(
   }
   // The output is counted against OUTPUT_MAX_MB while it is written, and comes back as bytes (never a string
   // here, which a large answer could not even be).
+  // The upload is moved to the thread, not copied (not read here again); the text comes back moved too.
   const result = await services.enginePool.run(
     'convert.fromDocx',
     { to, bytes, images: q.images ?? 'inline', outputMaxBytes: services.config.outputMaxBytes },
-    { signal: abandonSignal(reply), deadline: reply.request.deadline },
+    { signal: abandonSignal(reply), deadline: reply.request.deadline, transfer: movableBuffers(bytes) },
   );
   reply
     .code(200)
@@ -222,12 +175,6 @@ async function docxToText(
     .header('X-Content-Type-Options', 'nosniff');
   warningHeaders(reply, result.warnings);
   return reply.send(Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength) as never);
-}
-
-function pdfSourceRefused(to: string): never {
-  throw new FolioError('UNSUPPORTED_CONVERSION', `Conversion from pdf to ${to} is not supported`, {
-    details: [{ field: 'from', issue: 'a PDF source is for page previews only (to=png|jpeg)' }],
-  });
 }
 
 /**
@@ -288,6 +235,3 @@ async function previews(
   reply.code(200).header('Cache-Control', 'no-store').header('X-Page-Count', String(pages.length));
   return reply.send(Buffer.from(out.buffer, out.byteOffset, out.byteLength) as never);
 }
-
-/** Markdown/HTML → DOCX runs in the engine pool (always there); PDF output also needs the office engine. */
-export const convertCapability: Capability = { name: 'convert', available: () => true, routes: convertRoutes };

@@ -1,8 +1,10 @@
 /**
  * POST /v1/convert (CONTRACT §3): the options, accepted as query parameters or as multipart form fields
- * next to `file` (the same schema validates both), and the upload itself.
+ * next to `file` (the same property schemas validate both), the form itself, and the checks no schema can
+ * express (which options go with which target), in one place.
  */
-import { BooleanString, FileUpload, StringEnum, Type, type Static } from '../http/schema.js';
+import { FolioError, type ErrorDetail } from '../errors.js';
+import { BinaryField, BooleanString, StringEnum, Type, type Static } from '../http/schema.js';
 
 export const ConvertOptions = Type.Object(
   {
@@ -60,14 +62,77 @@ export const ConvertOptions = Type.Object(
 );
 export type ConvertOptionsQuery = Static<typeof ConvertOptions>;
 
-/** The option names, in the order the query string and the form fields are checked. */
+/** The option names, in the order the query string and the form fields are settled. */
 export const CONVERT_OPTION_NAMES = Object.keys(ConvertOptions.properties) as Array<keyof ConvertOptionsQuery>;
 
-/** The multipart body as the OpenAPI document describes it: `file` plus the options as form fields. */
+/** The multipart body: `file` plus the options as form fields, validated by one compiled schema (src/http/multipart-form.ts). */
 export const ConvertForm = Type.Object(
-  { ...FileUpload.properties, ...ConvertOptions.properties },
+  { file: BinaryField({ description: 'The document (exactly one)' }), ...ConvertOptions.properties },
   {
-    required: ['file'],
+    additionalProperties: false,
     description: 'The document in `file`; the options may also be sent as form fields (a value that conflicts with the query string is a 400)',
   },
 );
+export type ConvertFormBody = Static<typeof ConvertForm>;
+
+/**
+ * The options as sent, each validated by its schema already: the query string's (`query`, defaults not
+ * counted: only names in `rawQuery`) merged with the form's (`sentInForm`). A name sent both ways with
+ * different values is a 400 naming it.
+ */
+export function settleConvertOptions(
+  rawQuery: string,
+  query: ConvertOptionsQuery,
+  form: ConvertOptionsQuery,
+  sentInForm: ReadonlySet<string>,
+): ConvertOptionsQuery {
+  const sentInQuery = new URLSearchParams(rawQuery);
+  const out: Record<string, string> = {};
+  const details: ErrorDetail[] = [];
+  for (const name of CONVERT_OPTION_NAMES) {
+    const q = sentInQuery.has(name) ? query[name] : undefined;
+    const f = sentInForm.has(name) ? form[name] : undefined;
+    if (q !== undefined && f !== undefined && q !== f) {
+      details.push({ field: name, issue: `the query string says "${q}" and the form field "${f}"` });
+      continue;
+    }
+    const value = f ?? q;
+    if (value !== undefined) out[name] = value;
+  }
+  if (details.length > 0) {
+    throw new FolioError('VALIDATION_ERROR', `Invalid conversion options: ${details.map((d) => d.field).join(', ')}`, { details });
+  }
+  return out as ConvertOptionsQuery;
+}
+
+/**
+ * What the schema cannot express: which options go with which target. Previews (`to=png|jpeg`) have their
+ * own (src/preview `parsePreviewOptions`); for every other target `width` and `pages` are refused,
+ * `comments=annotations` cannot be PDF/A, a PDF is a source for previews only, and `images` is for
+ * DOCX→md|html.
+ */
+export function checkConvertOptions(q: ConvertOptionsQuery): void {
+  const to = q.to ?? 'pdf';
+  if (to === 'png' || to === 'jpeg') return;
+  if (q.width !== undefined || q.pages !== undefined) {
+    throw new FolioError('VALIDATION_ERROR', '`width` and `pages` apply to page previews only (to=png|jpeg)', {
+      details: [{ field: q.width !== undefined ? 'width' : 'pages', issue: 'only with to=png or to=jpeg' }],
+    });
+  }
+  if (q.comments === 'annotations' && q.pdfa) {
+    // PDF/A forbids annotations without appearance streams, which LibreOffice's comment annotations are.
+    throw new FolioError('VALIDATION_ERROR', '`comments=annotations` cannot be combined with `pdfa`; use `comments=margin`', {
+      details: [{ field: 'comments', issue: 'annotations are not allowed in PDF/A output' }],
+    });
+  }
+  if (q.from === 'pdf') {
+    throw new FolioError('UNSUPPORTED_CONVERSION', `Conversion from pdf to ${to} is not supported`, {
+      details: [{ field: 'from', issue: 'a PDF source is for page previews only (to=png|jpeg)' }],
+    });
+  }
+  if (q.images !== undefined && to !== 'md' && to !== 'html') {
+    throw new FolioError('VALIDATION_ERROR', '`images` applies to DOCX→Markdown/HTML only (to=md|html)', {
+      details: [{ field: 'images', issue: 'only with to=md or to=html' }],
+    });
+  }
+}

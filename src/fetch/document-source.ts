@@ -1,6 +1,8 @@
 /**
  * `document: { base64 } | { url }` (CONTRACT §0), shared by annotate, sign and verify: exactly one, base64
- * raw or as a data: URI, decoded bytes at most 25 MB.
+ * raw or as a data: URI, decoded bytes at most 25 MB. The JSON schema of the source is `DocumentSource` in
+ * src/http/schema.ts; its base64, like every base64 document of a body, is decoded by the body parser
+ * (src/http/binary-fields.ts), which leaves the bytes here for the handler (`base64Bytes`).
  */
 import { FolioError } from '../errors.js';
 import type { SafeFetcher } from './safe-fetch.js';
@@ -11,18 +13,6 @@ export interface DocumentSource {
   base64?: string;
   url?: string;
 }
-
-/** JSON Schema for a document source, used by the routes that accept one (and so by the OpenAPI document). */
-export const documentSourceSchema = {
-  type: 'object',
-  description: 'Exactly one of base64 (raw or data: URI) and url (http/https, fetched under SSRF rules)',
-  additionalProperties: false,
-  properties: {
-    base64: { type: 'string', minLength: 1 },
-    url: { type: 'string', minLength: 1, maxLength: 4096 },
-  },
-  oneOf: [{ required: ['base64'] }, { required: ['url'] }],
-} as const;
 
 const DATA_URI = /^data:([^;,]*)(;[^,]*)?,/;
 
@@ -50,17 +40,29 @@ export function decodeBase64Input(value: string, field: string, maxBytes = MAX_D
   return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), mime };
 }
 
-/**
- * Marks a `document.base64` that was already decoded off the request thread (large JSON bodies, see
- * src/engines `http.parseJson`); the bytes are attached to the source object. Not base64, so a source that
- * somehow lost its bytes fails loudly instead of decoding to something else.
- */
-export const PREDECODED_DOCUMENT = '(decoded off the request thread)';
-const predecoded = new WeakMap<object, Uint8Array>();
+const decodedByHolder = new WeakMap<object, Map<string | number, Uint8Array | FolioError>>();
 
-/** Attaches the bytes decoded from `source.base64` by the body parser. */
-export function attachDecodedDocument(source: object, bytes: Uint8Array): void {
-  predecoded.set(source, bytes);
+/**
+ * Records what the body parser made of `holder[key]`, a base64 document field of a request body: its bytes,
+ * or the error decoding it gave (src/http/binary-fields.ts). Kept per body object, for `base64Bytes`.
+ */
+export function rememberDecoded(holder: object, key: string | number, decoded: Uint8Array | FolioError): void {
+  let fields = decodedByHolder.get(holder);
+  if (!fields) decodedByHolder.set(holder, (fields = new Map()));
+  fields.set(key, decoded);
+}
+
+/**
+ * The bytes of `holder[key]`, a base64 document field: as the body parser decoded them, or decoded now when
+ * it did not (a body built in code); `field` names it in errors.
+ */
+export function base64Bytes(holder: object, key: string | number, field: string): Uint8Array {
+  const got = decodedByHolder.get(holder)?.get(key);
+  if (got instanceof FolioError) throw got;
+  if (got) return got;
+  const text = (holder as Record<string | number, unknown>)[key];
+  if (typeof text !== 'string') throw new FolioError('VALIDATION_ERROR', `${field} is required`, { details: [{ field, issue: 'required' }] });
+  return decodeBase64Input(text, field).bytes;
 }
 
 export async function resolveDocumentSource(source: DocumentSource | undefined, fetcher: SafeFetcher, field = 'document'): Promise<Uint8Array> {
@@ -74,6 +76,7 @@ export async function resolveDocumentSource(source: DocumentSource | undefined, 
       details: [{ field, issue: 'exactly one of base64, url' }],
     });
   }
-  if (hasB64) return predecoded.get(source) ?? decodeBase64Input(source.base64!, `${field}.base64`).bytes;
+  // Decoded by the body parser already (src/http/binary-fields.ts), or now for a source built in code.
+  if (hasB64) return base64Bytes(source, 'base64', `${field}.base64`);
   return (await fetcher.fetch(source.url!, `${field}.url`)).bytes;
 }

@@ -21,6 +21,7 @@ import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
 import { clientErrorHandler, errorEnvelopeSchema, sendError, toFolioError } from './envelope.js';
 import { parseJsonBody } from './json-body.js';
+import { attachDecodedFields, base64Paths, decodeBase64Fields, jsonBodySchema, type Base64Path, type DecodedField } from './binary-fields.js';
 import type { InFlightLimiter } from './in-flight.js';
 import type { HttpMetrics } from './metrics.js';
 import type { KeyAuthenticator } from './types.js';
@@ -48,10 +49,11 @@ export interface ApiAppOptions {
   /** Base URL in the OpenAPI document's `servers` (default `/`: the instance serving the document). */
   publicUrl?: string;
   /**
-   * Parses a JSON body of OFF_THREAD_JSON_BYTES or more away from the event loop (the engine threads);
-   * without it every body is parsed here.
+   * Parses a JSON body of OFF_THREAD_JSON_BYTES or more away from the event loop (the body thread), and
+   * decodes the base64 documents its route's schema marks (`base64Paths`, binary-fields.ts: run
+   * `parseJsonDecoding` there); without it every body is parsed here.
    */
-  parseLargeJson?: (body: Buffer) => Promise<unknown>;
+  parseLargeJson?: (body: Buffer, base64Paths: readonly Base64Path[]) => Promise<{ value: unknown; decoded: DecodedField[] }>;
   /**
    * Which peers may name the client in `X-Forwarded-For` (config TRUST_PROXY, Fastify's `trustProxy`):
    * `request.ip`, which keys the per-client windows, is the forwarded address only behind a trusted proxy.
@@ -63,6 +65,8 @@ export interface ApiAppOptions {
   inFlightBytes?: number;
   /** Route plugins; each registers its own paths. */
   routes: Array<(app: FastifyInstance) => Promise<void>>;
+  /** The OpenAPI tags of the capabilities serving here (their modules', src/modules/index.ts), after `health`. */
+  tags?: ReadonlyArray<{ name: string; description: string }>;
 }
 
 /** The largest JSON body of a request outside the in-flight byte budget (no route but document endpoints takes more). */
@@ -100,6 +104,7 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
   app.removeAllContentTypeParsers();
   // A 33 MB base64 body costs about a second of decoding, scanning, parsing and base64 work on Node 20:
   // above OFF_THREAD_JSON_BYTES that runs on a worker thread so health checks and small requests never wait.
+  // Every base64 document of the body is decoded there too, and comes back as bytes (moved, not copied).
   const parseLargeJson = opts.parseLargeJson;
   // The body is read into one buffer of its announced size (body-buffer.ts), counted against its in-flight
   // reservation as it arrives when it has no Content-Length (admission.ts).
@@ -116,8 +121,16 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
         ? 'The request body exceeds 1 MB; only document endpoints take documents'
         : 'The request body exceeds the size limit (25 MB per document)',
     });
-    if (parseLargeJson && body.length >= OFF_THREAD_JSON_BYTES) return parseLargeJson(body);
-    return parseJsonBody(body.toString('utf8'));
+    // The route's base64 documents (Base64Document in its body schema) are decoded where the body is parsed.
+    const paths = base64Paths(jsonBodySchema(req.routeOptions.schema));
+    if (parseLargeJson && body.length >= OFF_THREAD_JSON_BYTES) {
+      const { value, decoded } = await parseLargeJson(body, paths);
+      attachDecodedFields(value, decoded);
+      return value;
+    }
+    const value = parseJsonBody(body.toString('utf8'));
+    if (paths.length > 0) attachDecodedFields(value, decodeBase64Fields(value, paths));
+    return value;
   });
   registerMultipartStreams(app, {
     limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25 },
@@ -205,14 +218,7 @@ export async function buildApiApp(opts: ApiAppOptions): Promise<FastifyInstance>
         license: { name: 'AGPL-3.0-only', identifier: 'AGPL-3.0-only' },
       },
       servers: [{ url: opts.publicUrl ?? '/', description: 'The Folio instance serving this document (by default http://localhost:8080)' }],
-      tags: [
-        { name: 'health', description: 'Liveness and engine status' },
-        { name: 'auth', description: 'API keys by e-mail verification' },
-        { name: 'convert', description: 'DOCX → PDF, Markdown/HTML → DOCX or PDF' },
-        { name: 'annotate', description: 'Fill DOCX templates' },
-        { name: 'sign', description: 'PAdES signatures with an audit trail' },
-        { name: 'verify', description: 'Signature validation and modification analysis' },
-      ],
+      tags: [{ name: 'health', description: 'Liveness and engine status' }, ...(opts.tags ?? [])],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'folio_sk_… API key' } },
       },

@@ -40,6 +40,9 @@ export interface ReadBufferOptions {
 /** Unused preallocated bytes beyond which a part is copied into a buffer of its own size. */
 const SLACK = 1024 * 1024;
 
+/** ArrayBuffers allocated by readIntoBuffer for one body or part, which nothing else views. */
+const exclusive = new WeakSet<ArrayBufferLike>();
+
 export function readIntoBuffer(stream: Readable, opts: ReadBufferOptions): Promise<Buffer> {
   const tooLarge = () =>
     new FolioError('FILE_TOO_LARGE', opts.tooLargeMessage ?? `The request body exceeds the size limit (${Math.round(opts.limit / 1024 / 1024)} MB)`);
@@ -57,7 +60,10 @@ export function readIntoBuffer(stream: Readable, opts: ReadBufferOptions): Promi
   if (length !== undefined && length > opts.limit) return new Promise<Buffer>((_resolve, reject) => refuse(tooLarge(), reject));
   return new Promise<Buffer>((resolve, reject) => {
     const size = length ?? (opts.capacity !== undefined ? Math.min(opts.capacity, opts.limit) : undefined);
-    const target = size !== undefined ? Buffer.allocUnsafe(size) : undefined;
+    // Never from Node's shared pool (small sizes would be): the buffer is this body's alone, so it can be
+    // moved to an engine thread (movableBuffers) instead of copied.
+    const target = size !== undefined ? Buffer.allocUnsafeSlow(size) : undefined;
+    if (target) exclusive.add(target.buffer);
     const chunks: Buffer[] = [];
     let received = 0;
     const detach = () => {
@@ -113,6 +119,22 @@ export function readIntoBuffer(stream: Readable, opts: ReadBufferOptions): Promi
     stream.once('error', onError);
     stream.once('close', onClose);
   });
+}
+
+/**
+ * The ArrayBuffers behind these views that may be moved to another thread (EnginePool.run's `transfer`):
+ * each either wholly covered by its view or allocated by readIntoBuffer for that one body or part (a file
+ * part read into its request's preallocated buffer leaves a few bytes of framing unused). Never a buffer of
+ * Node's shared pool (moving it would detach every other small Buffer in it), never one listed twice.
+ * After the move the caller's views are empty: only for bytes the caller no longer reads.
+ */
+export function movableBuffers(...views: Array<Uint8Array | undefined>): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  for (const v of views) {
+    if (!v || !(v.buffer instanceof ArrayBuffer) || v.buffer.byteLength === 0) continue;
+    if ((v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) || exclusive.has(v.buffer)) out.add(v.buffer);
+  }
+  return [...out];
 }
 
 /** A Content-Length header as a byte count, or undefined when absent or not a plain non-negative integer. */

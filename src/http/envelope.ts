@@ -62,7 +62,7 @@ export function toFolioError(thrown: unknown): FolioError {
   }
   switch (e.code) {
     case 'FST_FILES_LIMIT':
-      // A second file is a malformed request, not a large one (readSingleFile names the field when it can).
+      // A second file is a malformed request, not a large one (readForm names the field when it can).
       return new FolioError('VALIDATION_ERROR', 'Exactly one file is expected', { details: [{ field: 'file', issue: 'more than one file' }] });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':

@@ -7,7 +7,8 @@
  * Why not openapi-typescript: it needs TypeScript 5's compiler API (peer typescript@^5), and this repository
  * builds with TypeScript 7, which has none. Why not let the client import the TypeBox modules: its declaration
  * build (rootDir src) would then reach into the server's tree and publish paths that do not exist for users.
- * Only what the schemas use is handled: objects, arrays, enums, consts, nullables, anyOf/oneOf, $ref.
+ * Only what the schemas use is handled: objects, arrays, enums, consts, nullables, anyOf/oneOf, $ref, and
+ * `format: binary` (the files of multipart forms).
  */
 
 type Schema = Record<string, unknown>;
@@ -44,7 +45,8 @@ export function schemaToTs(schema: Schema | undefined, indent = ''): string {
   if (Array.isArray(type)) return type.map((t) => schemaToTs({ ...schema, type: t }, indent)).join(' | ');
   switch (type) {
     case 'string':
-      return 'string';
+      // A file of a multipart form (BinaryField): what a browser or Node sends as a form part.
+      return schema.format === 'binary' ? 'Blob' : 'string';
     case 'number':
     case 'integer':
       return 'number';
@@ -97,7 +99,10 @@ function objectToTs(schema: Schema, indent: string): string {
   return body(required);
 }
 
-/** The whole module: components, then per operation `<OperationId>Query`, `Request` (JSON) and `Response`. */
+/**
+ * The whole module: components, then per operation `<OperationId>Query`, `Request` (JSON), `Form` (multipart:
+ * files as Blob, text fields as strings) and `Response`.
+ */
 export function openApiToTypeScript(doc: OpenApiDocument): string {
   const out: string[] = [
     '/**',
@@ -121,6 +126,8 @@ export function openApiToTypeScript(doc: OpenApiDocument): string {
     }
     const json = op.requestBody?.content?.['application/json']?.schema;
     if (json) out.push(`export type ${name}Request = ${schemaToTs(json)};`, '');
+    const form = op.requestBody?.content?.['multipart/form-data']?.schema;
+    if (form) out.push(`export type ${name}Form = ${schemaToTs(form)};`, '');
     const ok = op.responses?.['200']?.content?.['application/json']?.schema;
     if (ok) out.push(`export type ${name}Response = ${schemaToTs(ok)};`, '');
   }

@@ -1,9 +1,10 @@
 /**
  * Schema building blocks shared by every capability's `schema.ts`: TypeBox (through
  * @fastify/type-provider-typebox, whose `Static` the handlers are typed with), the error envelope and the
- * `document: {base64}|{url}` source. One schema per body, query and answer gives the validation (Ajv), the
- * OpenAPI document (@fastify/swagger) and the handler types; the client's types are generated from that
- * document (packages/client/src/api-types.ts, checked by test/foundation/openapi.test.ts).
+ * `document: {base64}|{url}` source, base64 documents in JSON (`Base64Document`) and the files of multipart
+ * forms (`BinaryField`). One schema per body, query, form and answer gives the validation (Ajv, compiled once
+ * per route), the OpenAPI document (@fastify/swagger) and the handler types; the client's types are
+ * generated from that document (packages/client/src/api-types.ts, checked by test/foundation/openapi.test.ts).
  */
 import { Type, type Static, type TSchema, type TUnsafe } from '@fastify/type-provider-typebox';
 import { STATUS_CODES } from 'node:http';
@@ -49,13 +50,23 @@ export function errorResponses(...statuses: number[]): Record<number, { descript
   return out;
 }
 
+/**
+ * A document as base64 (raw or a data: URI) inside a JSON body. Marked with JSON Schema's
+ * `contentEncoding: base64`: the body parser decodes every string so marked in the body of the route it is
+ * parsing (src/http/binary-fields.ts), on the body thread for large bodies, and the handler takes the bytes
+ * (`base64Bytes`), never decoding on the event loop.
+ */
+export function Base64Document(options: Record<string, unknown> = {}): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: 'string', minLength: 1, contentEncoding: 'base64', ...options });
+}
+
 /** `document: { base64 } | { url }` (CONTRACT §0): exactly one. */
 export const DocumentSource = Type.Unsafe<{ base64: string; url?: never } | { url: string; base64?: never }>({
   type: 'object',
   description: 'Exactly one of base64 (raw or data: URI) and url (http/https, fetched under SSRF rules)',
   additionalProperties: false,
   properties: {
-    base64: { type: 'string', minLength: 1, examples: ['JVBERi0xLjcKJeLjz9MK…'] },
+    base64: Base64Document({ examples: ['JVBERi0xLjcKJeLjz9MK…'] }),
     url: { type: 'string', minLength: 1, maxLength: 4096, examples: ['https://example.org/contract.pdf'] },
   },
   oneOf: [{ required: ['base64'] }, { required: ['url'] }],
@@ -68,8 +79,59 @@ export const ReturnedDocument = Type.Object({
   contentType: Type.String({ examples: ['application/pdf'] }),
 });
 
+/** A file of a multipart form, as the handler receives it (src/http/multipart-form.ts). */
+export interface FormFile {
+  /** As the client named it (`filename` of the part; '' when absent). */
+  fileName: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+/** The largest file of a form unless its field says otherwise (CONTRACT §0: 25 MB per document). */
+export const MAX_FORM_FILE_BYTES = 25 * 1024 * 1024;
+
+export interface BinaryFieldOptions {
+  description?: string;
+  /** Longest file name (characters, as JSON Schema counts them); longer: 400 at `<field>.fileName`. */
+  fileNameMaxLength?: number;
+}
+
+/**
+ * A file field of a multipart form: `type: string, format: binary` in the OpenAPI document (what generators
+ * turn into a file input), a `FormFile` in the handler. The form reader (src/http/multipart-form.ts) reads
+ * the files of the fields so marked and validates the whole form, files included, with one compiled
+ * validator; a file in any other field is refused while the stream is read.
+ */
+export function BinaryField(options: BinaryFieldOptions = {}): TUnsafe<FormFile> {
+  const { fileNameMaxLength, ...rest } = options;
+  return Type.Unsafe<FormFile>({
+    type: 'string',
+    format: 'binary',
+    ...rest,
+    ...(fileNameMaxLength !== undefined ? { 'x-fileNameMaxLength': fileNameMaxLength } : {}),
+  });
+}
+
+export interface BinaryFilesOptions extends BinaryFieldOptions {
+  minItems?: number;
+  maxItems: number;
+  /** The most the files of this field may add up to; past it, `tooLarge` of the form reader (413). */
+  maxTotalBytes?: number;
+}
+
+/** A file field repeated (merge's `files`): the files in the order sent. */
+export function BinaryFiles(options: BinaryFilesOptions) {
+  const { minItems, maxItems, maxTotalBytes, description, fileNameMaxLength } = options;
+  return Type.Array(BinaryField(fileNameMaxLength !== undefined ? { fileNameMaxLength } : {}), {
+    ...(minItems !== undefined ? { minItems } : {}),
+    maxItems,
+    ...(description !== undefined ? { description } : {}),
+    ...(maxTotalBytes !== undefined ? { 'x-maxTotalBytes': maxTotalBytes } : {}),
+  });
+}
+
 /** The multipart upload of one document (convert, verify). */
-export const FileUpload = Type.Object({ file: Type.String({ format: 'binary', description: 'The document (exactly one)' }) }, { required: ['file'] });
+export const FileUpload = Type.Object({ file: BinaryField({ description: 'The document (exactly one)' }) }, { additionalProperties: false });
 
 export const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 

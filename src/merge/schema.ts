@@ -1,5 +1,10 @@
-/** POST /v1/merge (issue 17): the JSON body, the multipart form and their options. */
-import { BooleanString, StringEnum, Type, type Static } from '../http/schema.js';
+/**
+ * POST /v1/merge (issue 17): the JSON body, the multipart form and their options, and the checks no schema
+ * can express, in one place.
+ */
+import { FolioError } from '../errors.js';
+import { MAX_DOCUMENT_BYTES } from '../fetch/document-source.js';
+import { Base64Document, BinaryFiles, BooleanString, StringEnum, Type, type Static } from '../http/schema.js';
 
 /** Fewest and most inputs of one merge. */
 export const MIN_MERGE_INPUTS = 2;
@@ -38,7 +43,7 @@ export const MergeRequest = Type.Object(
     documents: Type.Array(
       Type.Object(
         {
-          base64: Type.Optional(Type.String({ minLength: 1 })),
+          base64: Type.Optional(Base64Document()),
           url: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
           fileName: Type.Optional(
             Type.String({ maxLength: MAX_FILE_NAME_LENGTH, description: 'Names the input in errors and, without a title, in the outline' }),
@@ -73,18 +78,41 @@ export const MergeRequest = Type.Object(
 );
 export type MergeRequestBody = Static<typeof MergeRequest>;
 
-/** The multipart form: `files` repeated (2–50, in order) and the options as text fields. */
+/** The multipart form: `files` repeated (2–50, in order, adding up to 25 MB at most) and the options as text fields. */
 export const MergeForm = Type.Object(
   {
-    files: Type.Array(Type.String({ format: 'binary' }), {
+    files: BinaryFiles({
       minItems: MIN_MERGE_INPUTS,
       maxItems: MAX_MERGE_INPUTS,
+      maxTotalBytes: MAX_DOCUMENT_BYTES,
+      fileNameMaxLength: MAX_FILE_NAME_LENGTH,
       description:
-        'The PDF and DOCX inputs (field repeated), in the order of the merged pages; their file names (at most 255 characters, as in JSON) name the outline entries',
+        'The PDF and DOCX inputs (field repeated), in the order of the merged pages, adding up to 25 MB at most; their file names (at most 255 characters, as in JSON) name the outline entries',
     }),
     outline: Type.Optional(BooleanString('Default true: one outline entry per input, its own outline beneath it')),
     pageLabels: Type.Optional(BooleanString('Default true: each input starts a new page-label range')),
     pdfa: Type.Optional(StringEnum(['1b', '2b', '3b'] as const, { description: PDFA_DESCRIPTION })),
   },
-  { required: ['files'] },
+  { additionalProperties: false },
 );
+export type MergeFormBody = Static<typeof MergeForm>;
+
+const MB = 1024 * 1024;
+
+/** The 413 for inputs that add up to more than 25 MB, multipart or JSON. */
+export const mergeTooLarge = () =>
+  new FolioError('FILE_TOO_LARGE', `The inputs of a merge add up to more than ${MAX_DOCUMENT_BYTES / MB} MB`, {
+    details: [{ field: 'files', issue: `the sum of the inputs is limited to ${MAX_DOCUMENT_BYTES / MB} MB` }],
+  });
+
+/**
+ * What the schemas cannot express, checked once the request is validated and before any input is fetched
+ * or converted: `pdfa` is documented (so a client sees why) but refused with its own code.
+ */
+export function checkMergeOptions(options: { pdfa?: string } | undefined): void {
+  if (options?.pdfa !== undefined) {
+    throw new FolioError('UNSUPPORTED_CONVERSION', 'A merged PDF cannot be PDF/A: convert each DOCX with POST /v1/convert?pdfa=… instead', {
+      details: [{ field: 'pdfa', issue: 'not supported by merge' }],
+    });
+  }
+}

@@ -1,21 +1,22 @@
 /**
- * POST /v1/verify (CONTRACT §6). Thin: takes the PDF from JSON `{document}` or a multipart `file`, and hands
- * it to the verifier in the engine pool, whose workers build the trust store from the service's signing
- * identity and TRUST_ANCHORS. Every readable PDF answers 200, also when its signatures fail.
+ * POST /v1/verify (CONTRACT §6). Thin: takes the PDF from JSON `{document}` (its base64 decoded by the body
+ * parser) or a multipart `file` (FileUpload, one compiled validator), and moves it to the verifier in the
+ * engine pool, whose workers build the trust store from the service's signing identity and TRUST_ANCHORS.
+ * Every readable PDF answers 200, also when its signatures fail.
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError } from '../errors.js';
 import { errorResponses, FileUpload } from '../http/schema.js';
-import { readSingleFile } from '../http/multipart-file.js';
+import { readForm } from '../http/multipart-form.js';
+import { movableBuffers } from '../http/body-buffer.js';
 import { abandonSignal } from '../http/abandon.js';
-import type { Capability } from '../http/capability.js';
-import type { Services } from '../services.js';
+import type { Services } from '../http/capability.js';
 import { resolveDocumentSource } from '../fetch/document-source.js';
 import { loadTrustStore } from './index.js';
 import { VerifyRequest, VerifyResponse, type VerifyRequestBody } from './schema.js';
 
-function verifyRoutes(services: Services) {
+export function verifyRoutes(services: Services) {
   // Read once at start-up: a TRUST_ANCHORS file that cannot be read stops the server with a clear error
   // instead of failing every request (the engine workers rebuild the same store from the same sources).
   try {
@@ -48,14 +49,16 @@ function verifyRoutes(services: Services) {
       handler: async (request, reply) => {
         let bytes: Uint8Array;
         const body = request.body as VerifyRequestBody | undefined;
-        if (request.isMultipart()) bytes = (await readSingleFile(request)).bytes;
+        if (request.isMultipart()) bytes = (await readForm(request, FileUpload)).form.file.bytes;
         else if (body && typeof body === 'object') bytes = await resolveDocumentSource(body.document, services.fetcher);
         else throw new FolioError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON {"document": {...}} or multipart/form-data with a "file" field');
-        return services.enginePool.run('verify.pdf', { bytes }, { signal: abandonSignal(reply), deadline: request.deadline });
+        // The bytes (the upload, or the base64 the body parser decoded) are moved to the thread, not copied.
+        return services.enginePool.run(
+          'verify.pdf',
+          { bytes },
+          { signal: abandonSignal(reply), deadline: request.deadline, transfer: movableBuffers(bytes) },
+        );
       },
     });
   };
 }
-
-/** Runs in the engine pool, which is always there. */
-export const verifyCapability: Capability = { name: 'verify', available: () => true, routes: verifyRoutes };

@@ -377,11 +377,13 @@ export class FolioClient {
       input: item.document as FileInput,
       name: item.fileName ?? ownName(item.document) ?? `document-${i + 1}`,
     }));
-    const body = await multipartFilesBody('files', files, {
-      outline: outline === undefined ? undefined : String(outline),
-      pageLabels: pageLabels === undefined ? undefined : String(pageLabels),
+    // The form's text fields as the server's schema declares them (api-types.ts, MergeDocumentsForm).
+    const fields: Omit<Api.MergeDocumentsForm, 'files'> = {
+      outline: outline === undefined ? undefined : outline ? 'true' : 'false',
+      pageLabels: pageLabels === undefined ? undefined : pageLabels ? 'true' : 'false',
       pdfa,
-    });
+    };
+    const body = await multipartFilesBody('files', files, fields);
     return this.call('POST', '/v1/merge', read, options, { body });
   }
 

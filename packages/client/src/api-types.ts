@@ -84,6 +84,20 @@ export interface ConvertDocumentQuery {
   pageSize?: 'A4' | 'Letter';
 }
 
+export type ConvertDocumentForm = {
+  file: Blob;
+  from?: 'docx' | 'md' | 'html' | 'pdf';
+  to?: 'pdf' | 'docx' | 'md' | 'html' | 'png' | 'jpeg';
+  width?: string;
+  pages?: string;
+  trackedChanges?: 'markup' | 'accept' | 'reject';
+  pdfa?: '1b' | '2b' | '3b';
+  tagged?: 'true' | 'false';
+  comments?: 'none' | 'margin' | 'annotations';
+  images?: 'inline' | 'drop';
+  pageSize?: 'A4' | 'Letter';
+};
+
 export type GetHealthResponse = {
   status: 'healthy' | 'degraded' | 'unhealthy';
   timestamp: string;
@@ -162,6 +176,13 @@ export type MergeDocumentsRequest = {
   };
 };
 
+export type MergeDocumentsForm = {
+  files: Array<Blob>;
+  outline?: 'true' | 'false';
+  pageLabels?: 'true' | 'false';
+  pdfa?: '1b' | '2b' | '3b';
+};
+
 export interface RegisterQuery {
   email: string;
 }
@@ -208,6 +229,10 @@ export type SignDocumentResponse = {
 
 export type VerifyDocumentRequest = {
   document: { base64: string; url?: never } | { url: string; base64?: never };
+};
+
+export type VerifyDocumentForm = {
+  file: Blob;
 };
 
 export type VerifyDocumentResponse = {
