@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { strToU8, zipSync } from 'fflate';
-import { loadConfig } from '../src/config/index.js';
+import { loadConfig } from '../src/modules/config.js';
 import { buildApi, type RunningApi } from '../src/api.js';
 import type { ConversionEvent, OfficePool } from '../src/office/index.js';
 

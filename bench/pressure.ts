@@ -18,7 +18,7 @@
  * PRESSURE_SETUPS=pod runs only the pod.
  */
 import os from 'node:os';
-import { loadConfig } from '../src/config/index.js';
+import { loadConfig } from '../src/modules/config.js';
 import { FolioProcess, HealthPoller, MB, descendants, percentile, rssOf, serverEntry } from '../test/adversarial/server.js';
 import { bigPdf, prepareBody, settleRss, statusCounts, treeRss, upload, type BodyKind, type UploadResult } from '../test/chaos/upload-load.js';
 

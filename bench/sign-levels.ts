@@ -17,7 +17,7 @@ const LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
 
 async function server(): Promise<void> {
   const pino = (await import('pino')).default;
-  const { loadConfig } = await import('../src/config/index.js');
+  const { loadConfig } = await import('../src/modules/config.js');
   const { buildApi } = await import('../src/api.js');
   const { startTestTsa } = await import('../test/sign/tsa-server.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-levels-'));

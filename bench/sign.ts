@@ -20,7 +20,7 @@ const root = path.resolve(import.meta.dirname, '..');
 
 async function server(): Promise<void> {
   const pino = (await import('pino')).default;
-  const { loadConfig } = await import('../src/config/index.js');
+  const { loadConfig } = await import('../src/modules/config.js');
   const { buildApi } = await import('../src/api.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-sign-'));
   const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });

@@ -19,7 +19,7 @@ const root = path.resolve(import.meta.dirname, '..');
 if (process.argv.includes('--serve')) {
   const { default: Fastify } = await import('fastify');
   const { Registry } = await import('prom-client');
-  const { loadConfig } = await import('../src/config/index.js');
+  const { loadConfig } = await import('../src/modules/config.js');
   const { createLogger } = await import('../src/logger.js');
   const { createIngest } = await import('../src/telemetry/index.js');
   const { postgresAvailable, createTestDatabase } = await import('../test/helpers/postgres.js');
@@ -72,6 +72,7 @@ if (process.argv.includes('--serve')) {
       console.error(err);
       process.exit(1);
     });
+  });
 } else {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const connections = 100;

@@ -2,7 +2,8 @@
  * Entry point: `node dist/src/main.js [api|ingest|all]` (default all). Reads the configuration (one line and
  * exit 1 when invalid), starts the services, serves /metrics on METRICS_PORT, and drains on SIGTERM/SIGINT.
  */
-import { loadConfig, ConfigError, type Config } from './config/index.js';
+import { ConfigError, type Config } from './config/index.js';
+import { loadConfig } from './modules/config.js';
 import { createLogger } from './logger.js';
 import { buildApi } from './api.js';
 import { createHttpMetrics, startMetricsServer } from './http/metrics.js';

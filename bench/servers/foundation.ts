@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import { createLogger } from '../../src/logger.js';
 import { buildApi } from '../../src/api.js';
 import { generateApiKey } from '../../src/auth/keys.js';
@@ -53,3 +53,4 @@ process.on('SIGTERM', () => {
     console.error(err);
     process.exit(1);
   });
+});

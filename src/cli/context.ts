@@ -6,13 +6,14 @@
  * FOLIO_API_KEY.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
-import { loadConfig, ConfigError, type Config } from '../config/index.js';
-import type { EnginePool, EngineTasks, TaskName } from '../engines/index.js';
+import { ConfigError, type Config } from '../config/index.js';
+import type { EnginePool, EngineTasks, TaskData, TaskName } from '../engines/index.js';
 import type { OfficePool } from '../office/index.js';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from '../sign/identity-types.js';
+import { loadConfig, loadSettings } from '../modules/config.js';
+import { engineWorkerData, runTaskHere } from '../modules/engine.js';
 import type { ResolvedLevel } from '../sign/index.js';
 import { createClient, type CliClient } from './client.js';
 import { CliError, EXIT_USAGE } from './output.js';
@@ -25,11 +26,19 @@ export interface GlobalOptions {
   quiet?: boolean;
 }
 
-/** Default concurrency: the office pool's size (OFFICE_WORKERS, else one per CPU). */
+/** The configuration's reading (src/modules/config.ts): a bad variable is a usage error naming it (exit 2). */
+function configured<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof ConfigError) throw new CliError('CONFIGURATION', e.message, EXIT_USAGE);
+    throw e;
+  }
+}
+
+/** Default concurrency: the office pool's size (OFFICE_WORKERS, read through its setting; else the usable CPUs). */
 export function defaultJobs(): number {
-  const raw = process.env.OFFICE_WORKERS;
-  if (raw && /^\d+$/.test(raw) && Number(raw) > 0) return Number(raw);
-  return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  return configured(() => loadSettings(['officeWorkers']).officeWorkers);
 }
 
 export function isRemote(g: GlobalOptions): boolean {
@@ -60,18 +69,14 @@ export class LocalEngines {
   private engines?: Promise<EnginePool>;
   private enginePool?: EnginePool;
   private signing?: Promise<SigningIdentity | undefined>;
+  private data?: Promise<TaskData>;
 
   constructor(
     private readonly jobs: number,
     opts: { verbose?: boolean; withSigning?: 'create' | 'ifPresent'; inProcess?: boolean } = {},
   ) {
     this.inProcess = opts.inProcess === true;
-    try {
-      this.config = loadConfig();
-    } catch (e) {
-      if (e instanceof ConfigError) throw new CliError('CONFIGURATION', e.message, EXIT_USAGE);
-      throw e;
-    }
+    this.config = configured(() => loadConfig());
     // Logs go to stderr (stdout holds results and --json), only warnings and errors unless --verbose.
     this.logger = pino(
       { name: 'folio-cli', level: opts.verbose ? 'info' : process.env.LOG_LEVEL ? this.config.logLevel : 'error' },
@@ -159,80 +164,22 @@ export class LocalEngines {
    */
   async run<N extends TaskName>(task: N, input: EngineTasks[N]['input']): Promise<EngineTasks[N]['output']> {
     if (!this.inProcess) return (await this.enginePoolFor()).run(task, input);
-    return (await this.direct(task, input)) as EngineTasks[N]['output'];
+    // The handler an engine thread would run (the module's tasks file), on this thread.
+    return runTaskHere(task, input, await this.taskData());
   }
 
-  private async direct(task: TaskName, input: EngineTasks[TaskName]['input']): Promise<unknown> {
-    switch (task) {
-      case 'convert.toDocx': {
-        const { from, bytes, pageSize } = input as EngineTasks['convert.toDocx']['input'];
-        const [convert, text] = await Promise.all([import('../convert/index.js'), import('../convert/text.js')]);
-        const source = text.decodeText(bytes);
-        return from === 'md' ? convert.markdownToDocxWithWarnings(source, { pageSize }) : convert.htmlToDocxWithWarnings(source, { pageSize });
-      }
-      case 'convert.fromDocx': {
-        const { to, bytes, images, outputMaxBytes } = input as EngineTasks['convert.fromDocx']['input'];
-        return (await import('../convert/index.js')).docxToText(bytes, to, { images, outputMaxBytes });
-      }
-      case 'annotate.fill': {
-        const { template, fields, strict, flatten } = input as EngineTasks['annotate.fill']['input'];
-        const [{ annotateDocx }, { SafeFetcher }] = await Promise.all([import('../annotate/index.js'), import('../fetch/safe-fetch.js')]);
-        const fetcher = new SafeFetcher({ allowlist: this.config.urlFetchAllowlist });
-        try {
-          const result = await annotateDocx(template, fields, { strict, flatten, fetcher });
-          return { docx: result.docx, report: result.report };
-        } finally {
-          await fetcher.close();
-        }
-      }
-      case 'annotate.fields':
-        return (await import('../annotate/index.js')).listTemplateFields((input as EngineTasks['annotate.fields']['input']).template);
-      case 'sign.seal': {
-        const i = input as EngineTasks['sign.seal']['input'];
-        const identity = await this.signingIdentity();
-        if (!identity) throw new CliError('CONFIGURATION', 'no signing identity (SIGNING_P12 or DATA_DIR/signing)', EXIT_USAGE);
-        const [{ signDocument }, { SafeFetcher }] = await Promise.all([import('../sign/index.js'), import('../fetch/safe-fetch.js')]);
-        let timestampSkipped: string | undefined;
-        // B-LT/B-LTA with a SIGNING_P12 from another CA fetch its OCSP/CRL, from URL_FETCH_ALLOWLIST hosts only (as the API).
-        const fetcher =
-          i.level.level === 'B-LT' || i.level.level === 'B-LTA' ? new SafeFetcher({ allowlist: this.config.urlFetchAllowlist }) : undefined;
-        try {
-          const result = await signDocument(i, {
-            identity,
-            fetcher,
-            urlFetchAllowlist: this.config.urlFetchAllowlist,
-            tsaUrl: this.config.tsaUrl,
-            tsaOptional: this.config.tsaOptional,
-            onTimestampSkipped: (reason) => {
-              timestampSkipped = reason;
-            },
-          });
-          return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
-        } finally {
-          await fetcher?.close();
-        }
-      }
-      case 'verify.pdf': {
-        const identity = await this.signingIdentity();
-        const { verifyPdf, loadTrustStore } = await import('../verify/index.js');
-        const trust = loadTrustStore({
-          rootCertificatePem: identity?.rootCertificatePem,
-          certificatePem: identity?.certificatePem,
-          trustAnchorsPath: this.config.trustAnchors,
-        });
-        return verifyPdf((input as EngineTasks['verify.pdf']['input']).bytes, { trust });
-      }
-      default:
-        throw new Error(`no local handler for ${task}`);
-    }
+  /** What the modules' tasks are given (src/modules/engine.ts): the same data as the engine threads of the API. */
+  private taskData(): Promise<TaskData> {
+    this.data ??= this.signingIdentity().then((signing) => engineWorkerData({ config: this.config, logger: this.logger, services: { signing } }));
+    return this.data;
   }
 
   /** The engine pool (worker threads with the API's time and memory bounds), at most `--jobs` threads. */
   enginePoolFor(): Promise<EnginePool> {
     this.engines ??= (async () => {
-      const signing = await this.signingIdentity();
+      const data = await this.taskData();
       const { createEnginePool } = await import('../engines/index.js');
-      const pool = createEnginePool(this.config, this.logger, signing, {
+      const pool = createEnginePool(this.config, this.logger, data, {
         workers: Math.max(1, Math.min(this.jobs, this.config.engineWorkers)),
         queueSize: Math.max(64, this.jobs * 2),
       });

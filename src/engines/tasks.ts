@@ -1,73 +1,53 @@
 /**
- * The jobs the engine pool runs off the event loop, and what each answers. One discriminated union, so the
- * pool, the worker and the routes agree on shapes at compile time. Everything here crosses a thread
- * boundary by structured clone: plain data and Uint8Arrays only (no classes, no functions).
+ * The jobs the engine pool runs off the event loop, and what each answers. Each module declares its own
+ * tasks beside their handlers (src/<module>/tasks.ts) by declaration merging into `EngineTasks`, so the
+ * pool, the worker, the handlers and the routes agree on shapes at compile time while this file names no
+ * capability:
+ *
+ *   declare module '../engines/tasks.js' { interface EngineTasks { 'verify.pdf': { input: …; output: … } } }
+ *
+ * Everything here crosses a thread boundary by structured clone: plain data and Uint8Arrays only (no
+ * classes, no functions).
  */
-import type { AnnotateField, AnnotateReport, FieldDescription } from '../annotate/index.js';
-import type { SignRequest } from '../sign/index.js';
-import type { VerifyResult } from '../verify/index.js';
-import type { MergeInput, MergeOptions, MergeResult } from '../merge/engine.js';
 import type { ErrorCode, ErrorDetail } from '../errors.js';
 
 export type PageSize = 'A4' | 'Letter';
 
-export interface EngineTasks {
-  /**
-   * A large JSON request body, parsed off the request thread: the bounded scan and JSON.parse, and the
-   * base64 of its `document` decoded to bytes (its string replaced by PREDECODED_DOCUMENT).
-   */
-  'http.parseJson': {
-    input: { body: Uint8Array };
-    output: { value: unknown; document?: Uint8Array };
-  };
-  /** Markdown or HTML (bytes as uploaded) → DOCX, with what it could not keep as it was (`X-Folio-Warnings`). */
-  'convert.toDocx': {
-    input: { from: 'md' | 'html'; bytes: Uint8Array; pageSize: PageSize };
-    output: { docx: Uint8Array; warnings: string[] };
-  };
-  /**
-   * DOCX → Markdown or HTML (src/docx/read and the writers in src/convert), with what could not be kept: UTF-8
-   * bytes counted against `outputMaxBytes` while written (OUTPUT_MAX_MB; default: DEFAULT_OUTPUT_MAX_BYTES),
-   * transferred back (worker.ts), never one string on the main thread.
-   */
-  'convert.fromDocx': {
-    input: { to: 'md' | 'html'; bytes: Uint8Array; images: 'inline' | 'drop'; outputMaxBytes?: number };
-    output: { bytes: Uint8Array; warnings: string[] };
-  };
-  'annotate.fill': {
-    input: { template: Uint8Array; fields: AnnotateField[]; strict: boolean; flatten: boolean };
-    output: { docx: Uint8Array; report: AnnotateReport };
-  };
-  'annotate.fields': {
-    input: { template: Uint8Array };
-    output: Array<FieldDescription & { occurrences: number }>;
-  };
-  /**
-   * Seals a PDF. A DOCX is converted by the office engine on the way in (its supervised processes), so the
-   * worker receives the original bytes for the audit record and the PDF made from them. The request is the
-   * sign engine's own, checked and parsed where it came in (dates as Dates: they survive structured clone).
-   */
-  'sign.seal': {
-    input: SignRequest;
-    output: { pdf: Uint8Array; timestampSkipped?: string };
-  };
-  'verify.pdf': {
-    input: { bytes: Uint8Array };
-    output: VerifyResult;
-  };
-  /** The rendered size of preview pages, read before poppler runs (src/preview/page-sizes.ts); null: unknown. */
-  'preview.pageSizes': {
-    input: { pdf: Uint8Array; pages: number[] };
-    output: Array<{ width: number; height: number } | null>;
-  };
-  /** PDFs (DOCX inputs already converted by the office engine) → one PDF, in order (src/merge). */
-  'merge.pdfs': {
-    input: { inputs: MergeInput[]; options: MergeOptions };
-    output: MergeResult;
-  };
-}
+/** Task name → `{ input; output }`, filled by the modules (src/modules/index.ts checks each is served). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging from each module's tasks.ts
+export interface EngineTasks {}
 
 export type TaskName = keyof EngineTasks;
+
+/** What a handler is given besides its input: the thread's workerData (each module rebuilds what it needs from it once). */
+export interface TaskContext {
+  data: TaskData;
+}
+
+/** The part of workerData the tasks read (also given to a task run on the calling thread: src/modules/engine.ts). */
+export type TaskData = Omit<EngineWorkerData, 'startChannel' | 'nativeChannel' | 'preloadEngines' | 'warmUp'>;
+
+export type TaskHandler<N extends TaskName> = (
+  input: EngineTasks[N]['input'],
+  context: TaskContext,
+) => EngineTasks[N]['output'] | Promise<EngineTasks[N]['output']>;
+
+export type TaskHandlers<N extends TaskName> = { [K in N]: TaskHandler<K> };
+
+/** What a module's tasks file exports (the file named by its descriptor's `tasks.file`). */
+export interface TaskFile<N extends TaskName = TaskName> {
+  handlers: TaskHandlers<N>;
+  /**
+   * Buffers of an answer moved to the main thread instead of copied, per task: answers as large as the output
+   * budget (a copy would double the memory of the largest answers). Only buffers the thread keeps no view of.
+   */
+  transfer?: { [K in N]?: (output: EngineTasks[K]['output']) => ArrayBuffer[] };
+  /** Run once after the file is loaded on a thread that warms up (src/engines/warm-up.ts); must not throw. */
+  warmUp?(): void;
+}
+
+/** The task names a tasks file serves (`typeof import('./tasks.js')`), for a module descriptor's `tasks.names`. */
+export type TaskNamesOf<F> = F extends { handlers: infer H } ? ReadonlyArray<Extract<keyof H, TaskName>> : never;
 
 export interface EngineJob<N extends TaskName = TaskName> {
   /** Announced on the pool's start channel when a thread begins the job: its time budget starts then. */
@@ -88,27 +68,24 @@ export interface SerializedError {
 export type JobOutcome<N extends TaskName = TaskName> =
   { ok: true; value: EngineTasks[N]['output'] } | { ok: false; error: SerializedError; internal?: { name: string; stack?: string } };
 
-/** What every worker is given once at start: enough to rebuild the engines' dependencies locally. */
+/**
+ * What every worker is given once at start: where each task's handlers are, and enough to rebuild the
+ * engines' dependencies locally. Modules add the data their tasks need by declaration merging (the signing
+ * identity, the trust anchors), built by their descriptor's `workerData`.
+ */
 export interface EngineWorkerData {
   /** Name of the BroadcastChannel on which a worker announces each job it starts. */
   startChannel: string;
   /** Name of the BroadcastChannel on which the main thread starts native children for jobs (src/native/runner.ts). */
   nativeChannel?: string;
-  /** Load the engine modules when the thread starts (engine threads), not on first use (the body thread). */
+  /** Task name → URL of the tasks file with its handler (src/modules/engine.ts `engineTasks`, from the modules' descriptors). */
+  taskFiles: Record<string, string>;
+  /** Tasks files loaded when an engine thread starts rather than on first use (the common path: Markdown/HTML → DOCX). */
+  preloadFiles?: string[];
+  /** Load `preloadFiles` when the thread starts (engine threads), not on first use (the body thread). */
   preloadEngines: boolean;
-  /** Convert the built-in warm-up documents before the thread counts as ready (API engine threads). */
+  /** Run the preloaded files' warm-up before the thread counts as ready (API engine threads). */
   warmUp?: boolean;
-  signing?: {
-    privateKeyPem: string;
-    keyAlgorithm: 'RSA' | 'ECDSA';
-    chainDer: Uint8Array[];
-    certificatePem: string;
-    rootCertificatePem?: string;
-    /** The generated CA (B-LT revocation data made in-process). */
-    ca?: { privateKeyPem: string; certificateDer: Uint8Array };
-  };
-  trust: { rootCertificatePem?: string; certificatePem?: string; trustAnchorsPath?: string };
+  /** URL_FETCH_ALLOWLIST, for the fetchers tasks build (annotate's images, sign's and verify's revocation data). */
   urlFetchAllowlist: string[];
-  tsaUrl?: string;
-  tsaOptional: boolean;
 }

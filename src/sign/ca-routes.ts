@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '../http/schema.js';
 import { errorResponses } from '../http/schema.js';
 import { FolioError } from '../errors.js';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from './identity-types.js';
 import { answerOcspRequest, buildCrl, MAX_OCSP_REQUEST_BYTES, type CertificateAuthority } from './ca.js';
 import { CA_PATHS } from './identity.js';
 

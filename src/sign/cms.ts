@@ -22,7 +22,7 @@ import {
 } from '@peculiar/asn1-cms';
 import { AsnArray, AsnConvert, AsnObjectIdentifierConverter, AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, Certificate, GeneralName, type Name } from '@peculiar/asn1-x509';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from './identity-types.js';
 import { EssCertIdV2, IssuerSerial, OID, SigningCertificateV2, parseAs, serialize, toArrayBuffer, verbatim } from '../crypto/asn1.js';
 import { certificateFields, elementBytes, readChildren, readElement, tryDer } from '../crypto/der.js';
 

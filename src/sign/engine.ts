@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { FolioError } from '../errors.js';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from './identity-types.js';
 import { AUDIT_TRAIL_FORMAT, type AuditRecord, type Signer } from '../pdf/index.js';
 import { describeIdentity } from './identity.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';

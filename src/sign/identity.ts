@@ -50,7 +50,7 @@ import {
 } from '@peculiar/asn1-x509';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/index.js';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from './identity-types.js';
 import { loadPkcs12 } from './p12.js';
 
 const ROOT_CERT = 'root-ca.pem';

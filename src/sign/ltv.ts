@@ -9,7 +9,7 @@
  */
 import crypto from 'node:crypto';
 import { FolioError } from '../errors.js';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from './identity-types.js';
 import {
   appendDocTimestampPlaceholder,
   byteRangeParts,

@@ -31,7 +31,7 @@ import {
 import { EncryptedPrivateKeyInfo } from '@peculiar/asn1-pkcs8';
 import { AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from './identity-types.js';
 import { OID as CMS_OID, parseAs } from '../crypto/asn1.js';
 import { octetStringContents } from '../crypto/der.js';
 import { identityFromParts } from './identity.js';

@@ -22,7 +22,7 @@ import {
 } from '@peculiar/asn1-x509';
 import { FolioError } from '../errors.js';
 import type { SafeFetcher } from '../fetch/safe-fetch.js';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from './identity-types.js';
 import { parseAs, serialize } from '../crypto/asn1.js';
 import type { ValidationData } from '../pdf/index.js';
 import { splitSignedData } from '../crypto/cms-slices.js';

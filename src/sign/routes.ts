@@ -9,8 +9,7 @@ import { FolioError, type ErrorDetail } from '../errors.js';
 import { errorResponses } from '../http/schema.js';
 import { toFolioError } from '../http/envelope.js';
 import { abandonSignal } from '../http/abandon.js';
-import type { Capability } from '../http/capability.js';
-import type { Services } from '../services.js';
+import type { Services } from '../http/capability.js';
 import { resolveDocumentSource } from '../fetch/document-source.js';
 import { describeIdentity, resolveLevel } from './index.js';
 import { caRoutes } from './ca-routes.js';
@@ -41,7 +40,7 @@ function movable(...parts: Array<Uint8Array | undefined>): ArrayBuffer[] {
   return [...buffers];
 }
 
-function signRoutes(services: Services) {
+export function signRoutes(services: Services) {
   return async (root: FastifyInstance) => {
     const app = root.withTypeProvider<TypeBoxTypeProvider>();
     app.route({
@@ -131,6 +130,3 @@ function signRoutes(services: Services) {
     if (signing?.ca) caRoutes(root, { ...signing, ca: signing.ca });
   };
 }
-
-/** Needs the signing identity (SIGNING_P12 or the generated one); without it neither route exists. */
-export const signCapability: Capability = { name: 'sign', available: (s) => s.signing !== undefined, routes: signRoutes };

@@ -20,7 +20,7 @@
 import crypto from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from '../pdf/index.js';
 import { FolioError } from '../errors.js';
-import type { SigningIdentity } from '../services.js';
+import type { SigningIdentity } from './identity-types.js';
 import { renderAuditPages } from './audit-page.js';
 import { buildSignedData, estimateCmsSize, signDigest } from './cms.js';
 import {

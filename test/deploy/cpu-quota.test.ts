@@ -5,7 +5,7 @@ import os from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fakeCgroups } from './fake-cgroup.js';
 import { readCpuQuota, usableCpus } from '../../src/config/cpu-quota.js';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 
 const cgroups = fakeCgroups('folio-cgroup-');
 afterAll(() => cgroups.remove());

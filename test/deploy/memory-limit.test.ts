@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { fakeCgroups } from './fake-cgroup.js';
 import { MIN_IN_FLIGHT_BYTES, PROCESS_BASELINE_BYTES, defaultInFlightBytes, readMemoryLimit } from '../../src/config/memory-limit.js';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;

@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { isFolioError } from '../../src/errors.js';
 import { EnginePool } from '../../src/engines/index.js';
+import { engineTasks } from '../../src/modules/engine.js';
 import { warmUpHtml, warmUpMarkdown } from '../../src/engines/warm-up.js';
 import { htmlToDocx, markdownToDocx } from '../../src/convert/index.js';
 import { parseMarkdown } from '../../src/convert/markdown.js';
@@ -37,7 +38,7 @@ describe('engine pool with warm-up', () => {
     queueSize: 2,
     timeoutMs: 30_000,
     memoryMb: 256,
-    workerData: { preloadEngines: true, warmUp: true, trust: {}, urlFetchAllowlist: [], tsaOptional: true },
+    workerData: { ...engineTasks(), preloadEngines: true, warmUp: true, trust: {}, urlFetchAllowlist: [], tsaOptional: true },
   });
   afterAll(() => pool.close());
 
@@ -56,7 +57,7 @@ describe('engine modules loaded per task kind', () => {
     queueSize: 4,
     timeoutMs: 400,
     memoryMb: 256,
-    workerData: { preloadEngines: true, trust: {}, urlFetchAllowlist: [], tsaOptional: true },
+    workerData: { ...engineTasks(), preloadEngines: true, trust: {}, urlFetchAllowlist: [], tsaOptional: true },
   });
   afterAll(() => pool.close());
 

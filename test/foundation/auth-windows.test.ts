@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { ConfigError } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 
 describe('AUTH_REGISTER_PER_CLIENT, AUTH_VERIFY_PER_CLIENT, AUTH_CLIENT_WINDOW_SECONDS', () => {
   let api: TestApi;

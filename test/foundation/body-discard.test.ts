@@ -11,7 +11,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISCARDS_AT_ONCE, discardStatus, noteConnection } from '../../src/http/body-discard.js';
 import { applyServerLimits, limitsFromConfig } from '../../src/http/server-limits.js';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 
 const BODY = Buffer.alloc(16 * 1024 * 1024, 'x');
 const CLIENTS = 6;

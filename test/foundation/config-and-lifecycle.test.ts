@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError } from '../../src/config/index.js';
+import { ConfigError } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 
 const root = path.resolve(import.meta.dirname, '../..');

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import { createLogger } from '../../src/logger.js';
 import { buildApi, type RunningApi } from '../../src/api.js';
 import { startTestSmtp, codeFrom, type TestSmtp } from '../helpers/smtp.js';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectionCap, limitsFromConfig, openFileLimit } from '../../src/http/server-limits.js';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 
 describe('connection cap', () => {
   it('reads the soft descriptor limit from /proc', () => {

@@ -8,7 +8,8 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { ConfigError } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 
 const PROXY = '127.0.0.1';
 const DIRECT_CLIENT = '127.0.0.2';

@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { isFolioError } from '../../src/errors.js';
 import { EnginePool } from '../../src/engines/index.js';
+import { engineTasks } from '../../src/modules/engine.js';
 import { NativeRunner } from '../../src/native/runner.js';
 import { runOnRunner } from '../../src/native/remote.js';
 import { descendants } from '../adversarial/server.js';
@@ -67,7 +68,7 @@ describe('engine pool: an annotate job aborted while resvg runs', () => {
     queueSize: 2,
     timeoutMs: 60_000,
     memoryMb: 256,
-    workerData: { preloadEngines: false, trust: {}, urlFetchAllowlist: [], tsaOptional: true },
+    workerData: { ...engineTasks(), preloadEngines: false, trust: {}, urlFetchAllowlist: [], tsaOptional: true },
   });
   afterAll(() => pool.close());
 

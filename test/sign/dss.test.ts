@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import pino from 'pino';
 import { PDFDocument, PDFName, StandardFonts, type PDFRef } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import type { SigningIdentity } from '../../src/services.js';
 import { loadSigningIdentity, signDocument } from '../../src/sign/index.js';
 import { addDocumentTimestamp } from '../../src/sign/ltv.js';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import { loadSigningIdentity, loadPkcs12, describeIdentity } from '../../src/sign/index.js';
 import { authed, startTestApi } from '../helpers/api.js';
 import { lastSignature, makePdf, nssDbTrusting, opensslCmsPrint, opensslCmsVerify, pdfsig, postSign, signBody, writeTemp } from './helpers.js';

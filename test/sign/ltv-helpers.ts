@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import { buildApi } from '../../src/api.js';
 import { isRef, isStream, openPdf, type PdfDocument } from '../../src/pdf/index.js';
 import type { TestApi } from '../helpers/api.js';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import pino from 'pino';
 import { PDFContext, PDFDocument } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import type { SigningIdentity } from '../../src/services.js';
 import { loadSigningIdentity, signDocument } from '../../src/sign/index.js';
 import { makePdf, tmpDir } from './helpers.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import { createIngest, type Ingest } from '../../src/telemetry/index.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/modules/config.js';
 import type { SigningIdentity } from '../../src/services.js';
 import { loadSigningIdentity } from '../../src/sign/index.js';
 import { loadTrustStore, verifyPdf, type TrustStore } from '../../src/verify/index.js';

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { API_VERSION } from '../app.js';
 import { HealthResponse, type HealthResponseBody } from '../schema.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../capability.js';
 
 const startTime = new Date();
 /** Longest age of the snapshot a health answer shows. */

@@ -1,0 +1,17 @@
+/** Merge's engine task (run on engine threads, src/engines/worker.ts): PDFs in order → one PDF. */
+import type { TaskHandlers } from '../engines/tasks.js';
+import { mergePdfs, type MergeInput, type MergeOptions, type MergeResult } from './engine.js';
+
+declare module '../engines/tasks.js' {
+  interface EngineTasks {
+    /** PDFs (DOCX inputs already converted by the office engine) → one PDF, in order (src/merge). */
+    'merge.pdfs': {
+      input: { inputs: MergeInput[]; options: MergeOptions };
+      output: MergeResult;
+    };
+  }
+}
+
+export const handlers = {
+  'merge.pdfs': ({ inputs, options }) => mergePdfs(inputs, options),
+} satisfies TaskHandlers<'merge.pdfs'>;

@@ -1,0 +1,69 @@
+/**
+ * Sign's engine task (run on engine threads, src/engines/worker.ts): seals a PDF. The signing key, which
+ * cannot cross threads, is rebuilt here once from the PEM in workerData (src/sign/module.ts `workerData`).
+ */
+import { createPrivateKey } from 'node:crypto';
+import type { TaskHandlers } from '../engines/tasks.js';
+import { SafeFetcher } from '../fetch/safe-fetch.js';
+import { signDocument, warmUpAuditFonts, type SignRequest } from './index.js';
+import type { SerializedSigningIdentity, SigningIdentity } from './identity-types.js';
+
+declare module '../engines/tasks.js' {
+  interface EngineTasks {
+    /**
+     * Seals a PDF. A DOCX is converted by the office engine on the way in (its supervised processes), so the
+     * worker receives the original bytes for the audit record and the PDF made from them. The request is the
+     * sign engine's own, checked and parsed where it came in (dates as Dates: they survive structured clone).
+     */
+    'sign.seal': {
+      input: SignRequest;
+      output: { pdf: Uint8Array; timestampSkipped?: string };
+    };
+  }
+  interface EngineWorkerData {
+    /** The signing identity (src/sign/module.ts `workerData`); absent: this instance does not sign. */
+    signing?: SerializedSigningIdentity;
+    tsaUrl?: string;
+    tsaOptional?: boolean;
+  }
+}
+
+// Parsing the audit-page fonts takes most of a second: done with the module (before the first job is
+// announced, src/engines/worker.ts), not in the first signature.
+warmUpAuditFonts();
+
+let identity: SigningIdentity | undefined;
+/** Revocation data for B-LT/B-LTA and the TSA go through one SSRF-safe fetcher per thread (URL_FETCH_ALLOWLIST). */
+let fetcher: SafeFetcher | undefined;
+
+export function identityFrom(s: SerializedSigningIdentity): SigningIdentity {
+  return {
+    privateKey: createPrivateKey(s.privateKeyPem),
+    keyAlgorithm: s.keyAlgorithm,
+    chainDer: s.chainDer,
+    certificatePem: s.certificatePem,
+    rootCertificatePem: s.rootCertificatePem,
+    ...(s.ca ? { ca: { privateKey: createPrivateKey(s.ca.privateKeyPem), certificateDer: s.ca.certificateDer } } : {}),
+  };
+}
+
+export const handlers = {
+  'sign.seal': async (input, { data }) => {
+    if (!data.signing) throw new Error('the engine worker has no signing identity');
+    identity ??= identityFrom(data.signing);
+    fetcher ??= new SafeFetcher({ allowlist: data.urlFetchAllowlist });
+    // The request is the engine's own, checked where it came in (a DOCX already converted: input.pdfOfDocx).
+    let timestampSkipped: string | undefined;
+    const result = await signDocument(input, {
+      identity,
+      fetcher,
+      urlFetchAllowlist: data.urlFetchAllowlist,
+      tsaUrl: data.tsaUrl,
+      tsaOptional: data.tsaOptional ?? false,
+      onTimestampSkipped: (reason) => {
+        timestampSkipped = reason;
+      },
+    });
+    return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
+  },
+} satisfies TaskHandlers<'sign.seal'>;
