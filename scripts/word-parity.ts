@@ -3,7 +3,7 @@
  *
  *   npx tsx scripts/word-parity.ts [folder] [--json] [--keep <dir>]
  *
- * `folder` (default ../shared/corpus/word-pdf) holds pairs `<name>.docx` + `<name>.word.pdf`. Each DOCX is
+ * `folder` (default ../shared/corpus/word-pdf beside the repository) holds pairs `<name>.docx` + `<name>.word.pdf`. Each DOCX is
  * converted by the office engine exactly as the API does (OfficePool, one worker) and scored against Word's PDF:
  *
  * - pageCount: 1 when both have as many pages, else 0;
@@ -213,12 +213,29 @@ export function meanScores(scores: PairScore[]): Record<(typeof SUMMARY_KEYS)[nu
   return out;
 }
 
+/** The corpus of Word-exported pairs beside the repository (the shared folder of the project's checkouts). */
+export const DEFAULT_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'corpus', 'word-pdf');
+
+/** `[folder] [--json] [--keep <dir>]`, in any order; the folder defaults to DEFAULT_FOLDER. */
+export function parseArgs(args: string[]): { folder: string; json: boolean; keep?: string } {
+  let folder: string | undefined;
+  let keep: string | undefined;
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--json') json = true;
+    else if (a === '--keep') {
+      keep = args[++i];
+      if (keep === undefined) throw new Error('--keep needs a folder');
+    } else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
+    else if (folder === undefined) folder = a;
+    else throw new Error(`one folder only (got ${folder} and ${a})`);
+  }
+  return { folder: folder ?? DEFAULT_FOLDER, json, ...(keep !== undefined ? { keep } : {}) };
+}
+
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const json = args.includes('--json');
-  const keepAt = args.indexOf('--keep');
-  const keep = keepAt >= 0 ? args[keepAt + 1] : undefined;
-  const folder = args.find((a, i) => !a.startsWith('--') && i !== keepAt + 1) ?? '/work/shared/corpus/word-pdf';
+  const { folder, json, keep } = parseArgs(process.argv.slice(2));
   const { OfficePool } = await import('../src/office/index.js');
   const pool = new OfficePool({ workers: 1, queueSize: 64, timeoutMs: 120_000 });
   await pool.start();

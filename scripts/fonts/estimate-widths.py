@@ -92,6 +92,8 @@ TARGETS = {
     'Verdana-Italic': {'measured': 'Verdana-Italic', 'derive': 'Verdana', 'pairs': [(DJV['I'], DJV['R'])]},
     'Verdana-BoldItalic': {'measured': 'Verdana-BoldItalic', 'derive': 'Verdana-Bold', 'pairs': [(DJV['BI'], DJV['B'])]},
     'Georgia': {'measured': 'Georgia', 'ensemble': [f['R'] for f in SERIF3]},
+    # Caladea is Cambria's metric twin, yet three of the seven glyphs Word's PDF shows differ (M, d, r).
+    'Cambria': {'measured': 'Cambria', 'ensemble': [CALA['R']]},
     'Georgia-Bold': {'measured': 'Georgia-Bold', 'derive': 'Georgia', 'pairs': style_pairs(SERIF3, 'B')},
     'Georgia-Italic': {'measured': 'Georgia-Italic', 'derive': 'Georgia', 'pairs': style_pairs(SERIF3, 'I')},
     'Georgia-BoldItalic': {'measured': 'Georgia-BoldItalic', 'derive': 'Georgia-Bold', 'pairs': style_pairs(SERIF3, 'BI', 'B')},
@@ -222,7 +224,8 @@ def main():
     for name, spec in TARGETS.items():
         m = word.get(spec['measured'])
         upm = m['unitsPerEm'] if m else 2048
-        measured = {int(k, 16): v / upm for k, v in m['widths'].items() if in_ranges(int(k, 16))} if m else {}
+        # Every measured width counts, in the estimated ranges or not (superscripts, ligatures).
+        measured = {int(k, 16): v / upm for k, v in m['widths'].items()} if m else {}
         entry = {'unitsPerEm': 2048, 'measuredFrom': spec['measured'] if m else None, 'measured': len(measured)}
         if 'ensemble' in spec:
             est = ensemble(root, spec['ensemble'], measured)
