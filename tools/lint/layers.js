@@ -43,8 +43,8 @@ function specifierOf(node) {
     case 'ExportNamedDeclaration':
     case 'ImportExpression':
       return literalText(node.source);
-    case 'TSImportType':
-      return node.argument?.type === 'TSLiteralType' ? literalText(node.argument.literal) : undefined;
+    case 'TSImportType': // `typeof import('…')`, `import('…').T`
+      return literalText(node.source);
     case 'TSExternalModuleReference':
       return literalText(node.expression);
     default:
