@@ -53,6 +53,12 @@ export interface AuthoringLimits {
    * throw a FolioError to refuse. Runs after encryption, the catalog and /Size are checked.
    */
   inspect?: (doc: PdfDocument) => void;
+  /**
+   * Streams keep views of the input's bytes instead of copies: for a caller that keeps the input alive and
+   * unchanged while the document is in use and writes out only what it changes (signing appends an update to
+   * the input; a copy of every stream would be a copy of most of the file for nothing).
+   */
+  shareStreamBytes?: boolean;
 }
 
 export interface AuthoringDocument {
@@ -159,8 +165,8 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
     const gen = obj.entry.type === 1 && obj.offset !== undefined ? (doc.objectAt(obj.offset, last)?.gen ?? obj.entry.gen) : 0;
     largest = Math.max(largest, num);
     if (isStream(value)) {
-      // Its own copy of the raw bytes, as pdf-lib's parser takes one.
-      const data = doc.buf.slice(value.dataStart, value.dataEnd);
+      // Its own copy of the raw bytes, as pdf-lib's parser takes one, unless the caller keeps the input as it is.
+      const data = limits.shareStreamBytes ? doc.buf.subarray(value.dataStart, value.dataEnd) : doc.buf.slice(value.dataStart, value.dataEnd);
       const dict = new Map(value.dict.map);
       dict.set('Length', data.length);
       context.assign(PDFRef.of(num, gen), PDFRawStream.of(toDict(dict), data));

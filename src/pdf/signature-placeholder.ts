@@ -28,7 +28,7 @@ export function signatureDictionary(
   const mid = ' /Contents <';
   const contents = '0'.repeat(entries.contentsBytes * 2);
   const tail =
-    `> /M (${formatPdfDate(entries.signedAt)}) /Name ${pdfHexText(entries.name)} /Reason ${pdfHexText(entries.reason)}` +
+    `> /M (${formatPdfDate(entries.signedAt)}) /Name ${pdfHexText(entries.name, 'utf-16')} /Reason ${pdfHexText(entries.reason, 'utf-16')}` +
     ' /Prop_Build << /App << /Name /Folio >> >> >>\nendobj\n';
   return {
     bytes: Buffer.from(head + BYTE_RANGE_SLOT + mid + contents + tail, 'latin1'),

@@ -31,15 +31,24 @@ export function decodePdfText(bytes: Uint8Array): string {
 /** Text → a text string's bytes: PDFDocEncoding's ASCII subset when it suffices, else UTF-16BE with a BOM. */
 export function encodePdfText(text: string): Uint8Array {
   if (/^[\x20-\x7e\t\n\r]*$/.test(text)) return Buffer.from(text, 'latin1');
+  return utf16(text);
+}
+
+function utf16(text: string): Uint8Array {
   const out = Buffer.alloc(2 + text.length * 2);
   out.writeUInt16BE(0xfeff, 0);
   for (let i = 0; i < text.length; i++) out.writeUInt16BE(text.charCodeAt(i), 2 + i * 2);
   return out;
 }
 
-/** A hex string token for a text string (`<FEFF…>`): safe for any text, no escaping to get wrong. */
-export function pdfHexText(text: string): string {
-  return `<${Buffer.from(encodePdfText(text)).toString('hex').toUpperCase()}>`;
+/**
+ * A hex string token for a text string (`<FEFF…>`): safe for any text, no escaping to get wrong. `utf-16`
+ * writes UTF-16BE even for ASCII text (the signer's /Name and /Reason have always been written so).
+ */
+export function pdfHexText(text: string, encoding: 'shortest' | 'utf-16' = 'shortest'): string {
+  return `<${Buffer.from(encoding === 'utf-16' ? utf16(text) : encodePdfText(text))
+    .toString('hex')
+    .toUpperCase()}>`;
 }
 
 const PDF_DATE = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+-])?(\d{2})?'?(\d{2})?'?/;

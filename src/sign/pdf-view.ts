@@ -17,7 +17,8 @@ const unprocessable = (message: string) => new FolioError('UNPROCESSABLE_DOCUMEN
 
 /** Opens the PDF for signing (reader + pdf-lib); throws a FolioError when it cannot be signed. */
 export function openForSigning(bytes: Uint8Array): Promise<AuthoringDocument> {
-  return openForAuthoring(bytes, { maxObjects: MAX_SIGN_OBJECTS, purpose: 'signing', inspect: checkPageTree });
+  // The update is appended to `bytes`, which stay untouched: pdf-lib's streams may be views of them.
+  return openForAuthoring(bytes, { maxObjects: MAX_SIGN_OBJECTS, purpose: 'signing', inspect: checkPageTree, shareStreamBytes: true });
 }
 
 /**

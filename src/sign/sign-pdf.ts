@@ -15,7 +15,7 @@
  * rewrites a document whose xref cannot be chained to (the repair path), which the reader then re-reads.
  * The PDF syntax of the update — object framing, the signature dictionary's placeholders, the xref
  * section — is written by src/pdf; this file decides what changes. The sealed result carries what the
- * update wrote (`next`), so B-LT/B-LTA append theirs without reading the output again (src/pdf/xref-chain.ts).
+ * update wrote (`chain`), so B-LT/B-LTA append theirs without reading the output again (src/pdf/xref-chain.ts).
  */
 import crypto from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFDocument, type PDFObject } from '../pdf/index.js';
