@@ -3,14 +3,16 @@
  * (revisions.ts) and drop comments (comments.ts), both on the lossless XML tree; with `comments=margin` the
  * comments are first turned into a column of frames beside the text (comments-margin.ts), with
  * `comments=annotations` they are kept for the soffice fallback (soffice.ts). Word's Symbol bullets become
- * U+2022 (bullets.ts). A markup-mode document without comments or Symbol bullets passes untouched. Only the WordprocessingML parts are inflated; every other entry is
- * copied as it was.
+ * U+2022 (bullets.ts), and Word's automatic line spacing the per cent LibreOffice reads nearest
+ * (line-spacing.ts). A markup-mode document without comments, Symbol bullets or such spacing passes untouched.
+ * Only the WordprocessingML parts are inflated; every other entry is copied as it was.
  */
 import type { DocxPackage } from '../docx/package.js';
 import { resolveRevisions } from './revisions.js';
 import { isCommentPart, stripCommentContentTypes, stripCommentMarks, stripCommentRelationships } from './comments.js';
 import { placeCommentsInMargin } from './comments-margin.js';
 import { unicodeBullets } from './bullets.js';
+import { wordLineSpacing } from './line-spacing.js';
 import type { DocxToPdfOptions } from './types.js';
 
 const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
@@ -26,7 +28,8 @@ export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions, warning
   // Comments kept for the fallback are left exactly as they are; only the revisions are resolved.
   const hasComments = commentsMode !== 'annotations' && names.some(isCommentPart);
   const bullets = fixBullets(pkg, names);
-  if (mode === 'markup' && !hasComments) return bullets ? pkg.toBytes() : pkg.bytes;
+  const lineSpacing = fixLineSpacing(pkg, names);
+  if (mode === 'markup' && !hasComments) return bullets || lineSpacing ? pkg.toBytes() : pkg.bytes;
   if (hasComments && commentsMode === 'margin') placeCommentsInMargin(pkg, warnings);
   for (const name of names) {
     if (hasComments && isCommentPart(name)) {
@@ -55,6 +58,22 @@ export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions, warning
     }
   }
   return pkg.modified ? pkg.toBytes() : pkg.bytes;
+}
+
+/** Moves automatic line spacing to the per cent LibreOffice rounds nearest (line-spacing.ts); whether a part changed. */
+function fixLineSpacing(pkg: DocxPackage, names: string[]): boolean {
+  let changed = false;
+  for (const name of names) {
+    if (!/^word\/[^/]*\.xml$/i.test(name)) continue;
+    const xml = pkg.text(name);
+    if (!xml || !xml.includes('w:line=')) continue;
+    const fixed = wordLineSpacing(xml);
+    if (fixed !== xml) {
+      pkg.setText(name, fixed);
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 /** Rewrites Word's Symbol-font bullets to U+2022 (bullets.ts); whether the numbering part changed. */
