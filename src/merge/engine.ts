@@ -113,6 +113,8 @@ async function openInput(input: MergeInput, index: number, room: number): Promis
     ({ doc } = await openForAuthoring(input.pdf, {
       maxObjects: MAX_AUTHORING_OBJECTS,
       purpose: 'merging',
+      // The merged document is new: a page given directly in /Kids may become an object of its own.
+      numberDirectPages: true,
       inspect: (reader) => {
         if (objectCount(reader) > room) judged(countPagesByReader(reader, room, VISITS_PER_PAGE * room + 1_000), index, input.fileName);
       },

@@ -54,6 +54,13 @@ export interface AuthoringLimits {
    */
   inspect?: (doc: PdfDocument) => void;
   /**
+   * A page (or node) given directly in /Kids, not by reference, becomes an object of its own, numbered after
+   * the input's objects (pdf-lib's pages need a reference). For callers that write a new document (merge);
+   * an incremental update (sign) would have to write that object and the node it came from, so without
+   * this such a page tree stays as it is and pdf-lib refuses it (a 422).
+   */
+  numberDirectPages?: boolean;
+  /**
    * Streams keep views of the input's bytes instead of copies: for a caller that keeps the input alive and
    * unchanged while the document is in use and writes out only what it changes (signing appends an update to
    * the input; a copy of every stream would be a copy of most of the file for nothing).
@@ -191,7 +198,7 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
   if (!isCatalog(context.lookup(context.trailerInfo.Root))) {
     for (const [ref, object] of context.enumerateIndirectObjects()) if (isCatalog(object)) context.trailerInfo.Root = ref;
   }
-  repairPages(context, trees, leaves, size);
+  repairPages(context, limits.numberDirectPages ? trees : [], leaves, size);
   // PDFDocument's constructor is what PDFDocument.load calls once its parser has filled a context.
   const Document = PDFDocument as unknown as new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
   return new Document(context, true, false);
@@ -205,8 +212,9 @@ const MAX_ASCENT = 64;
 /**
  * What pdf-lib throws on and viewers accept, repaired in the image (the input's bytes are untouched; an
  * incremental update writes a repaired object only if it rewrites that object anyway):
- * - a page or node given directly in /Kids, not by reference (pdf-lib's pages need one: "`ref` must be of
- *   type `PDFRef`"): it becomes an object of its own, numbered after everything the input declares;
+ * - a page or node given directly in the /Kids of `trees`, not by reference (pdf-lib's pages need one:
+ *   "`ref` must be of type `PDFRef`"): it becomes an object of its own, numbered after everything the input
+ *   declares (only when the caller asked: numberDirectPages);
  * - a page with no usable /MediaBox of its own or inherited (pdf-lib's page size throws "Expected instance of
  *   PDFArray", which signing answered with a 500): US Letter on the page.
  */

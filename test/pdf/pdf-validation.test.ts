@@ -56,6 +56,9 @@ const TABLE: Record<string, Row> = {
   'malformed-encrypt-dict1': ENCRYPTED,
   // `%PDF-X.Y`: no version, so no PDF by src/formats/sniff.ts, for every capability alike.
   'minimal-illegal-header': { verify: 400, sign: 400, merge: 400, sizes: 'ok', preview: 400 },
+  // Sign appends to the input: the direct page would need an object of its own written too (see
+  // AuthoringLimits.numberDirectPages), so pdf-lib's refusal stands, a 422; merge writes a new document.
+  'page-tree-direct-kid': { ...OK, sign: 422 },
   'minimal-startxref-obo4': POPPLER_LOSES_XREF,
   'minimal-startxref-obo5': POPPLER_LOSES_XREF,
   'minimal-startxref-obo6': POPPLER_LOSES_XREF,
