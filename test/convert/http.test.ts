@@ -89,6 +89,30 @@ describe('POST /v1/convert', () => {
     expect(none.status).toBe(400);
   });
 
+  it('validates the form with its schema: an unknown field is a 400 as an unknown query parameter is', async () => {
+    const fd = form('a.md', '# x');
+    fd.append('colour', 'red');
+    const res = await post('?from=md&to=docx', fd);
+    expect(res.status).toBe(400);
+    expect((await res.json()).details).toEqual([{ field: 'colour', issue: 'unknown property' }]);
+    const text = new FormData();
+    text.append('file', 'not a file');
+    const notFile = await post('?from=md&to=docx', text);
+    expect(notFile.status).toBe(400);
+    expect((await notFile.json()).details).toEqual([{ field: 'file', issue: 'must be a file' }]);
+  });
+
+  it('checks which options go with which target once, whichever way they came (width only for previews)', async () => {
+    const fd = form('a.md', '# x');
+    fd.append('width', '300');
+    const res = await post('?from=md&to=docx', fd);
+    expect(res.status).toBe(400);
+    expect((await res.json()).details).toEqual([{ field: 'width', issue: 'only with to=png or to=jpeg' }]);
+    const pdfSource = await post('?from=pdf&to=docx', form('a.pdf', '%PDF-1.7'));
+    expect(pdfSource.status).toBe(400);
+    expect((await pdfSource.json()).code).toBe('UNSUPPORTED_CONVERSION');
+  });
+
   it('requires an API key', async () => {
     const res = await post('?from=md&to=docx', form('a.md', 'x'), false);
     expect(res.status).toBe(401);

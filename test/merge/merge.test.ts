@@ -222,6 +222,80 @@ describe('POST /v1/merge', () => {
     expect(j.details).toContainEqual({ field: 'documents.1.fileName', issue: 'must NOT have more than 255 characters' });
   });
 
+  it('decodes every documents[].base64 of a large JSON body on the body thread, not the event loop', async () => {
+    // Each input past 256 KB of base64 with the rest of the body: the body is parsed off the event loop.
+    const padded = async (tag: string) => {
+      const pdf = await taggedPdf(tag, 1);
+      return Buffer.concat([Buffer.from(pdf), Buffer.from(`\n%${'x'.repeat(200_000)}\n`)]);
+    };
+    const docs = [await padded('One'), await padded('Two'), await padded('Three')];
+    const before = t.services.bodyPool.status().completed;
+    // What the body thread answers: the parsed body and the bytes of every input it decoded.
+    const pool = t.services.bodyPool;
+    const run = pool.run.bind(pool);
+    const answers: Array<{ decoded: Array<{ at: unknown[]; bytes: Uint8Array }> }> = [];
+    const decodedSizes: Array<[unknown[], number]> = [];
+    pool.run = (async (...args: Parameters<typeof run>) => {
+      const out = await run(...args);
+      const answer = out as (typeof answers)[number];
+      answers.push(answer);
+      decodedSizes.push(...answer.decoded.map((d): [unknown[], number] => [d.at, d.bytes.length]));
+      return out;
+    }) as typeof pool.run;
+    let res: Response;
+    try {
+      res = await mergeJson(t, { documents: docs.map((d, i) => ({ base64: d.toString('base64'), fileName: `${i}.pdf` })) });
+    } finally {
+      pool.run = run;
+    }
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(t.services.bodyPool.status().completed).toBe(before + 1);
+    expect(decodedSizes).toEqual(docs.map((d, i) => [['documents', i, 'base64'], d.length]));
+    // Those buffers were then moved on to the merge engine's thread, not copied: empty here now.
+    expect(answers[0]!.decoded.map((d) => d.bytes.byteLength)).toEqual([0, 0, 0]);
+    expect(
+      pageTexts(await bytesOf(res))
+        .map((s) => s.trim())
+        .slice(0, 3),
+    ).toEqual(['One page 1', 'Two page 1', 'Three page 1']);
+
+    // A document that does not decode is named as before, after the body thread tried it.
+    const bad = await mergeJson(t, { documents: [{ base64: docs[0]!.toString('base64') }, { base64: '!'.repeat(300_000) }] });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).details).toEqual([{ field: 'documents.1.base64', issue: 'invalid base64' }]);
+  });
+
+  it('checks the options before any input is fetched (pdfa refused before a URL is tried)', async () => {
+    const res = await mergeJson(t, {
+      documents: [{ url: 'http://127.0.0.1:1/a.pdf' }, { url: 'http://127.0.0.1:1/b.pdf' }],
+      options: { pdfa: '2b' },
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'UNSUPPORTED_CONVERSION', details: [{ field: 'pdfa', issue: 'not supported by merge' }] });
+  });
+
+  it('validates the multipart form with its schema: the count, unknown fields and option values', async () => {
+    const pdf = await taggedPdf('A', 1);
+    const one = await mergeMultipart(t, [{ bytes: pdf, name: 'a.pdf' }]);
+    expect(one.status).toBe(400);
+    expect((await one.json()).details).toEqual([{ field: 'files', issue: 'must NOT have fewer than 2 items' }]);
+    const fields = await mergeMultipart(
+      t,
+      [
+        { bytes: pdf, name: 'a.pdf' },
+        { bytes: pdf, name: 'b.pdf' },
+      ],
+      { outline: 'yes', colour: 'red' },
+    );
+    expect(fields.status).toBe(400);
+    expect((await fields.json()).details).toEqual(
+      expect.arrayContaining([
+        { field: 'colour', issue: 'unknown property' },
+        { field: 'outline', issue: 'must be equal to one of the allowed values' },
+      ]),
+    );
+  });
+
   it('refuses pdfa (400 UNSUPPORTED_CONVERSION)', async () => {
     const res = await mergeMultipart(
       t,
