@@ -8,6 +8,7 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { FolioError } from '../../src/errors.js';
 import { checkSignRequest, parseIsoTimestamp } from '../../src/sign/request-check.js';
+import { formatUtc } from '../../src/sign/audit-trail.js';
 import { DATE_TIME_PATTERN, EMAIL_PATTERN, IP_PATTERN, NAME_PATTERN, type SignRequestBody } from '../../src/sign/schema.js';
 
 const ip = new RegExp(IP_PATTERN, 'u');
@@ -166,4 +167,13 @@ describe('checkSignRequest', () => {
       }),
     );
   });
+});
+
+describe('formatUtc (audit pages) reads the record as written, without a second parse', () => {
+  it.each([
+    ['2026-11-20T04:30:00.000Z', '2026-11-20 04:30:00 UTC'],
+    ['2026-11-20T04:30:00.250Z', '2026-11-20 04:30:00.250 UTC'],
+    ['2026-11-20T10:00:00+05:30', '2026-11-20 04:30:00 UTC'],
+    ['not a time', 'not a time'],
+  ])('%s', (iso, printed) => expect(formatUtc(iso)).toBe(printed));
 });
