@@ -128,8 +128,8 @@ export class Conversion {
     this.req.signal?.addEventListener('abort', this.onAbort, { once: true });
     this.watchMemory();
     if (this.req.signal?.aborted) return this.onAbort();
-    // Written off the event loop into the worker's io directory (tmpfs when /dev/shm is writable): the one copy
-    // of the document on its way to LibreOffice, instead of a serialised IPC message.
+    // Written off the event loop into the worker's io directory (tmpfs when /dev/shm is writable), which
+    // LibreOffice loads: no serialised copy of the document in an IPC message (protocol.ts).
     fs.promises.writeFile(path.join(this.worker.ioDir, this.input), this.req.docx, { mode: 0o600 }).then(
       () => {
         if (this.settled) return;

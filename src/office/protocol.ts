@@ -1,8 +1,11 @@
 /**
  * Messages between the pool (parent) and an office worker process, over the fork IPC channel. Documents do
- * not travel in messages: the pool writes the DOCX into the worker's private io directory and reads the PDF
- * from it, so each crosses once as a file (tmpfs under /dev/shm) instead of being serialised, framed, piped
- * and reassembled (five copies each way; issue 26).
+ * not travel in messages: the pool writes the DOCX into the worker's private io directory (tmpfs under
+ * /dev/shm), the worker reads it for validation and LibreOffice loads that same file; the pool reads the PDF
+ * LibreOffice wrote beside it. In a message a document was copied five times each way (serialised, written
+ * to the pipe, read from it in 64 KB chunks, reassembled, then written to or read from the io directory all
+ * the same, since LibreOffice reads and writes files), on the event loops of both processes; as a file the
+ * DOCX is copied twice and the PDF once, off the event loop (issue 26).
  */
 import type { ErrorCode, ErrorDetail } from '../errors.js';
 import type { DocxToPdfOptions } from './types.js';
