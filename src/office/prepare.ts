@@ -4,7 +4,8 @@
  * comments are first turned into a column of frames beside the text (comments-margin.ts), with
  * `comments=annotations` they are kept for the soffice fallback (soffice.ts). Word's Symbol bullets become
  * U+2022 (bullets.ts), and Word's automatic line spacing the per cent LibreOffice reads nearest
- * (line-spacing.ts). A markup-mode document without comments, Symbol bullets or such spacing passes untouched.
+ * (line-spacing.ts); fonts Word lacks become the alternative Word's font table records (alt-fonts.ts). A
+ * markup-mode document without comments, Symbol bullets, such spacing or such fonts passes untouched.
  * Only the WordprocessingML parts are inflated; every other entry is copied as it was.
  */
 import type { DocxPackage } from '../docx/package.js';
@@ -13,6 +14,7 @@ import { isCommentPart, stripCommentContentTypes, stripCommentMarks, stripCommen
 import { placeCommentsInMargin } from './comments-margin.js';
 import { unicodeBullets } from './bullets.js';
 import { wordLineSpacing } from './line-spacing.js';
+import { useWordAlternatives, wordAlternatives } from './alt-fonts.js';
 import type { DocxToPdfOptions } from './types.js';
 
 const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
@@ -29,7 +31,8 @@ export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions, warning
   const hasComments = commentsMode !== 'annotations' && names.some(isCommentPart);
   const bullets = fixBullets(pkg, names);
   const lineSpacing = fixLineSpacing(pkg, names);
-  if (mode === 'markup' && !hasComments) return bullets || lineSpacing ? pkg.toBytes() : pkg.bytes;
+  const altFonts = useAltFonts(pkg, names);
+  if (mode === 'markup' && !hasComments) return bullets || lineSpacing || altFonts ? pkg.toBytes() : pkg.bytes;
   if (hasComments && commentsMode === 'margin') placeCommentsInMargin(pkg, warnings);
   for (const name of names) {
     if (hasComments && isCommentPart(name)) {
@@ -69,6 +72,26 @@ function fixLineSpacing(pkg: DocxPackage, names: string[]): boolean {
     if (!xml || !xml.includes('w:line=')) continue;
     const fixed = wordLineSpacing(xml);
     if (fixed !== xml) {
+      pkg.setText(name, fixed);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/** Fonts Word lacks replaced by the alternative its font table records (alt-fonts.ts); whether a part changed. */
+function useAltFonts(pkg: DocxPackage, names: string[]): boolean {
+  const table = names.find((n) => /^word\/fontTable\.xml$/i.test(n));
+  const xml = table ? pkg.text(table) : undefined;
+  if (!xml || !xml.includes('w:altName')) return false;
+  const alternatives = wordAlternatives(xml);
+  let changed = false;
+  for (const name of names) {
+    if (!/^word\/[^/]*\.xml$/i.test(name) || name === table) continue;
+    const part = pkg.text(name);
+    if (!part) continue;
+    const fixed = useWordAlternatives(part, alternatives);
+    if (fixed !== part) {
       pkg.setText(name, fixed);
       changed = true;
     }
