@@ -113,6 +113,14 @@ describe.skipIf(!available)('folio/layers', () => {
   }, 180_000);
 });
 
+describe.skipIf(!available)('one PDF home', () => {
+  it('refuses @cantoo/pdf-lib outside src/pdf', async () => {
+    const code = "import { PDFDocument } from '@cantoo/pdf-lib';\nexport const D = PDFDocument;\n";
+    expect(rules(await lint(realFile('src/merge'), code))).toEqual(['no-restricted-imports']);
+    expect(rules(await lint(realFile('src/pdf'), code))).toEqual([]);
+  }, 180_000);
+});
+
 describe.skipIf(!available)('type-aware rules', () => {
   it('refuses a floating promise and a promise where a void callback is expected; accepts them handled', async () => {
     const file = realFile('src/pdf');
