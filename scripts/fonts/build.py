@@ -151,6 +151,29 @@ def scale_kerning(font, k):
                         scale_value(c2.Value1)
 
 
+def ligatures_as_sums(font, target, measured_glyphs):
+    """A ligature (GSUB liga/clig: fi, fl, ffi, …) without a measured width is as wide as its letters: LibreOffice
+    ligates by default, Word only where the document asks (w14:ligatures), so a ligature must not change the
+    line's width."""
+    if 'GSUB' not in font or font['GSUB'].table.FeatureList is None:
+        return
+    table = font['GSUB'].table
+    indices = {i for rec in table.FeatureList.FeatureRecord if rec.FeatureTag in ('liga', 'clig')
+               for i in rec.Feature.LookupListIndex}
+    for i in sorted(indices):
+        lookup = table.LookupList.Lookup[i]
+        for sub in lookup.SubTable:
+            if lookup.LookupType == 7:
+                sub = sub.ExtSubTable
+            if getattr(sub, 'LookupType', lookup.LookupType) != 4:
+                continue
+            for first, ligs in sub.ligatures.items():
+                for lig in ligs:
+                    parts = [first] + list(lig.Component)
+                    if lig.LigGlyph not in measured_glyphs and all(p in target for p in parts):
+                        target[lig.LigGlyph] = sum(target[p] for p in parts)
+
+
 def set_names(font, family, style, copyright_note):
     name = font['name']
     ps_family = family.replace(' ', '')
@@ -186,15 +209,23 @@ def build_face(face, widths_table, word, published):
 
     # Target advance per glyph name, from the first code point mapped to it.
     target = {}
+    measured_glyphs = set()
     if face['widths']:
         entry = widths_table[face['widths']]
+        measured = word.get(entry.get('measuredFrom') or '', {}).get('widths', {})
         w = upm / entry['unitsPerEm']
         for u, g in sorted(cmap.items()):
             key = f'{u:04X}'
             if key in entry['widths'] and g not in target:
                 target[g] = round(entry['widths'][key] * w)
+                if key in measured:
+                    measured_glyphs.add(g)
     ratios = [target[g] / hmtx[g][0] for g in target if hmtx[g][0] > 0]
     median = statistics.median(ratios) if ratios else 1.0
+    if face['widths']:
+        for g in order:
+            target.setdefault(g, round(hmtx[g][0] * median))
+        ligatures_as_sums(font, target, measured_glyphs)
 
     change_outlines = bool(face['widths'])
     fy = y_mapper(glyph_top(font, 'x'), glyph_top(font, 'H'), t_xh, t_cap) if change_outlines else (lambda y: y)
