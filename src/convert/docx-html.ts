@@ -1,7 +1,7 @@
 /**
  * Document model (src/docx/read) → one self-contained HTML5 file: semantic elements (h1–h6, p, ul/ol with
  * start, task items as disabled checkboxes, table with thead for header rows, blockquote, pre/code, a, img
- * with data URIs, sup note references and a footnotes section) and inline CSS for what Word formatted
+ * with data URIs, sup note references and a footnotes section, equations as presentation MathML) and inline CSS for what Word formatted
  * (alignment, indentation, colour, font size, highlight, underline, table borders and shading).
  *
  * Everything from the document is escaped; link targets reach the model only with a safe scheme (the reader
@@ -9,6 +9,8 @@
  * or style sheet from the document is ever written.
  */
 import { OutputBudget } from '../budget/index.js';
+import { equationMathml } from '../docx/math/mathml.js';
+import { mathText } from '../docx/math/ast.js';
 import type { Block, DocModel, Inline, Marks, ParaFormat } from '../docx/read/model.js';
 import { DocxImages } from './docx-images.js';
 import { ByteSink, type TextSink } from './output-sink.js';
@@ -105,6 +107,9 @@ export function htmlInlines(ctx: HtmlContext, list: Inline[]): string {
       case 'check':
         out += `<input type="checkbox" disabled${i.checked ? ' checked' : ''}>`;
         break;
+      case 'math':
+        out += equationMathml(i);
+        break;
       case 'anchor':
         out += `<a id="${htmlEscape(i.name)}"></a>`;
         break;
@@ -121,6 +126,7 @@ export function codeInlines(ctx: HtmlContext, list: Inline[]): string {
     else if (i.t === 'br') out += '\n';
     else if (i.t === 'link') out += `<a href="${htmlEscape(i.href)}">${codeInlines(ctx, i.children)}</a>`;
     else if (i.t === 'check') out += i.checked ? '☒' : '☐';
+    else if (i.t === 'math') out += htmlEscape(mathText(i.row));
   }
   return out;
 }

@@ -13,6 +13,7 @@
  */
 import type { Block, DocModel, Inline, Marks, TableRow } from '../docx/read/model.js';
 import { OutputBudget } from '../budget/index.js';
+import { equationTex } from '../docx/math/tex-write.js';
 import { codeInlines, htmlBlocks, htmlEscape, type HtmlContext } from './docx-html.js';
 import { markdownDestination, markdownTitle, safeMarkdownModel } from './markdown-safety.js';
 import { DocxImages, imageUses, MarkdownImages } from './docx-images.js';
@@ -46,7 +47,8 @@ const markSet = (m: Marks): MarkKind[] => ORDER.filter((k) => m[k]);
 export function escapeMarkdown(text: string, lineStart: boolean): string {
   // `_` delimits emphasis only at a word boundary (judged on the text, before other escapes shift it).
   const word = /[\p{L}\p{N}]/u;
-  let s = text.replace(/[\\`*[\]<~|_]/g, (c, i: number) =>
+  // `$` too: a pair of them would be read back as math (pandoc, GFM and Folio's reader take `$…$` as TeX).
+  let s = text.replace(/[\\`*[\]<~|_$]/g, (c, i: number) =>
     c === '_' && word.test(text[i - 1] ?? ' ') && word.test(text[i + 1] ?? ' ') ? c : '\\' + c,
   );
   s = s.replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&');
@@ -230,6 +232,13 @@ class InlineWriter {
       case 'check':
         this.setMarks([...inherited]);
         return this.emit(i.checked ? '☒' : '☐');
+      case 'math': {
+        // TeX between dollars, as pandoc writes it (tex-write.ts keeps it safe to render and on one line).
+        const tex = equationTex(i.row);
+        if (!tex) return;
+        this.setMarks([...inherited]);
+        return this.emit(i.display ? `$$${tex}$$` : `$${tex}$`);
+      }
       case 'anchor':
         return;
     }

@@ -12,6 +12,7 @@
  * - horizontal rules: empty paragraphs with a border (or the Horizontal Rule style).
  */
 import { FolioError } from '../../errors.js';
+import { mathText } from '../math/ast.js';
 import { attr, child, childElements, decodeXml, walk, type XElement, type XNode } from '../xml.js';
 import { nestedTooDeeply, QUOTE_STEP, type ReadContext } from './context.js';
 import { InlineReader } from './inlines.js';
@@ -436,6 +437,7 @@ export function plainText(inlines: Inline[]): string {
     else if (i.t === 'br') s += '\n';
     else if (i.t === 'link') s += plainText(i.children);
     else if (i.t === 'check') s += i.checked ? '☒' : '☐';
+    else if (i.t === 'math') s += mathText(i.row);
   }
   return s;
 }

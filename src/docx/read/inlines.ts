@@ -3,11 +3,13 @@
  * tabs and breaks, hyperlinks (relationship targets and anchors), complex and simple fields (HYPERLINK
  * becomes a link, any other field keeps its result text, instructions are never text), tracked changes as
  * accepted (insertions and moves-to kept, deletions and moves-from dropped), pictures (DrawingML and VML),
- * note references, checkbox content controls, math as its plain text. Comments are dropped.
+ * note references, checkbox content controls, equations (src/docx/math: OMML read into their structure).
+ * Comments are dropped.
  *
  * Text boxes cannot sit inside a paragraph in the model: their content is handed back in `floating`, for
  * the block reader to place after the paragraph.
  */
+import { readOmml } from '../math/omml-read.js';
 import { attr, child, decodeXml, type XElement, type XNode } from '../xml.js';
 import { nestedTooDeeply, type ReadContext } from './context.js';
 import type { Inline, Marks } from './model.js';
@@ -172,18 +174,9 @@ export class InlineReader {
     if (choice) go(choice.children);
   }
 
+  /** Each equation of an m:oMath (inline) or m:oMathPara (display, one per m:oMath) is an inline of its own. */
   private math(e: XElement): void {
-    let text = '';
-    const walk = (x: XElement, d: number) => {
-      if (d > 64) return;
-      for (const c of x.children) {
-        if (c.type !== 'el') continue;
-        if (c.name === 'm:t') text += c.children.map((t) => (t.type === 'text' ? decodeXml(t.raw) : '')).join('');
-        else walk(c, d + 1);
-      }
-    };
-    walk(e, 0);
-    if (text) this.push({ t: 'text', text, m: { i: true } });
+    for (const eq of readOmml(e, { count: this.ctx.count, warn: this.ctx.warn })) this.push({ t: 'math', display: eq.display, row: eq.row });
   }
 
   private marks(rPr: XElement | undefined): Marks {

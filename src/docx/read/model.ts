@@ -1,7 +1,7 @@
 /**
  * The small document model a DOCX is read into (reader.ts) and that the Markdown and HTML writers walk
  * (src/convert/docx-markdown.ts, docx-html.ts). It keeps what those formats can say: block structure
- * (headings, lists, tables, quotes, code, rules), inline marks, links, images, notes, checkboxes; plus the
+ * (headings, lists, tables, quotes, code, rules), inline marks, links, images, notes, checkboxes, equations; plus the
  * direct formatting HTML can carry as inline CSS (alignment, indentation, colour, size, highlight, shading).
  */
 
@@ -22,6 +22,8 @@ export interface Marks {
   highlight?: string;
 }
 
+import type { MathRow } from '../math/ast.js';
+
 export interface ImageData {
   mime: string;
   bytes: Uint8Array;
@@ -36,6 +38,8 @@ export type Inline =
   | { t: 'image'; alt: string; title?: string; data?: ImageData; widthPx?: number; heightPx?: number }
   | { t: 'note'; kind: 'footnote' | 'endnote'; id: string }
   | { t: 'check'; checked: boolean }
+  /** An equation (src/docx/math): `display` for Word's display math (m:oMathPara), else inline. */
+  | { t: 'math'; display: boolean; row: MathRow }
   /** A bookmark: the target of `#name` links (HTML writes it as an id; Markdown has no place for it). */
   | { t: 'anchor'; name: string };
 
