@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 # hyphen-* let LibreOffice hyphenate documents that ask for automatic hyphenation, as Word does.
 apt_packages=(libreoffice-writer-nogui fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
   fonts-dejavu fonts-lato python3-fonttools hyphen-en-us hyphen-en-gb poppler-utils qpdf)
-# Tools only the tests and benchmarks need (reference implementations, the browser, NSS tools for pdfsig).
+# Tools only the tests and benchmarks need (reference implementations, the browser, NSS tools for pdfsig, and a
+# software HSM with pkcs11-tool for the PKCS#11 signing tests).
 if [ "${FOLIO_SETUP_DEV:-1}" = "1" ]; then
-  apt_packages+=(pandoc chromium libnss3-tools openssl)
+  apt_packages+=(pandoc chromium libnss3-tools openssl softhsm2 opensc)
 fi
 missing=()
 for p in "${apt_packages[@]}"; do
