@@ -1,10 +1,17 @@
 /**
- * Modification analysis: what changed between the revision a signature covers and the final revision.
- * Objects are compared *as resolved* at both revisions (not by looking only at new bodies), so an update
- * that merely re-points an xref entry to an older planted body (hide-and-replace), maps a number to a body
- * declaring another number (hide), or empties a widget to `<< >>` is seen. Each difference gets a level in
+ * Modification analysis: what changed between the revision a signature covers and the final revision, with
+ * pyHanko's semantics (its `diff_analysis`): every object a later revision defines must be explained by a
+ * rule, and a rule explains the rewrite of an object the signed revision already had only along the
+ * reference paths it checked — every site from which that object was reachable in the signed revision must
+ * be one the rule permits (rules/paths.ts over usages.ts), else the rewrite is OTHER.
+ *
+ * Objects are compared *as resolved* at both revisions (not by looking only at new bodies), so an update that
+ * merely re-points an xref entry to an older planted body (hide-and-replace), maps a number to a body
+ * declaring another number (hide), empties a widget to `<< >>`, or reuses an object of the signed revision as
+ * something else (a string as the DSS: pyHanko's `safe_whitelist`) is seen. Each difference gets a level in
  * pyHanko's terms; objects without a role of their own (streams, fonts, arrays) take the level of whatever
- * refers to them at the final revision, so an appearance stream shared with page content is "OTHER".
+ * uses them at the final revision (through role-less dictionaries and arrays that did not change, and by key
+ * for the catalog), so an appearance stream shared with page content is "OTHER".
  */
 import {
   isDict,
@@ -19,13 +26,15 @@ import {
   type ResolvedObject,
 } from '../pdf/index.js';
 import type { SignatureFields } from './signatures.js';
+import { pathsTo, Usages } from './usages.js';
+import { sharedAppearanceDictionary, unexplainedUse, type PathContext, type PathKind } from './rules/paths.js';
 import { AUDIT_REVISION_DETAIL, STRUCTURAL_ANOMALIES } from './audit-revision.js';
 import { judgeInfo, judgeXmp } from './rules/metadata.js';
-import { extensionsLevel } from './rules/catalog.js';
+import { catalogProblem, extensionsLevel } from './rules/catalog.js';
 import { trailerChanges } from './rules/trailer.js';
 import { fieldValueChanged } from './rules/form.js';
 import { judgeAnnotation } from './rules/annotations.js';
-import { judgeDss } from './rules/dss.js';
+import { dssChanges, judgeDss } from './rules/dss.js';
 import { judgePageTree } from './rules/pages.js';
 import { changedKeys, fieldName, hasRealContents, isEmptyValue, isInfoLike } from './rules/shared.js';
 import { LTA_ACROFORM_KEYS, LTA_CATALOG_KEYS, isDocTimestampDict, onlyDocTimestampsAdded } from './rules/lta.js';
@@ -62,13 +71,27 @@ export interface ModificationResult {
 }
 
 type Role =
-  'sig' | 'sigfield' | 'formfield' | 'annot' | 'catalog' | 'acroform' | 'page' | 'pages' | 'info' | 'metadata' | 'structure' | 'dss' | 'other';
+  | 'sig'
+  | 'sigfield'
+  | 'formfield'
+  | 'fieldnode'
+  | 'annot'
+  | 'catalog'
+  | 'acroform'
+  | 'page'
+  | 'pages'
+  | 'info'
+  | 'metadata'
+  | 'structure'
+  | 'dss'
+  | 'other';
 
 const MAX_INDEX_OBJECTS = 300_000;
 const ALLOWED_REFERRERS: Partial<Record<Role, Role[]>> = {
   sig: ['sigfield', 'catalog'],
-  sigfield: ['page', 'acroform', 'catalog', 'sigfield'],
-  formfield: ['page', 'acroform', 'catalog', 'formfield'],
+  sigfield: ['page', 'acroform', 'catalog', 'sigfield', 'fieldnode'],
+  formfield: ['page', 'acroform', 'catalog', 'formfield', 'fieldnode'],
+  fieldnode: ['acroform', 'catalog', 'fieldnode'],
   annot: ['page', 'annot'],
   dss: ['catalog', 'dss'],
   metadata: ['catalog'],
@@ -78,6 +101,7 @@ const ROLE_LABEL: Record<Role, string> = {
   sig: 'signature dictionary',
   sigfield: 'signature field',
   formfield: 'form field',
+  fieldnode: 'field holding fields',
   annot: 'annotation',
   catalog: 'catalog',
   acroform: 'form dictionary',
@@ -99,6 +123,34 @@ export type PushDetail = (
 ) => void;
 
 const lta = (yes: boolean): Partial<ModificationDetail> => (yes ? { ltaUpdate: true } : {});
+
+/**
+ * The reference-path rule that judges a rewrite of an object of each role (rules/paths.ts); the catalog, pages,
+ * signature dictionaries and xref/object streams are approved wholesale, as pyHanko does.
+ */
+const PATH_KIND: Partial<Record<Role, PathKind>> = {
+  acroform: 'acroform',
+  info: 'info',
+  metadata: 'metadata',
+  dss: 'dss',
+  sigfield: 'field',
+  formfield: 'field',
+  fieldnode: 'field',
+  annot: 'annot',
+  other: 'other',
+};
+/** Catalog entries through which an object without a role of its own is part of signing (see levelOf). */
+const SIGNING_CATALOG_KEYS = new Set(['Extensions', 'AcroForm', 'DSS', 'Metadata']);
+
+const isStructureStream = (v: PdfValue | undefined) =>
+  isStream(v) && (isName(v.dict.map.get('Type'), 'XRef') || isName(v.dict.map.get('Type'), 'ObjStm'));
+
+/** The kind of a value, for objects of the signed revision reused as something else. */
+function kindOf(v: PdfValue | undefined): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v === 'object' ? v.kind : typeof v;
+}
 
 export class ModificationAnalyzer {
   private referrers?: ReferrerIndex;
@@ -128,6 +180,19 @@ export class ModificationAnalyzer {
     this.metadataNum = isRef(meta) ? meta.num : undefined;
   }
 
+  private readonly usages = new Map<number, Usages>();
+
+  /** Where each object is used as of revision `rev` (reachable from its trailer; usages.ts), built on demand. */
+  usagesAt(rev: number): Usages {
+    let u = this.usages.get(rev);
+    if (!u) this.usages.set(rev, (u = new Usages(this.doc, rev, () => this.referrerIndex())));
+    return u;
+  }
+
+  private pathContext(rev: number): PathContext {
+    return { doc: this.doc, rev, usages: this.usagesAt(rev), filled: (n) => fieldValueChanged(this.doc, n, rev) };
+  }
+
   /** Who refers to each object at the final revision (built once, bounded; referrers.ts). */
   referrerIndex(): ReferrerIndex {
     if (this.referrers) return this.referrers;
@@ -154,7 +219,8 @@ export class ModificationAnalyzer {
     const typeName = isName(type) ? type.name : undefined;
     if (stream) {
       if (typeName === 'XRef' || typeName === 'ObjStm') return 'structure';
-      if (typeName === 'Metadata' && num === this.metadataNum) return 'metadata';
+      // The catalog's /Metadata is judged as XMP whatever its /Type says (an in-place rewrite included).
+      if (num === this.metadataNum) return 'metadata';
       return 'other';
     }
     if (!d) return 'other';
@@ -164,6 +230,7 @@ export class ModificationAnalyzer {
     if (num === this.dssNum) return 'dss';
     if (this.fields.sigFieldNums.has(num)) return 'sigfield';
     if (this.fields.formFieldNums.has(num)) return 'formfield';
+    if (this.fields.fieldNodeNums.has(num)) return 'fieldnode';
     if (d.map.has('ByteRange') || typeName === 'Sig' || typeName === 'DocTimeStamp') return 'sig';
     if (typeName === 'Catalog') return 'catalog';
     if (typeName === 'Page') return 'page';
@@ -286,6 +353,7 @@ export class ModificationAnalyzer {
     }
 
     details.push(...trailerChanges(doc, fromRev, this.infoAt(fromRev)));
+    details.push(...dssChanges(doc, fromRev));
 
     const levels = new Map<number, ModificationLevel>();
     const deferred: Item[] = [];
@@ -321,12 +389,38 @@ export class ModificationAnalyzer {
         push(it, 'emptied', 'OTHER', `object ${num} was emptied`);
         continue;
       }
-      const role = this.role(num, b.value);
+      if (a && a.value !== null && kindOf(a.value) !== kindOf(b.value)) {
+        // pyHanko's safe_whitelist: an object of the signed revision may be updated, not reused as something else.
+        push(it, 're-pointed', 'OTHER', `object ${num}, a ${kindOf(a.value)} in the signed revision, was reused as a ${kindOf(b.value)}`);
+        continue;
+      }
+      let role = this.role(num, b.value);
+      // An xref or object stream is bookkeeping only when new: one written over an object of the signed revision
+      // is judged as what it replaced (its bytes may still be drawn or read as that object).
+      if (role === 'structure' && a && !isStructureStream(a.value)) role = 'other';
       const kind = a ? 'changed' : 'added';
       const misuse = this.misusedAs(num, role);
       if (misuse) {
         push(it, kind, 'OTHER', misuse);
         continue;
+      }
+      // Reference paths: a rewrite of an object the signed revision had is explained only along the sites the
+      // rule for its role checked (rules/paths.ts).
+      const pathKind = a ? PATH_KIND[role] : undefined;
+      if (pathKind) {
+        const use = unexplainedUse(this.pathContext(it.aRev), num, pathKind);
+        if (use) {
+          const what = role === 'other' ? (isStream(b.value) ? 'stream' : 'object') : ROLE_LABEL[role];
+          push(it, kind, 'OTHER', `${what} ${num} of the signed revision was rewritten, but it is also used at ${use}`);
+          continue;
+        }
+      }
+      if (a && (role === 'sigfield' || role === 'formfield') && this.appearanceChanged(it)) {
+        const shared = sharedAppearanceDictionary(this.pathContext(it.aRev), num);
+        if (shared) {
+          push(it, kind, 'OTHER', `the appearance of ${ROLE_LABEL[role]} ${fieldName(doc, b.value) ?? num} changed, but ${shared}`);
+          continue;
+        }
       }
       switch (role) {
         case 'structure':
@@ -367,6 +461,22 @@ export class ModificationAnalyzer {
         case 'sigfield':
           classifySigField(doc, it, kind, push);
           break;
+        case 'fieldnode': {
+          // pyHanko: fields are created at the root of the form (signature fields) and filled; the fields a field
+          // holds (its /Kids) stay as signed.
+          const name = fieldName(doc, b.value) ?? String(num);
+          if (!a) push(it, kind, 'OTHER', `a field holding fields (${name}) was added`);
+          else {
+            const changed = changedKeys(doc, a.value, b.value);
+            push(
+              it,
+              kind,
+              'OTHER',
+              changed.includes('Kids') ? `fields were added to or removed from field ${name}` : `field ${name} changed (${changed.join(', ')})`,
+            );
+          }
+          break;
+        }
         case 'formfield': {
           if (!a) {
             push(it, kind, 'OTHER', `form field ${num} added`);
@@ -394,21 +504,26 @@ export class ModificationAnalyzer {
             break;
           }
           const changed = changedKeys(doc, a.value, b.value);
-          if (changed.every((k) => ['AcroForm', 'DSS', 'Extensions', 'Version', 'Metadata'].includes(k))) {
-            const added: number[] = [];
-            let afLevel: ModificationLevel =
-              changed.includes('AcroForm') && isDict(dictOf(b.value)?.map.get('AcroForm'))
-                ? this.compareAcroForm(dictOf(a.value)?.map.get('AcroForm'), dictOf(b.value)?.map.get('AcroForm'), it.aRev, it.bRev, added)
-                : 'SIGNATURES_ONLY';
-            if (changed.includes('Metadata')) afLevel = maxLevel(afLevel, this.judgeXmpAt(fromRev).level);
-            // Judged revision by revision, also when the endpoints agree (changed, then changed back).
-            afLevel = maxLevel(afLevel, extensionsLevel(doc, fromRev));
-            const ltaOk =
-              afLevel === 'SIGNATURES_ONLY' &&
-              changed.every((k) => LTA_CATALOG_KEYS.has(k)) &&
-              (!changed.includes('AcroForm') || onlyDocTimestampsAdded(doc, added));
-            push(it, kind, afLevel, `catalog updated (${changed.join(', ')})`, lta(ltaOk));
-          } else push(it, kind, 'OTHER', `catalog changed (${changed.join(', ')})`);
+          const aCat = dictOf(a.value);
+          const bCat = dictOf(b.value);
+          const problem = aCat && bCat ? catalogProblem(aCat, bCat, changed) : 'the catalog is not a dictionary';
+          if (problem) {
+            push(it, kind, 'OTHER', problem);
+            break;
+          }
+          const added: number[] = [];
+          let afLevel: ModificationLevel =
+            changed.includes('AcroForm') && isDict(bCat!.map.get('AcroForm'))
+              ? this.compareAcroForm(aCat!.map.get('AcroForm'), bCat!.map.get('AcroForm'), it.aRev, it.bRev, added)
+              : 'SIGNATURES_ONLY';
+          if (changed.includes('Metadata')) afLevel = maxLevel(afLevel, this.judgeXmpAt(fromRev).level);
+          // Judged revision by revision, also when the endpoints agree (changed, then changed back).
+          afLevel = maxLevel(afLevel, extensionsLevel(doc, fromRev));
+          const ltaOk =
+            afLevel === 'SIGNATURES_ONLY' &&
+            changed.every((k) => LTA_CATALOG_KEYS.has(k)) &&
+            (!changed.includes('AcroForm') || onlyDocTimestampsAdded(doc, added));
+          push(it, kind, afLevel, `catalog updated (${changed.join(', ')})`, lta(ltaOk));
           break;
         }
         case 'acroform': {
@@ -429,34 +544,68 @@ export class ModificationAnalyzer {
       }
     }
 
-    // Objects without a role of their own take the level of what refers to them now.
+    // Objects without a role of their own take the level of what uses them now.
     const index: ReferrerIndex = deferred.length ? this.referrerIndex() : new Map<number, Set<number>>();
+    const catalogNow = this.catalogNum !== undefined ? doc.resolve(this.catalogNum, last)?.value : undefined;
+    /** The catalog entries through which the catalog uses `num` now. */
+    const catalogKeys = (num: number) => pathsTo(catalogNow, num).map((p) => String(p[0]));
+    /** An unchanged dictionary or array without a role stands for whoever uses it (an /AP dictionary, a /Kids list). */
+    const transparent = (r: number, role: Role) => role === 'other' && !isStream(doc.resolve(r, last)?.value);
     const visiting = new Set<number>();
-    const levelOf = (num: number): ModificationLevel | undefined => {
+    const levelOf = (num: number, origin: Item | undefined, depth = 0): ModificationLevel | undefined => {
       const known = levels.get(num);
       if (known) return known;
-      if (visiting.has(num)) return undefined;
+      if (visiting.has(num) || depth > 4) return undefined;
       visiting.add(num);
-      const it = items.get(num);
+      const it = origin ?? items.get(num);
+      const changedAt = (what: string, l: ModificationLevel) => {
+        if (!it || l !== 'OTHER') return;
+        details.push({
+          object: it.num,
+          revision: it.rev,
+          kind: it.a ? 'changed' : 'added',
+          level: 'OTHER',
+          issue: `object ${it.num} ${it.a ? 'changed' : 'added'} after signing is used by unchanged signed content (${what})`,
+        });
+      };
       let level: ModificationLevel | undefined;
-      const refs = index.get(num);
-      for (const r of refs ?? []) {
+      for (const r of index.get(num) ?? []) {
+        if (r === num) continue;
         let l: ModificationLevel | undefined;
-        if (items.has(r)) l = levelOf(r);
+        if (r === this.catalogNum) {
+          // By entry: developer extensions, the form, the DSS and the XMP packet are what signing writes there.
+          const keys = catalogKeys(num);
+          if (keys.length === 0) continue;
+          if (keys.every((k) => SIGNING_CATALOG_KEYS.has(k))) {
+            l = items.has(r) ? (levelOf(r, undefined, depth + 1) ?? 'SIGNATURES_ONLY') : 'SIGNATURES_ONLY';
+            if (keys.includes('Extensions')) l = maxLevel(l, extensionsLevel(doc, fromRev));
+            if (keys.includes('Metadata')) l = maxLevel(l, this.judgeXmpAt(fromRev).level);
+          } else if (items.has(r)) l = levelOf(r, undefined, depth + 1);
+          else {
+            l = 'OTHER';
+            changedAt(`the catalog's /${keys.find((k) => !SIGNING_CATALOG_KEYS.has(k))}`, l);
+          }
+        } else if (items.has(r)) l = levelOf(r, undefined, depth + 1);
         else {
-          const role = this.role(r, doc.resolve(r, last)?.value);
+          const rValue = doc.resolve(r, last)?.value;
+          const role = this.role(r, rValue);
+          if (transparent(r, role)) {
+            const through = levelOf(r, it, depth + 1);
+            if (through) level = level ? maxLevel(level, through) : through;
+            continue;
+          }
           // Form default resources (/DR fonts) serve field and signature appearances only.
           // An appearance (or anything else) of a field reached through an indirect object changes with the
           // field's value only: re-pointing it while the value stays is the "sneaky" appearance variant.
           const still = (role === 'formfield' || role === 'sigfield') && !fieldValueChanged(this.doc, r, fromRev);
           if (still && it) {
-            const name = fieldName(doc, doc.resolve(r, last)?.value) ?? String(r);
+            const name = fieldName(doc, rValue) ?? String(r);
             details.push({
-              object: num,
+              object: it.num,
               revision: it.rev,
               kind: it.a ? 'changed' : 'added',
               level: role === 'sigfield' ? 'OTHER' : 'ANNOTATIONS',
-              issue: `object ${num} ${it.a ? 'changed' : 'added'} changes the appearance of ${role === 'sigfield' ? 'signature' : 'form'} field ${name} (object ${r}) while its value stays`,
+              issue: `object ${it.num} ${it.a ? 'changed' : 'added'} changes the appearance of ${role === 'sigfield' ? 'signature' : 'form'} field ${name} (object ${r}) while its value stays`,
             });
           }
           l = still
@@ -472,35 +621,37 @@ export class ModificationAnalyzer {
                   : role === 'structure'
                     ? undefined
                     : 'OTHER';
-          if (l === 'OTHER' && it) {
-            details.push({
-              object: num,
-              revision: it.rev,
-              kind: it.a ? 'changed' : 'added',
-              level: 'OTHER',
-              issue: `object ${num} ${it.a ? 'changed' : 'added'} after signing is used by unchanged signed content (object ${r})`,
-            });
-          }
+          if (!still) changedAt(`object ${r}`, l ?? 'NONE');
         }
         if (l) level = level ? maxLevel(level, l) : l;
       }
       visiting.delete(num);
       return level;
     };
-    // An object without a role is part of a long-term-validation update when everything that refers to it is.
+    // An object without a role is part of a long-term-validation update when everything that uses it is.
     const ltaVisiting = new Set<number>();
-    const ltaOf = (num: number): boolean => {
+    const ltaOf = (num: number, depth = 0): boolean => {
       if (ltaNums.has(num)) return ltaNums.get(num)!;
-      if (ltaVisiting.has(num) || !deferred.some((d) => d.num === num)) return false;
+      if (ltaVisiting.has(num) || depth > 4) return false;
       ltaVisiting.add(num);
       const refs = [...(index.get(num) ?? [])].filter((r) => r !== num);
-      const ok = refs.length > 0 && refs.every((r) => (items.has(r) ? ltaOf(r) : this.role(r, doc.resolve(r, last)?.value) === 'dss'));
+      const ok =
+        refs.length > 0 &&
+        refs.every((r) => {
+          if (r === this.catalogNum) {
+            const keys = catalogKeys(num);
+            return keys.every((k) => k === 'Extensions' || k === 'DSS') && (!items.has(r) || ltaOf(r, depth + 1));
+          }
+          if (items.has(r)) return ltaOf(r, depth + 1);
+          const role = this.role(r, doc.resolve(r, last)?.value);
+          return role === 'dss' || (transparent(r, role) && ltaOf(r, depth + 1));
+        });
       ltaVisiting.delete(num);
-      ltaNums.set(num, ok);
+      if (items.has(num)) ltaNums.set(num, ok);
       return ok;
     };
     for (const it of deferred) {
-      const level = levelOf(it.num) ?? 'NONE';
+      const level = levelOf(it.num, undefined) ?? 'NONE';
       levels.set(it.num, level);
       const what = isStream(it.b?.value) ? 'stream' : 'object';
       if (!details.some((d) => d.object === it.num)) {
@@ -524,6 +675,23 @@ export class ModificationAnalyzer {
     // Revisions are counted from 1 in answers, as in each signature's `revision`.
     for (const d of details) if (d.revision !== undefined) d.revision += 1;
     return { level, details };
+  }
+
+  /**
+   * Whether a field's appearance changed from `it.aRev` to `it.bRev`: its /AP entry, or (an indirect /AP) that
+   * dictionary or one of the streams it names.
+   */
+  private appearanceChanged(it: { a?: ResolvedObject; b?: ResolvedObject; aRev: number; bRev: number }): boolean {
+    const doc = this.doc;
+    const apA = dictOf(it.a?.value)?.map.get('AP');
+    const apB = dictOf(it.b?.value)?.map.get('AP');
+    if (apA === undefined && apB === undefined) return false;
+    if (apA === undefined || apB === undefined || !sameValue(doc.buf, apA, apB)) return true;
+    const changed = (n: number) => doc.definitionsOf(n).some((r) => r > it.aRev && r <= it.bRev);
+    if (!isRef(apB)) return false;
+    if (changed(apB.num)) return true;
+    const d = doc.dictAt(apB, it.bRev);
+    return [...(d?.map.values() ?? [])].some((v) => isRef(v) && changed(v.num));
   }
 
   private infoAt(rev: number): PdfDict | undefined {

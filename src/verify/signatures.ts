@@ -82,6 +82,8 @@ export interface SignatureFields {
   sigFieldNums: Set<number>;
   /** Object numbers of all other terminal fields and widgets. */
   formFieldNums: Set<number>;
+  /** Object numbers of the fields that hold fields (non-terminal fields: /Kids with /T). */
+  fieldNodeNums: Set<number>;
 }
 
 const MAX_FIELDS = 20_000;
@@ -93,7 +95,7 @@ export const MAX_SIGNATURES = 500;
 
 export function findSignatures(doc: PdfDocument): SignatureFields {
   const last = doc.last;
-  const out: SignatureFields = { signatures: [], unsigned: [], sigFieldNums: new Set(), formFieldNums: new Set() };
+  const out: SignatureFields = { signatures: [], unsigned: [], sigFieldNums: new Set(), formFieldNums: new Set(), fieldNodeNums: new Set() };
   const catalog = doc.catalogAt(last);
   const acroForm = doc.dictAt(catalog?.map.get('AcroForm'), last);
   const seen = new Set<number>();
@@ -115,6 +117,7 @@ export function findSignatures(doc: PdfDocument): SignatureFields {
     const kids = doc.deref(field.map.get('Kids'), last);
     const fieldKids = Array.isArray(kids) ? kids.filter((k) => doc.dictAt(k, last)?.map.has('T')) : [];
     if (fieldKids.length > 0) {
+      if (num !== undefined) out.fieldNodeNums.add(num);
       for (const k of fieldKids) walk(k, name, ft, depth + 1);
       return;
     }

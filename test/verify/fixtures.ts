@@ -15,7 +15,8 @@ import { PDFDocument, StandardFonts, rgb } from '@cantoo/pdf-lib';
 import { openPdf } from '../../src/verify/index.js';
 import { isRef, type PdfValue } from '../../src/pdf/index.js';
 
-export const CORPUS = '/work/shared/corpus/pdf-attacks';
+/** The published PDF signature attack corpus (its README gives each file's source and expected verdict), copied byte for byte. */
+export const CORPUS = path.join(import.meta.dirname, '../fixtures/pdf-attacks');
 export const corpusFile = (rel: string) => new Uint8Array(fs.readFileSync(path.join(CORPUS, rel)));
 
 export interface Signer {
@@ -319,7 +320,14 @@ export interface UpdateObject {
 export function appendUpdate(
   pdf: Uint8Array,
   objects: UpdateObject[],
-  opts: { prev?: boolean; xref?: 'table' | 'empty'; xrefOverride?: Array<{ num: number; offset: number }>; info?: number } = {},
+  opts: {
+    prev?: boolean;
+    xref?: 'table' | 'empty';
+    xrefOverride?: Array<{ num: number; offset: number }>;
+    info?: number;
+    /** Further trailer entries, written as given (e.g. `/FooBar 10 0 R`). */
+    trailerExtra?: string;
+  } = {},
 ): Uint8Array {
   const doc = openPdf(pdf);
   const last = doc.revisions[doc.last]!;
@@ -351,7 +359,7 @@ export function appendUpdate(
   const id = trailer.map.get('ID');
   xref += `trailer\n<</Size ${size} /Root ${serialize(root!)}${info ? ` /Info ${serialize(info)}` : ''}${id ? ` /ID ${serialize(id)}` : ''}${
     opts.prev === false ? '' : ` /Prev ${last.startxref}`
-  }>>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  }${opts.trailerExtra ? ` ${opts.trailerExtra}` : ''}>>\nstartxref\n${xrefAt}\n%%EOF\n`;
   chunks.push(Buffer.from(xref, 'latin1'));
   return new Uint8Array(Buffer.concat(chunks));
 }

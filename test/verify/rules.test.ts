@@ -220,7 +220,7 @@ describe('trailer and catalog', () => {
     expect(r.signatures[0]!.modificationsAfter.level).toBe('OTHER');
   });
 
-  it('a changed catalog /Extensions entry is not valid; an added ESIC developer extension is', () => {
+  it('a changed or lowered catalog /Extensions entry is not valid; an added or raised developer extension is (iText)', () => {
     const d = openPdf(signed);
     const root = (d.trailerAt(d.last)!.map.get('Root') as { num: number }).num;
     const withExt = (ext: string) => {
@@ -237,9 +237,15 @@ describe('trailer and catalog', () => {
     const d2 = openPdf(signedEsic);
     const cat2 = new Map(d2.catalogAt(d2.last)!.map);
     cat2.delete('Extensions');
-    const changed = appendUpdate(signedEsic, [
-      { num: root, body: serialize(dict(cat2)).replace(/>>$/, ' /Extensions <</ESIC <</BaseVersion /1.7 /ExtensionLevel 5>>>>>>') },
-    ]);
+    const withEsic = (esicEntry: string) =>
+      appendUpdate(signedEsic, [{ num: root, body: serialize(dict(cat2)).replace(/>>$/, ` /Extensions <</ESIC ${esicEntry}>>>>`) }]);
+    // Raising the extension level is what a later PAdES signer does (iText allows it; pyHanko allows any change).
+    expect(verify(withEsic('<</BaseVersion /1.7 /ExtensionLevel 5>>')).valid).toBe(true);
+    expect(verify(withEsic('<</BaseVersion /2.0 /ExtensionLevel 2>>')).valid).toBe(true);
+    // Lowered, or changed beyond level and base version: OTHER.
+    expect(verify(withEsic('<</BaseVersion /1.7 /ExtensionLevel 1>>')).signatures[1]!.modificationsAfter.level).toBe('OTHER');
+    expect(verify(withEsic('<</BaseVersion /1.6 /ExtensionLevel 2>>')).signatures[1]!.modificationsAfter.level).toBe('OTHER');
+    const changed = withEsic('<</BaseVersion /1.7 /ExtensionLevel 2 /URL (https://example.org/)>>');
     const r = verify(changed);
     expect(r.valid).toBe(false);
     expect(r.signatures[1]!.modificationsAfter.level).toBe('OTHER');

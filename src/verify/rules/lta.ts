@@ -23,7 +23,7 @@ export function isDocTimestampField(doc: PdfDocument, num: number): boolean {
 }
 
 /** Catalog keys a long-term-validation update may change. */
-export const LTA_CATALOG_KEYS = new Set(['AcroForm', 'DSS', 'Extensions', 'Metadata']);
+export const LTA_CATALOG_KEYS = new Set(['AcroForm', 'DSS', 'Extensions', 'Version', 'Metadata']);
 /** Form dictionary keys a document timestamp's field may change. */
 export const LTA_ACROFORM_KEYS = new Set(['Fields', 'SigFlags']);
 
