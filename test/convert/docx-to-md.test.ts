@@ -184,7 +184,14 @@ describe('docxToMarkdown bounds', () => {
   });
 
   it('bounds what hostile numbers could nest: quote depth from indentation, list levels', () => {
-    const quote = md(docx('<w:p><w:pPr><w:ind w:left="99999999"/></w:pPr><w:r><w:t>deep</w:t></w:r></w:p>')).markdown;
+    // Indentation alone is no quote (issue 27); a quote style nests by indentation, at most eight levels.
+    const deep = '<w:p><w:pPr><w:pStyle w:val="Quote"/><w:ind w:left="99999999"/></w:pPr><w:r><w:t>deep</w:t></w:r></w:p>';
+    expect(md(docx(deep.replace('<w:pStyle w:val="Quote"/>', ''))).markdown).toBe('deep\n');
+    const quoteStyle =
+      '<?xml version="1.0"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:style w:type="paragraph" w:styleId="Quote"><w:name w:val="Quote"/></w:style></w:styles>';
+    const styleRels =
+      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="s" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>';
+    const quote = md(docx(deep, { 'word/styles.xml': quoteStyle, 'word/_rels/document.xml.rels': styleRels })).markdown;
     expect(quote).toBe('> > > > > > > > deep\n');
     const numbering =
       '<?xml version="1.0"?><w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val="•"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num></w:numbering>';

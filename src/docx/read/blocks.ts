@@ -15,7 +15,7 @@ import { FolioError } from '../../errors.js';
 import { mathText } from '../math/ast.js';
 import { attr, child, childElements, decodeXml, walk, type XElement, type XNode } from '../xml.js';
 import { nestedTooDeeply, QUOTE_STEP, type ReadContext } from './context.js';
-import { InlineReader } from './inlines.js';
+import { InlineReader, type Floating } from './inlines.js';
 import {
   CODE_LANGUAGE_TAG,
   SOURCE_TAG,
@@ -76,7 +76,7 @@ class BlockBuilder {
   /** Running counts per numId and level, so a list interrupted and resumed keeps its numbers. */
   private readonly counters = new Map<string, number[]>();
   /** Text boxes met in the paragraph being read. */
-  private boxes: XElement[] = [];
+  private boxes: Floating[] = [];
 
   constructor(
     private readonly ctx: ReadContext,
@@ -199,12 +199,15 @@ class BlockBuilder {
     const pBdr = pPr && child(pPr, 'w:pBdr');
     const ruled = !!pBdr && (isBorder(child(pBdr, 'w:bottom')) || isBorder(child(pBdr, 'w:top')));
     let kind: ParaInfo['kind'] = level ? 'heading' : 'para';
+    const numbered = !!lvl && !lvl.hidden;
     if (!hasContent && (ruled || style.names.includes('horizontal rule'))) kind = 'hr';
     else if (level === 0 && hasContent) {
       // A code style whose every run is set in a proportional font (an "HTML Preformatted" paragraph retyped in
-      // Times) is text; any paragraph set entirely in a monospace font is code.
+      // Times) is text. Without a code style, a paragraph set entirely in a monospace font is code only when it
+      // is not a list item and does not read as prose (looksLikeProse): Courier is also a typewriter look.
       const fonts = directFonts(p);
-      if ((style.code && !(fonts.runs > 0 && fonts.proportional === fonts.runs)) || (fonts.runs > 0 && fonts.mono === fonts.runs)) kind = 'code';
+      if (style.code && !(fonts.runs > 0 && fonts.proportional === fonts.runs)) kind = 'code';
+      else if (fonts.runs > 0 && fonts.mono === fonts.runs && !numbered && !looksLikeProse(plainText(all))) kind = 'code';
     } else if (level === 0 && style.code) kind = 'code';
     // A heading numbered by its style (1. Introduction) stays a heading; a direct list number makes an item.
     const list = lvl && !lvl.hidden && !((kind === 'heading' || kind === 'hr') && fromStyle) ? { numId: numId!, ilvl, lvl } : undefined;
@@ -224,14 +227,31 @@ class BlockBuilder {
   private paragraph(p: XElement): void {
     this.ctx.count();
     this.boxes = [];
-    this.placeParagraph(p);
-    // Text boxes anchored in the paragraph follow it.
-    for (const box of this.boxes) for (const b of readBlocks(this.ctx, box.children, this.depth + 1)) this.root.push(b);
+    const info = this.info(p);
+    // Text boxes anchored ahead of the paragraph's text come before it, the others after it (document order),
+    // at the top level; those of a list item stay in the item, after its paragraph.
+    const inItem = !!info?.list;
+    if (!inItem) for (const box of this.boxes) if (box.before) this.boxBlocks(box, this.root);
+    const item = info ? this.placeParagraph(info) : undefined;
+    for (const box of this.boxes) if (inItem || !box.before) this.boxBlocks(box, item ?? this.root);
   }
 
-  private placeParagraph(p: XElement): void {
-    const info = this.info(p);
-    if (!info) return;
+  private boxBlocks(box: Floating, into: Block[]): void {
+    const blocks = readBlocks(this.ctx, box.content.children, this.depth + 1);
+    if (into !== this.root) {
+      into.push(...blocks);
+      return;
+    }
+    // A text box interrupts the lists and code around it: what follows starts again.
+    if (blocks.length) {
+      this.closeLists();
+      this.lastCode = undefined;
+    }
+    for (const b of blocks) this.root.push(b);
+  }
+
+  /** Places a paragraph; returns the blocks of the list item it made, if it is one. */
+  private placeParagraph(info: ParaInfo): Block[] | undefined {
     const block = this.block(info);
     if (info.list) return this.listItem(info, block);
     const open = this.continuation(info);
@@ -239,18 +259,28 @@ class BlockBuilder {
       this.lists.splice(this.lists.indexOf(open) + 1);
       const item = open.block.items[open.block.items.length - 1]!;
       const extra = (info.ind ?? open.indent) - open.indent;
-      return this.place(item.blocks, this.quoteDepth(info, extra), block);
+      this.place(item.blocks, this.quoteDepth(info, extra), block);
+      return undefined;
     }
     this.closeLists();
     this.place(this.root, this.quoteDepth(info, info.ind ?? 0), block);
+    return undefined;
   }
 
-  /** Quote levels a paragraph takes from its style and its indentation beyond its container's. */
+  /**
+   * Quote levels of a paragraph: only a quote style makes a block quote (its indentation beyond its
+   * container's nests it further). Indentation alone does not: hanging indents, indented body text,
+   * bibliography entries and indented lines in table cells are paragraphs (pandoc reads any left indentation
+   * as a quote; the documents of the corpora indent far more often for layout). The one exception is a
+   * document Folio wrote (ReadContext.indentQuotes).
+   */
   private quoteDepth(info: ParaInfo, extra: number): number {
     // Bounded: an indentation of millions of twips must not nest thousands of quotes.
     const steps = Math.min(Math.round(extra / QUOTE_STEP), MAX_QUOTE_DEPTH);
     if (info.quoteStyle) return Math.max(1, steps);
-    if (info.kind === 'hr') return 0;
+    // Folio's own writer says "inside a quote" by 720 twips of indentation a level (lists, code and headings
+    // in quotes have their own styles): its documents are read back by that convention.
+    if (!this.ctx.indentQuotes || info.kind === 'hr') return 0;
     return extra >= QUOTE_STEP / 2 ? Math.max(1, steps) : 0;
   }
 
@@ -269,7 +299,7 @@ class BlockBuilder {
     return { t: 'para', inlines: info.inlines, f: info.f };
   }
 
-  private listItem(info: ParaInfo, block: Block): void {
+  private listItem(info: ParaInfo, block: Block): Block[] {
     const { numId, ilvl, lvl } = info.list!;
     while (this.lists.length && this.lists[this.lists.length - 1]!.ilvl > ilvl) this.lists.pop();
     let top = this.lists[this.lists.length - 1];
@@ -302,6 +332,7 @@ class BlockBuilder {
     this.lastCode = undefined;
     const extra = (info.ind ?? lvl.indent) - lvl.indent;
     this.place(item.blocks, this.quoteDepth(info, extra), block);
+    return item.blocks;
   }
 
   private closeLists(): void {
@@ -427,6 +458,24 @@ function directFonts(p: XElement): { runs: number; mono: number; proportional: n
     return 'skip';
   });
   return out;
+}
+
+/** Characters and words that prose does not have and code does. */
+const CODE_SIGNS =
+  /[{}=<>;\\|`~^$@#[\]]|\(\)|::|->|=>|\/\/|\/\*|^\s{2,}|\t|\b(def|class|function|var|let|const|import|return|public|private|void|int|printf|echo|SELECT|FROM)\b/;
+
+/**
+ * Prose punctuation: a line that starts like a sentence (a capital letter, a quote or a digit), has at least
+ * four words, ends like one (. ! ? : or a closing quote/parenthesis after one) or holds a comma between
+ * words, and has none of CODE_SIGNS. A monospaced paragraph that reads so is text set in a typewriter font.
+ */
+export function looksLikeProse(text: string): boolean {
+  const t = text.trim();
+  if (CODE_SIGNS.test(text)) return false;
+  const words = t.split(/\s+/).filter((w) => /\p{L}/u.test(w));
+  if (words.length < 4) return false;
+  const sentence = /^[\p{Lu}"'“‘(0-9]/u.test(t) && /[.!?:]["'”’)]?$/.test(t);
+  return sentence || /\p{L},\s+\p{L}/u.test(t);
 }
 
 /** The text of inlines as a code block holds it: breaks are new lines, pictures and notes are dropped. */

@@ -23,6 +23,8 @@ export interface ReadLimits {
   maxTableCells: number;
   /** Image bytes embedded in total; pictures beyond are dropped with a warning. */
   maxImageBytes: number;
+  /** Pictures and text boxes of drawings, for the whole document; shapes beyond are left out with a warning. */
+  maxShapes: number;
 }
 
 export interface ReadContext {
@@ -40,6 +42,13 @@ export interface ReadContext {
   island(id: string): string | undefined;
   /** Counts model nodes; throws past the limit. */
   count(n?: number): void;
+  /**
+   * The document was written by Folio's Markdown/HTML → DOCX writer (docProps/app.xml Application "Folio"),
+   * which nests quotes by 720 twips of indentation a level (QUOTE_STEP): indentation is read as quotes.
+   */
+  indentQuotes: boolean;
+  /** Counts one shape (picture or text box of a drawing): false past ReadLimits.maxShapes (warned once). */
+  shape(): boolean;
 }
 
 export function nodeCounter(limit: number): (n?: number) => void {

@@ -7,11 +7,15 @@
  * Comments are dropped.
  *
  * Text boxes cannot sit inside a paragraph in the model: their content is handed back in `floating`, for
- * the block reader to place after the paragraph.
+ * the block reader to place before the paragraph (anchored ahead of its text) or after it.
  */
 import { readOmml } from '../math/omml-read.js';
 import { attr, child, decodeXml, type XElement, type XNode } from '../xml.js';
 import { nestedTooDeeply, type ReadContext } from './context.js';
+import { drawingShapes, vmlShapes, type Shape } from './drawings.js';
+import { symbolChar, symbolFont, symbolText } from './symbol-fonts.js';
+
+type SymbolFont = NonNullable<ReturnType<typeof symbolFont>>;
 import type { Inline, Marks } from './model.js';
 import { rPrMarks } from './styles.js';
 
@@ -42,13 +46,18 @@ export function safeHref(target: string): string | undefined {
 }
 
 const EMU_PER_PX = 9525;
+
+export interface Floating {
+  content: XElement;
+  before: boolean;
+}
 /** Open links and fields in one paragraph (Word nests a handful: TOC → hyperlink → PAGEREF). */
 const MAX_FRAMES = 16;
 
 export class InlineReader {
   private readonly stack: Frame[] = [{ kind: 'root', items: [] }];
-  /** w:txbxContent elements met in this paragraph. */
-  readonly floating: XElement[] = [];
+  /** Text boxes (w:txbxContent) met in this paragraph; `before`: anchored ahead of its text. */
+  readonly floating: Floating[] = [];
   private unsafeLinks = 0;
   /** Field begins past MAX_FRAMES, whose separate/end marks are skipped too. */
   private ignoredFields = 0;
@@ -56,7 +65,7 @@ export class InlineReader {
   constructor(private readonly ctx: ReadContext) {}
 
   /** Reads the content of one w:p (or any element holding runs) and returns its inlines. */
-  static read(ctx: ReadContext, p: XElement): { inlines: Inline[]; floating: XElement[] } {
+  static read(ctx: ReadContext, p: XElement): { inlines: Inline[]; floating: Floating[] } {
     const r = new InlineReader(ctx);
     r.children(p.children, 0);
     return { inlines: r.finish(), floating: r.floating };
@@ -196,17 +205,41 @@ export class InlineReader {
   }
 
   private run(r: XElement, depth: number): void {
-    this.runContent(r.children, this.marks(child(r, 'w:rPr')), depth);
+    const rPr = child(r, 'w:rPr');
+    const fonts = rPr && child(rPr, 'w:rFonts');
+    const font = fonts && symbolFont(attr(fonts, 'w:ascii') ?? attr(fonts, 'w:hAnsi'));
+    this.runContent(r.children, this.marks(rPr), depth, font);
   }
 
-  private runContent(nodes: XNode[], m: Marks, depth: number): void {
+  /** A w:sym: a character of a symbol font (symbol-fonts.ts); ballot boxes of Wingdings are checkboxes. */
+  private sym(c: XElement, text: (s: string) => void): void {
+    const code = parseInt(attr(c, 'w:char') ?? '', 16);
+    if (!(code > 0 && code <= 0xffff)) return;
+    const fontName = attr(c, 'w:font')?.trim().toLowerCase();
+    const font = symbolFont(fontName);
+    const pos = code & 0xff;
+    if (fontName === undefined || fontName === 'wingdings') {
+      if (code === 0xf0a8 || code === 0xf06f) return this.push({ t: 'check', checked: false });
+      if (code === 0xf0fe || code === 0xf078 || code === 0xf0fd) return this.push({ t: 'check', checked: true });
+    }
+    if (fontName === 'wingdings 2' && code >= 0xf000) {
+      if (pos === 0xa3) return this.push({ t: 'check', checked: false });
+      if (pos === 0x52 || pos === 0x53 || pos === 0x54) return this.push({ t: 'check', checked: true });
+    }
+    if (font) text(symbolChar(font, code));
+    else if (code < 0xe000) text(String.fromCharCode(code));
+  }
+
+  private runContent(nodes: XNode[], m: Marks, depth: number, font?: SymbolFont): void {
     const text = (s: string) => s && this.push({ t: 'text', text: s, m });
     for (const c of nodes) {
       if (c.type !== 'el') continue;
       switch (c.name) {
-        case 'w:t':
-          text(c.children.map((t) => (t.type === 'text' ? decodeXml(t.raw) : '')).join(''));
+        case 'w:t': {
+          const s = c.children.map((t) => (t.type === 'text' ? decodeXml(t.raw) : '')).join('');
+          text(font ? symbolText(font, s) : s);
           break;
+        }
         case 'w:tab':
         case 'w:ptab':
           text('\t');
@@ -222,14 +255,9 @@ export class InlineReader {
         case 'w:noBreakHyphen':
           text('-');
           break;
-        case 'w:sym': {
-          const code = parseInt(attr(c, 'w:char') ?? '', 16);
-          // Symbol-font private-use code points: the two checkbox glyphs of Wingdings are worth keeping.
-          if (code === 0xf0a8 || code === 0xf06f) this.push({ t: 'check', checked: false });
-          else if (code === 0xf0fe || code === 0xf078) this.push({ t: 'check', checked: true });
-          else if (code > 0 && code < 0xe000) text(String.fromCharCode(code));
+        case 'w:sym':
+          this.sym(c, text);
           break;
-        }
         case 'w:instrText': {
           const top = this.stack[this.stack.length - 1]!;
           if (top.kind === 'field' && top.phase === 'instr') top.instr += c.children.map((t) => (t.type === 'text' ? decodeXml(t.raw) : '')).join('');
@@ -249,14 +277,14 @@ export class InlineReader {
           break;
         }
         case 'w:drawing':
-          this.drawing(c);
+          this.shapes(drawingShapes(c));
           break;
         case 'w:pict':
         case 'w:object':
-          this.vml(c);
+          this.shapes(vmlShapes(c));
           break;
         case 'mc:AlternateContent':
-          if (depth < this.ctx.limits.maxDepth) this.alternate(c, depth, (inner) => this.runContent(inner, m, depth + 1));
+          if (depth < this.ctx.limits.maxDepth) this.alternate(c, depth, (inner) => this.runContent(inner, m, depth + 1, font));
           break;
         case 'w:ruby': {
           const base = child(c, 'w:rubyBase');
@@ -291,52 +319,26 @@ export class InlineReader {
     if (type === 'end') while (this.stack.length > idx) this.pop();
   }
 
-  private drawing(d: XElement): void {
-    const frame = child(d, 'wp:inline') ?? child(d, 'wp:anchor');
-    if (!frame) return;
-    const docPr = child(frame, 'wp:docPr');
-    const alt = (docPr && (attr(docPr, 'descr') || attr(docPr, 'title'))) || '';
-    const extent = child(frame, 'wp:extent');
-    const cx = Number(extent && attr(extent, 'cx'));
-    const cy = Number(extent && attr(extent, 'cy'));
-    let blip: XElement | undefined;
-    const find = (e: XElement, depth: number) => {
-      if (blip || depth > 24) return;
-      for (const c of e.children) {
-        if (c.type !== 'el') continue;
-        if (c.name === 'a:blip') blip = c;
-        else if (c.name === 'w:txbxContent') this.floating.push(c);
-        else find(c, depth + 1);
+  /**
+   * A drawing's pictures become images where it stands; its text boxes are handed to the block reader, marked
+   * `before` when nothing of the paragraph's text precedes them (drawings.ts finds every one, in order).
+   */
+  private shapes(shapes: Shape[]): void {
+    for (const s of shapes) {
+      if (!this.ctx.shape()) return;
+      if (s.kind === 'box') {
+        const before = this.stack.length === 1 && this.stack[0]!.items.every((i) => i.t === 'anchor' || (i.t === 'text' && !/\S/.test(i.text)));
+        this.floating.push({ content: s.content, before });
+        continue;
       }
-    };
-    find(frame, 0);
-    if (!blip) return;
-    const rid = attr(blip, 'r:embed');
-    this.ctx.count();
-    this.push({
-      t: 'image',
-      alt,
-      data: rid ? this.ctx.image(rid) : undefined,
-      widthPx: cx > 0 ? Math.round(cx / EMU_PER_PX) : undefined,
-      heightPx: cy > 0 ? Math.round(cy / EMU_PER_PX) : undefined,
-    });
-  }
-
-  private vml(pict: XElement): void {
-    let found = false;
-    const find = (e: XElement, depth: number, alt: string) => {
-      if (depth > 24) return;
-      for (const c of e.children) {
-        if (c.type !== 'el') continue;
-        if (c.name === 'v:imagedata' && !found) {
-          found = true;
-          const rid = attr(c, 'r:id');
-          this.push({ t: 'image', alt: attr(c, 'o:title') || alt, data: rid ? this.ctx.image(rid) : undefined });
-        } else if (c.name === 'w:txbxContent') this.floating.push(c);
-        else find(c, depth + 1, attr(c, 'alt') ?? alt);
-      }
-    };
-    find(pict, 0, '');
+      this.push({
+        t: 'image',
+        alt: s.alt,
+        data: s.rId ? this.ctx.image(s.rId) : undefined,
+        widthPx: s.cx ? Math.round(s.cx / EMU_PER_PX) : undefined,
+        heightPx: s.cy ? Math.round(s.cy / EMU_PER_PX) : undefined,
+      });
+    }
   }
 }
 

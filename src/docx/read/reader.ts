@@ -10,6 +10,7 @@ import { DEFAULT_PACKAGE_LIMITS, openDocx, type DocxPackage } from '../package.j
 import { attr, child, childElements, MAX_DOCUMENT_ELEMENTS, textContent, type ParseBudget, type XDocument, type XElement } from '../xml.js';
 import { nodeCounter, type ReadContext, type ReadLimits, type Relationship } from './context.js';
 import { readBlocks } from './blocks.js';
+import { contentTypes, declaredType, imageKind, type ContentTypes } from './image-kind.js';
 import { islandLoader } from './islands.js';
 import type { DocModel, ImageData, Note } from './model.js';
 import { Numbering } from './numbering.js';
@@ -26,6 +27,7 @@ export const DEFAULT_READ_LIMITS: ReadLimits = {
   maxDepth: 32,
   maxTableCells: 100_000,
   maxImageBytes: 20 * 1024 * 1024,
+  maxShapes: 10_000,
 };
 
 export interface ReadOptions {
@@ -34,20 +36,6 @@ export interface ReadOptions {
 }
 
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
-const MIME: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  jpe: 'image/jpeg',
-  gif: 'image/gif',
-  bmp: 'image/bmp',
-  webp: 'image/webp',
-  tif: 'image/tiff',
-  tiff: 'image/tiff',
-  svg: 'image/svg+xml',
-  emf: 'image/x-emf',
-  wmf: 'image/x-wmf',
-};
 
 /** A leading '/', an empty segment, or a '.' or '..' segment: resolvePart's general case. */
 const PATH_STEPS = /^\/|\/\/|\/$|(^|\/)\.\.?(\/|$)/;
@@ -71,6 +59,8 @@ class Reader {
   private readonly budget: ParseBudget = { elements: MAX_DOCUMENT_ELEMENTS };
   private readonly warnings = new Set<string>();
   private imageBytes = 0;
+  private shapes = 0;
+  private contentTypes: ContentTypes | undefined;
   private readonly imageCache = new Map<string, ImageData | undefined>();
   private readonly count: (n?: number) => void;
   private readonly limits: ReadLimits;
@@ -125,18 +115,21 @@ class Reader {
       return undefined;
     }
     if (this.imageCache.has(rel.target)) return this.imageCache.get(rel.target);
-    const ext = rel.target.split('.').pop()?.toLowerCase() ?? '';
-    const mime = MIME[ext];
     const size = this.pkg.declaredSize(rel.target);
     let data: ImageData | undefined;
-    if (!mime) this.warn(`an image of an unsupported kind (.${ext.slice(0, 8)}) was dropped`);
-    else if (size === undefined) this.warn('an image whose part is missing was dropped');
+    if (size === undefined) this.warn('an image whose part is missing was dropped');
     else if (this.imageBytes + size > this.limits.maxImageBytes) {
       this.warn(`images beyond ${Math.round(this.limits.maxImageBytes / 1048576)} MB in total were dropped; their alt text is kept`);
     } else {
+      // The kind from the bytes, else from [Content_Types].xml, never from the extension alone (image-kind.ts).
       const bytes = this.pkg.get(rel.target)!;
-      this.imageBytes += bytes.length;
-      data = { mime, bytes };
+      this.contentTypes ??= contentTypes(this.pkg.has('[Content_Types].xml') ? this.parse('[Content_Types].xml') : undefined);
+      const mime = imageKind(bytes, declaredType(this.contentTypes, rel.target));
+      if (!mime) this.warn('an image whose bytes are not a picture of a known kind (PNG, JPEG, GIF, WebP, BMP, TIFF, EMF, WMF, SVG) was dropped');
+      else {
+        this.imageBytes += bytes.length;
+        data = { mime, bytes };
+      }
     }
     this.imageCache.set(rel.target, data);
     return data;
@@ -157,6 +150,7 @@ class Reader {
     const numberingPart = part('numbering');
     const numbering = new Numbering(numberingPart ? this.parse(numberingPart) : undefined, (id) => styles.numberingStyleNumId(id));
     const noteRefs: ReadContext['noteRefs'] = [];
+    const indentQuotes = this.writtenByFolio();
     const island = islandLoader(this.pkg, main, mainRels.customXml, (name) => this.parse(name), this.warn);
     const context = (rels: Map<string, Relationship>): ReadContext => ({
       styles,
@@ -164,11 +158,17 @@ class Reader {
       rels,
       limits: this.limits,
       images: this.options.images ?? 'inline',
+      indentQuotes,
       image: (rId) => this.image(rels, rId),
       noteRefs,
       island,
       warn: this.warn,
       count: this.count,
+      shape: () => {
+        if (++this.shapes <= this.limits.maxShapes) return true;
+        this.warn(`pictures and text boxes beyond ${this.limits.maxShapes} in the document were left out`);
+        return false;
+      },
     });
     const blocks = readBlocks(context(mainRels.byId), body.children, 0);
 
@@ -202,6 +202,15 @@ class Reader {
       notes.push({ kind: ref.kind, id: ref.id, blocks: el ? readBlocks(src!.ctx, el.children, 1) : [] });
     }
     return { title: this.title(), blocks, notes, warnings: [...this.warnings] };
+  }
+
+  /** Whether the extended properties name Folio as the application that wrote the package. */
+  private writtenByFolio(): boolean {
+    const name = this.rels('').byType.get('extended-properties') ?? 'docProps/app.xml';
+    if (!this.pkg.has(name) || (this.pkg.declaredSize(name) ?? Infinity) > 65_536) return false;
+    const root = this.parse(name);
+    const app = root && child(root, 'Application');
+    return !!app && textContent(app).trim() === 'Folio';
   }
 
   /** dc:title of the core properties, if any. */

@@ -30,8 +30,13 @@ export interface ParaStyleInfo {
   names: string[];
 }
 
-const QUOTE_NAMES = new Set(['quote', 'intense quote', 'block text', 'block quote', 'blockquote']);
-const CODE_NAMES = new Set(['source code', 'html preformatted', 'code', 'macro text', 'preformatted text', 'code block']);
+const QUOTE_NAMES = new Set(['quote', 'intense quote', 'block text', 'block quote', 'blockquote', 'quotations', 'quotation']);
+/** Style ids of quote styles (Word's built-in ids, also in documents whose style names are translated). */
+const QUOTE_IDS =
+  /^(quote|intensequote|blocktext|blockquote|quotations?|zitat|intensiveszitat|citation|citationintense|cita|citadestacada|citazione|citazioneintensa|citaat|duidelijkcitaat)$/i;
+const CODE_NAMES = new Set(['source code', 'html preformatted', 'code', 'macro text', 'preformatted text', 'code block', 'verbatim', 'listing']);
+/** Style ids of code styles (Word's built-in ids and pandoc's). */
+const CODE_IDS = /^(sourcecode|htmlpreformatted|code|macrotext|preformattedtext|codeblock|verbatim|listing)$/i;
 const CODE_CHAR_NAMES = new Set(['verbatim char', 'html code', 'source code char', 'code char', 'html typewriter', 'inline code', 'code']);
 
 /** Font families treated as monospace (a run in one is code). */
@@ -152,8 +157,8 @@ export class StyleSheet {
           if (v >= 0 && v <= 8) info.heading = v + 1;
         }
       }
-      if (QUOTE_NAMES.has(name)) info.quote ??= true;
-      if (CODE_NAMES.has(name)) info.code ??= true;
+      if (QUOTE_NAMES.has(name) || QUOTE_IDS.test(s.id)) info.quote ??= true;
+      if (CODE_NAMES.has(name) || CODE_IDS.test(s.id)) info.code ??= true;
       const numPr = pPr && child(pPr, 'w:numPr');
       if (numPr && info.numId === undefined) {
         const n = child(numPr, 'w:numId');
