@@ -142,6 +142,33 @@ const PATH_KIND: Partial<Record<Role, PathKind>> = {
 /** Catalog entries through which an object without a role of its own is part of signing (see levelOf). */
 const SIGNING_CATALOG_KEYS = new Set(['Extensions', 'AcroForm', 'DSS', 'Metadata']);
 
+type DssPart = 'list' | 'vri' | 'entry';
+/** DSS entries that hold arrays of streams, in the store and in a VRI entry. */
+const DSS_LISTS = ['Certs', 'OCSPs', 'CRLs', 'Cert', 'OCSP', 'CRL'];
+const MAX_DSS_PARTS = 30_000;
+
+/** The indirect parts of a DSS as of the final revision: where its lists, /VRI and VRI entries are objects. */
+function dssPartsOf(doc: PdfDocument, dssRaw: PdfValue | undefined): Map<number, DssPart> {
+  const parts = new Map<number, DssPart>();
+  const last = doc.last;
+  const lists = (d: PdfDict | undefined) => {
+    for (const k of DSS_LISTS) {
+      const v = d?.map.get(k);
+      if (isRef(v) && Array.isArray(doc.resolve(v.num, last)?.value)) parts.set(v.num, 'list');
+    }
+  };
+  const dss = doc.dictAt(dssRaw, last);
+  lists(dss);
+  const vriRaw = dss?.map.get('VRI');
+  if (isRef(vriRaw)) parts.set(vriRaw.num, 'vri');
+  for (const v of doc.dictAt(vriRaw, last)?.map.values() ?? []) {
+    if (parts.size > MAX_DSS_PARTS) break;
+    if (isRef(v) && !isStream(doc.resolve(v.num, last)?.value)) parts.set(v.num, 'entry');
+    lists(doc.dictAt(v, last));
+  }
+  return parts;
+}
+
 const isStructureStream = (v: PdfValue | undefined) =>
   isStream(v) && (isName(v.dict.map.get('Type'), 'XRef') || isName(v.dict.map.get('Type'), 'ObjStm'));
 
@@ -178,7 +205,11 @@ export class ModificationAnalyzer {
     this.dssNum = isRef(dss) ? dss.num : undefined;
     const meta = cat?.map.get('Metadata');
     this.metadataNum = isRef(meta) ? meta.num : undefined;
+    this.dssParts = dssPartsOf(doc, dss);
   }
+
+  /** The indirect parts of the final DSS (arrays, the /VRI dictionary, VRI entries and their arrays). */
+  private readonly dssParts: ReadonlyMap<number, DssPart>;
 
   private readonly usages = new Map<number, Usages>();
 
@@ -223,6 +254,7 @@ export class ModificationAnalyzer {
       if (num === this.metadataNum) return 'metadata';
       return 'other';
     }
+    if (this.dssParts.has(num)) return 'dss';
     if (!d) return 'other';
     if (num === this.catalogNum) return 'catalog';
     if (num === this.acroFormNum) return 'acroform';
@@ -268,8 +300,10 @@ export class ModificationAnalyzer {
     const allowed = ALLOWED_REFERRERS[role];
     if (!allowed) return undefined;
     const refs = this.referrerIndex().get(num);
+    const now = this.usagesAt(this.doc.last);
     for (const r of refs ?? []) {
-      if (r === num) continue;
+      // An object nothing reachable refers to uses nothing (pyHanko counts paths from the trailer only).
+      if (r === num || !now.reachable(r)) continue;
       for (const [via, rRole] of this.usersOf(r, 0)) {
         if (!allowed.includes(rRole) && rRole !== 'structure')
           return `object ${num} looks like a ${ROLE_LABEL[role]} but is used by object ${via} (${ROLE_LABEL[rRole]})`;
@@ -432,7 +466,12 @@ export class ModificationAnalyzer {
           break;
         }
         case 'dss': {
-          const j = judgeDss(b.value, num === this.dssNum, kind);
+          const part = this.dssParts.get(num);
+          // The DSS's lists and /VRI dictionary: their content is the DSS rule's (dssChanges, once per analysis).
+          const j =
+            part === 'list' || part === 'vri'
+              ? { level: 'SIGNATURES_ONLY' as const, issue: `validation data (DSS ${part === 'vri' ? '/VRI' : 'array'}) ${kind}` }
+              : judgeDss(b.value, num === this.dssNum, kind);
           push(it, kind, j.level, j.issue, lta(j.level === 'SIGNATURES_ONLY'));
           break;
         }
@@ -586,6 +625,7 @@ export class ModificationAnalyzer {
             changedAt(`the catalog's /${keys.find((k) => !SIGNING_CATALOG_KEYS.has(k))}`, l);
           }
         } else if (items.has(r)) l = levelOf(r, undefined, depth + 1);
+        else if (!this.usagesAt(last).reachable(r)) continue;
         else {
           const rValue = doc.resolve(r, last)?.value;
           const role = this.role(r, rValue);

@@ -8,8 +8,10 @@
  *
  * Each builder returns the final bytes; the verdict pyHanko's test asserts is in test/verify/reference-paths.test.ts.
  */
+import crypto from 'node:crypto';
 import zlib from 'node:zlib';
-import { appendUpdate, fillSignature, type Signer, type UpdateObject } from './fixtures.js';
+import { isRef, openPdf } from '../../src/pdf/index.js';
+import { appendUpdate, fillSignature, nextObjectNumber, serialize, type Signer, type UpdateObject } from './fixtures.js';
 
 /** A signature dictionary whose /ByteRange and /Contents the fixtures' signer fills (fillSignature). */
 export function sigPlaceholder(opts: { subFilter?: string; type?: 'Sig' | 'DocTimeStamp'; reference?: string } = {}): string {
@@ -384,4 +386,116 @@ export function appendCompressedUpdate(
     ]),
   );
   return new Uint8Array(Buffer.concat(chunks));
+}
+
+// ---- PAdES LTV updates (DSS, document timestamps), as pyHanko, iText and Acrobat write them -------------------
+
+/** The catalog and highest object number of a PDF's last revision (to write an update against it). */
+function lastState(pdf: Uint8Array) {
+  const doc = openPdf(pdf);
+  const rootRef = doc.trailerAt(doc.last)!.map.get('Root');
+  if (!isRef(rootRef)) throw new Error('no /Root reference');
+  const catalog = doc.catalogAt(doc.last)!;
+  const revision = doc.revisions[doc.last]!;
+  return { doc, root: rootRef.num, catalog, next: nextObjectNumber(pdf), startxref: revision.startxref! };
+}
+
+/** The catalog of `pdf` with entries replaced (raw PDF syntax for each value; undefined removes the entry). */
+export function catalogWith(pdf: Uint8Array, entries: Record<string, string | undefined>): string {
+  const { catalog } = lastState(pdf);
+  const parts: string[] = [];
+  for (const [k, v] of catalog.map) if (!(k in entries)) parts.push(`/${k} ${serialize(v)}`);
+  for (const [k, v] of Object.entries(entries)) if (v !== undefined) parts.push(`/${k} ${v}`);
+  return `<<${parts.join(' ')}>>`;
+}
+
+export interface LtvData {
+  certs: Uint8Array[];
+  crls: Uint8Array[];
+  /** VRI entries: the signature's CMS (its key is the upper-case hex SHA-1) and what serves it. */
+  vri: Array<{ signatureCms: Uint8Array; certs?: Uint8Array[]; crls?: Uint8Array[] }>;
+}
+
+/**
+ * A DSS update. `indirect`: /Certs, /CRLs, /VRI, each VRI entry and its arrays as indirect objects (pyHanko's
+ * pades-lta-dss-indirect-arrs-test.pdf; iText writes VRI entries so); else direct arrays. `extensions`: the
+ * catalog also gets /Extensions with the ESIC developer extension (what iText and Acrobat add with a DSS).
+ * `objectStreams`: the dictionaries and arrays go into an object stream indexed by an xref stream.
+ * Returns the bytes and the object numbers used (for later updates that extend the same objects in place).
+ */
+export function dssUpdate(
+  pdf: Uint8Array,
+  data: LtvData,
+  o: { indirect?: boolean; extensions?: boolean; objectStreams?: boolean; extra?: UpdateObject[] } = {},
+): { pdf: Uint8Array; dss: number; certs?: number; crls?: number; vri?: number } {
+  const s = lastState(pdf);
+  let n = s.next;
+  const streams: UpdateObject[] = [];
+  const dicts: Array<{ num: number; body: string }> = [];
+  const streamRef = (der: Uint8Array) => {
+    const num = n++;
+    streams.push({ num, body: new Uint8Array(derStream(der)) });
+    return `${num} 0 R`;
+  };
+  const certRefs = data.certs.map(streamRef);
+  const crlRefs = data.crls.map(streamRef);
+  const indirectOr = (body: string) => {
+    if (!o.indirect) return { value: body, num: undefined };
+    const num = n++;
+    dicts.push({ num, body });
+    return { value: `${num} 0 R`, num };
+  };
+  const certs = indirectOr(`[${certRefs.join(' ')}]`);
+  const crls = indirectOr(`[${crlRefs.join(' ')}]`);
+  const vriEntries = data.vri.map((v) => {
+    const key = crypto.createHash('sha1').update(v.signatureCms).digest('hex').toUpperCase();
+    const cert = v.certs?.length ? indirectOr(`[${v.certs.map(streamRef).join(' ')}]`).value : undefined;
+    const crl = v.crls?.length ? indirectOr(`[${v.crls.map(streamRef).join(' ')}]`).value : undefined;
+    const entry = indirectOr(`<</Type /VRI${cert ? ` /Cert ${cert}` : ''}${crl ? ` /CRL ${crl}` : ''} /TU (D:20201101000000Z)>>`);
+    return `/${key} ${entry.value}`;
+  });
+  const vri = indirectOr(`<<${vriEntries.join(' ')}>>`);
+  const dss = n++;
+  dicts.push({ num: dss, body: `<</Type /DSS /Certs ${certs.value} /CRLs ${crls.value} /VRI ${vri.value}>>` });
+  const catalog = catalogWith(pdf, {
+    DSS: `${dss} 0 R`,
+    ...(o.extensions ? { Extensions: '<</ESIC <</Type /DeveloperExtensions /BaseVersion /1.7 /ExtensionLevel 1>>>>' } : {}),
+  });
+  const ids = { dss, certs: certs.num, crls: crls.num, vri: vri.num };
+  if (o.objectStreams) {
+    const objStmNum = n++;
+    const xrefNum = n++;
+    return {
+      pdf: appendCompressedUpdate(pdf, [{ num: s.root, body: catalog }, ...dicts], [...streams, ...(o.extra ?? [])], {
+        objStmNum,
+        xrefNum,
+        root: s.root,
+        prev: s.startxref,
+        size: xrefNum + 1,
+      }),
+      ...ids,
+    };
+  }
+  return {
+    pdf: appendUpdate(pdf, [{ num: s.root, body: catalog }, ...dicts.map((d) => ({ num: d.num, body: d.body })), ...streams, ...(o.extra ?? [])]),
+    ...ids,
+  };
+}
+
+/** A certification signature (DocMDP, permission `p`) in the first revision of MINIMAL. */
+export function minimalCertified(signer: Signer, p: 1 | 2 | 3): Uint8Array {
+  return fillSignature(
+    pdfOf({
+      1: '<</Type /Catalog /Pages 2 0 R /AcroForm 5 0 R /Perms <</DocMDP 11 0 R>>>>',
+      2: '<</Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 300 144]>>',
+      3: PAGE('[6 0 R]'),
+      4: CONTENT,
+      5: '<</Fields [6 0 R] /SigFlags 3>>',
+      6: sigField('Sig1', '[0 0 0 0]', ' /V 11 0 R'),
+      11: sigPlaceholder({
+        reference: ` /Reference [<</Type /SigRef /TransformMethod /DocMDP /TransformParams <</Type /TransformParams /P ${p} /V /1.2>>>>]`,
+      }),
+    }),
+    { signer },
+  );
 }
