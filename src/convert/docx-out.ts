@@ -14,6 +14,17 @@ import { writeHtml } from './docx-html.js';
 import { writeMarkdown } from './docx-markdown.js';
 import { trustIslands } from './markdown-safety.js';
 import { ByteSink } from './output-sink.js';
+import { convertHtml } from './html-to-docx.js';
+import { buildDocxPackage } from './package.js';
+
+/**
+ * An embedded HTML chunk (w:altChunk) → a DOCX, through Folio's own HTML → DOCX engine (the DOM walk, its
+ * CSS and bounds), which the reader then reads like any document: the chunk keeps its headings, lists,
+ * tables, emphasis and links. Nothing is fetched (images by URL become their alt text), no script runs.
+ */
+function chunkHtmlToDocx(html: string): Uint8Array {
+  return buildDocxPackage(convertHtml(html, {}), {});
+}
 
 /** The output budget when the caller gives none: OUTPUT_MAX_MB's default (src/config). */
 export const DEFAULT_OUTPUT_MAX_BYTES = 100 * 1024 * 1024;
@@ -37,7 +48,7 @@ export interface DocxExportOptions {
  * another thread), counted against the output budget while written.
  */
 export function docxToText(bytes: Uint8Array, to: 'md' | 'html', options: DocxExportOptions = {}): { bytes: Uint8Array; warnings: string[] } {
-  const doc = readDocxModel(bytes, options);
+  const doc = readDocxModel(bytes, { ...options, htmlToDocx: chunkHtmlToDocx });
   if (options.trustIslands) trustIslands(doc);
   const warnings = new Set(doc.warnings);
   const sink = new ByteSink(new OutputBudget(options.outputMaxBytes ?? DEFAULT_OUTPUT_MAX_BYTES, to === 'md' ? 'Markdown' : 'HTML'));

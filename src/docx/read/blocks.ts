@@ -120,9 +120,16 @@ class BlockBuilder {
           if (c) this.nodes(c.children, depth + 1);
           break;
         }
-        case 'w:altChunk':
-          this.ctx.warn('an embedded alternative-format chunk (w:altChunk) was left out');
+        case 'w:altChunk': {
+          // An embedded chunk (HTML, RTF, text or a DOCX) read in place (reader.ts altChunk).
+          const blocks = this.ctx.altChunk(attr(n, 'r:id'));
+          if (blocks.length) {
+            this.closeLists();
+            this.lastCode = undefined;
+            for (const b of blocks) this.root.push(b);
+          }
           break;
+        }
         default:
           break;
       }

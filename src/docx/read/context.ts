@@ -4,7 +4,7 @@
  * bounds that keep a hostile document from multiplying work.
  */
 import { FolioError } from '../../errors.js';
-import type { ImageData } from './model.js';
+import type { Block, ImageData } from './model.js';
 import type { Numbering } from './numbering.js';
 import type { StyleSheet } from './styles.js';
 
@@ -47,6 +47,8 @@ export interface ReadContext {
    * which nests quotes by 720 twips of indentation a level (QUOTE_STEP): indentation is read as quotes.
    */
   indentQuotes: boolean;
+  /** The blocks of an embedded chunk (w:altChunk r:id), read by reader.ts within the document's budgets. */
+  altChunk(rId: string | undefined): Block[];
   /** Counts one shape (picture or text box of a drawing): false past ReadLimits.maxShapes (warned once). */
   shape(): boolean;
 }

@@ -12,7 +12,8 @@ import { nodeCounter, type ReadContext, type ReadLimits, type Relationship } fro
 import { readBlocks } from './blocks.js';
 import { contentTypes, declaredType, imageKind, type ContentTypes } from './image-kind.js';
 import { islandLoader } from './islands.js';
-import type { DocModel, ImageData, Note } from './model.js';
+import { decodeChunk, mhtHtml, rtfText } from './chunk-text.js';
+import type { Block, DocModel, ImageData, Inline, Note } from './model.js';
 import { Numbering } from './numbering.js';
 import { parseForRead } from './parse.js';
 import { StyleSheet } from './styles.js';
@@ -33,6 +34,29 @@ export const DEFAULT_READ_LIMITS: ReadLimits = {
 export interface ReadOptions {
   images?: 'inline' | 'drop';
   limits?: Partial<ReadLimits>;
+  /**
+   * HTML → a DOCX, for embedded HTML chunks (w:altChunk): the caller's HTML reader (src/convert's), since the
+   * OOXML layer has none. Without it an HTML chunk keeps only its text, with a warning.
+   */
+  htmlToDocx?: (html: string) => Uint8Array;
+}
+
+/** Embedded chunks (w:altChunk) read per document, DOCX chunks in DOCX chunks included. */
+export const MAX_CHUNKS = 64;
+/** DOCX chunks nested in DOCX chunks (an HTML chunk read through a DOCX counts one level). */
+export const MAX_CHUNK_DEPTH = 3;
+
+/**
+ * What a document and the chunks read inside it share: one set of budgets (nodes, parse elements, image bytes,
+ * shapes, chunks), one list of warnings, and the chunk nesting.
+ */
+interface Shared {
+  count: (n?: number) => void;
+  budget: ParseBudget;
+  warnings: Set<string>;
+  imageBytes: number;
+  shapes: number;
+  chunks: number;
 }
 
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
@@ -56,27 +80,47 @@ export function resolvePart(fromPart: string, target: string): string {
 }
 
 class Reader {
-  private readonly budget: ParseBudget = { elements: MAX_DOCUMENT_ELEMENTS };
-  private readonly warnings = new Set<string>();
-  private imageBytes = 0;
-  private shapes = 0;
   private contentTypes: ContentTypes | undefined;
   private readonly imageCache = new Map<string, ImageData | undefined>();
-  private readonly count: (n?: number) => void;
   private readonly limits: ReadLimits;
+  private readonly shared: Shared;
+  /** Notes of DOCX chunks read inside this document, added after its own. */
+  private readonly chunkNotes: Note[] = [];
+  /** The read context of a part of this package (set by read()). */
+  private contextOf: ((rels: Map<string, Relationship>) => ReadContext) | undefined;
+  /** Chunk parts of this package being read inside each other. */
+  private partDepth = 0;
 
   constructor(
     private readonly pkg: DocxPackage,
     private readonly options: ReadOptions,
     private readonly parsePart: PartParser,
+    shared?: Shared,
+    /** Chunk nesting of this package (0: the document itself). */
+    private readonly chunkDepth = 0,
   ) {
     this.limits = { ...DEFAULT_READ_LIMITS, ...options.limits };
-    this.count = nodeCounter(this.limits.maxNodes);
+    this.shared = shared ?? {
+      count: nodeCounter(this.limits.maxNodes),
+      budget: { elements: MAX_DOCUMENT_ELEMENTS },
+      warnings: new Set(),
+      imageBytes: 0,
+      shapes: 0,
+      chunks: 0,
+    };
+  }
+
+  private get count(): (n?: number) => void {
+    return this.shared.count;
   }
 
   private parse(part: string): XElement | undefined {
     const text = this.pkg.text(part);
-    return text === undefined ? undefined : this.parsePart(text, part, this.budget).root;
+    return text === undefined ? undefined : this.parsePart(text, part, this.shared.budget).root;
+  }
+
+  private types(): ContentTypes {
+    return (this.contentTypes ??= contentTypes(this.pkg.has('[Content_Types].xml') ? this.parse('[Content_Types].xml') : undefined));
   }
 
   private rels(part: string): { byId: Map<string, Relationship>; byType: Map<string, string>; customXml: string[] } {
@@ -100,7 +144,7 @@ class Reader {
   }
 
   private warn = (m: string) => {
-    if (this.warnings.size < 50) this.warnings.add(m);
+    if (this.shared.warnings.size < 50) this.shared.warnings.add(m);
   };
 
   private image(rels: Map<string, Relationship>, rId: string): ImageData | undefined {
@@ -118,16 +162,15 @@ class Reader {
     const size = this.pkg.declaredSize(rel.target);
     let data: ImageData | undefined;
     if (size === undefined) this.warn('an image whose part is missing was dropped');
-    else if (this.imageBytes + size > this.limits.maxImageBytes) {
+    else if (this.shared.imageBytes + size > this.limits.maxImageBytes) {
       this.warn(`images beyond ${Math.round(this.limits.maxImageBytes / 1048576)} MB in total were dropped; their alt text is kept`);
     } else {
       // The kind from the bytes, else from [Content_Types].xml, never from the extension alone (image-kind.ts).
       const bytes = this.pkg.get(rel.target)!;
-      this.contentTypes ??= contentTypes(this.pkg.has('[Content_Types].xml') ? this.parse('[Content_Types].xml') : undefined);
-      const mime = imageKind(bytes, declaredType(this.contentTypes, rel.target));
+      const mime = imageKind(bytes, declaredType(this.types(), rel.target));
       if (!mime) this.warn('an image whose bytes are not a picture of a known kind (PNG, JPEG, GIF, WebP, BMP, TIFF, EMF, WMF, SVG) was dropped');
       else {
-        this.imageBytes += bytes.length;
+        this.shared.imageBytes += bytes.length;
         data = { mime, bytes };
       }
     }
@@ -164,12 +207,14 @@ class Reader {
       island,
       warn: this.warn,
       count: this.count,
+      altChunk: (rId) => this.altChunk(rels, rId),
       shape: () => {
-        if (++this.shapes <= this.limits.maxShapes) return true;
+        if (++this.shared.shapes <= this.limits.maxShapes) return true;
         this.warn(`pictures and text boxes beyond ${this.limits.maxShapes} in the document were left out`);
         return false;
       },
     });
+    this.contextOf = context;
     const blocks = readBlocks(context(mainRels.byId), body.children, 0);
 
     const notes: Note[] = [];
@@ -201,7 +246,106 @@ class Reader {
       const el = src?.byId.get(ref.id);
       notes.push({ kind: ref.kind, id: ref.id, blocks: el ? readBlocks(src!.ctx, el.children, 1) : [] });
     }
-    return { title: this.title(), blocks, notes, warnings: [...this.warnings] };
+    notes.push(...this.chunkNotes);
+    return { title: this.title(), blocks, notes, warnings: [...this.shared.warnings] };
+  }
+
+  /**
+   * An embedded chunk (w:altChunk → its relationship's part) as blocks, by the part's declared content type (or
+   * its bytes): a DOCX package or WordprocessingML part read like the document (chunk depth MAX_CHUNK_DEPTH);
+   * HTML (also inside a MIME web archive) through the caller's HTML reader (options.htmlToDocx) into a DOCX read
+   * the same way; RTF and plain text as paragraphs of their text (engine threads have no office engine to read
+   * RTF's formatting: a warning says so). At most MAX_CHUNKS per document, every read within the document's
+   * budgets.
+   */
+  private altChunk(rels: Map<string, Relationship>, rId: string | undefined): Block[] {
+    const rel = rId ? rels.get(rId) : undefined;
+    if (!rel || rel.external || !this.pkg.has(rel.target)) {
+      this.warn('an embedded chunk (w:altChunk) whose part is missing or external was left out');
+      return [];
+    }
+    if (++this.shared.chunks > MAX_CHUNKS) {
+      this.warn(`embedded chunks (w:altChunk) beyond ${MAX_CHUNKS} in the document were left out`);
+      return [];
+    }
+    const type = declaredType(this.types(), rel.target) ?? '';
+    const bytes = this.pkg.get(rel.target)!;
+    const zip = bytes[0] === 0x50 && bytes[1] === 0x4b;
+    if (type === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml' && !zip) return this.chunkPart(rel.target);
+    if (zip || /wordprocessingml\.(document|template)(\.main\+xml)?$|ms-word\.document\.macroenabled/.test(type)) return this.chunkDocx(bytes);
+    if (
+      type === 'text/html' ||
+      type === 'application/xhtml+xml' ||
+      type === 'message/rfc822' ||
+      type === 'multipart/related' ||
+      /\.(html?|xhtml|mht(ml)?)$/i.test(rel.target)
+    ) {
+      const html = type === 'message/rfc822' || type === 'multipart/related' || /\.mht(ml)?$/i.test(rel.target) ? mhtHtml(bytes) : decodeChunk(bytes);
+      if (html === undefined) {
+        this.warn('an embedded web archive chunk without an HTML part was left out');
+        return [];
+      }
+      if (!this.options.htmlToDocx) {
+        this.warn('an embedded HTML chunk was read as plain text');
+        return this.textBlocks(html.replace(/<[^>]*>/g, ' '));
+      }
+      return this.chunkDocx(this.options.htmlToDocx(html));
+    }
+    if (type === 'text/rtf' || type === 'application/rtf' || /\.rtf$/i.test(rel.target)) {
+      this.warn('an embedded RTF chunk was read as its plain text (its formatting needs the office engine, which DOCX → Markdown/HTML does not use)');
+      return this.textBlocks(rtfText(decodeChunk(bytes, 'latin1')));
+    }
+    if (type === 'text/plain' || /\.txt$/i.test(rel.target)) return this.textBlocks(decodeChunk(bytes));
+    this.warn(`an embedded chunk of an unsupported kind (${type.slice(0, 60) || 'unknown'}) was left out`);
+    return [];
+  }
+
+  /** Paragraphs of plain text, one per line (blank lines dropped). */
+  private textBlocks(text: string): Block[] {
+    const out: Block[] = [];
+    for (const line of text.split(/\r\n|\r|\n/)) {
+      const t = line.replace(/\s+/g, ' ').trim();
+      if (!t) continue;
+      this.count();
+      out.push({ t: 'para', inlines: [{ t: 'text', text: t, m: {} }], f: {} });
+    }
+    return out;
+  }
+
+  /** A WordprocessingML part of this package holding a chunk: its body read with its own relationships. */
+  private chunkPart(part: string): Block[] {
+    if (this.chunkDepth + this.partDepth + 1 > MAX_CHUNK_DEPTH || !this.contextOf) {
+      this.warn(`embedded chunks nested more than ${MAX_CHUNK_DEPTH} levels deep were left out`);
+      return [];
+    }
+    const root = this.parse(part);
+    const body = root && child(root, 'w:body');
+    if (!body) return [];
+    // The document's styles and numbering, the part's own relationships.
+    this.partDepth++;
+    try {
+      return readBlocks(this.contextOf(this.rels(part).byId), body.children, 1);
+    } finally {
+      this.partDepth--;
+    }
+  }
+
+  /** A DOCX package embedded as a chunk: read as a document of its own, its notes added after this one's. */
+  private chunkDocx(bytes: Uint8Array): Block[] {
+    if (this.chunkDepth + 1 > MAX_CHUNK_DEPTH) {
+      this.warn(`embedded chunks nested more than ${MAX_CHUNK_DEPTH} levels deep were left out`);
+      return [];
+    }
+    const pkg = openDocx(bytes, { ...DEFAULT_PACKAGE_LIMITS, partLabel: 'a part of an embedded chunk' });
+    const model = new Reader(pkg, this.options, this.parsePart, this.shared, this.chunkDepth + 1).read();
+    // Note ids are per package: the chunk's are renamed so they cannot meet the document's.
+    const prefix = `chunk${this.shared.chunks}-`;
+    renameNotes(model.blocks, prefix);
+    for (const n of model.notes) {
+      renameNotes(n.blocks, prefix);
+      this.chunkNotes.push({ ...n, id: prefix + n.id });
+    }
+    return model.blocks;
   }
 
   /** Whether the extended properties name Folio as the application that wrote the package. */
@@ -235,4 +379,23 @@ export function readDocxModel(bytes: Uint8Array, options: ReadOptions = {}): Doc
 export function readDocxModelWith(parse: PartParser, bytes: Uint8Array, options: ReadOptions = {}): DocModel {
   const pkg = openDocx(bytes, { ...DEFAULT_PACKAGE_LIMITS, partLabel: 'a part the converter reads' });
   return new Reader(pkg, options, parse).read();
+}
+
+/** Renames the note references of blocks (a chunk's notes, whose ids are per package). */
+function renameNotes(blocks: Block[], prefix: string): void {
+  const inlines = (list: Inline[]) => {
+    for (const i of list) {
+      if (i.t === 'note') i.id = prefix + i.id;
+      else if (i.t === 'link') inlines(i.children);
+    }
+  };
+  const walk = (list: Block[]) => {
+    for (const b of list) {
+      if (b.t === 'para' || b.t === 'heading' || b.t === 'code') inlines(b.inlines);
+      else if (b.t === 'quote' || b.t === 'source') walk(b.blocks);
+      else if (b.t === 'list') for (const it of b.items) walk(it.blocks);
+      else if (b.t === 'table') for (const r of b.rows) for (const c of r.cells) walk(c.blocks);
+    }
+  };
+  walk(blocks);
 }
