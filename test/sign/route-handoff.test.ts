@@ -9,7 +9,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import { makePdf, postSign, signBody } from './helpers.js';
 
 let t: TestApi;
-let run: ReturnType<typeof vi.spyOn>;
+let run: { mockRestore(): void } | undefined;
 const seen: Array<{ input: any; options: any; bufferBefore: number; buffer: ArrayBufferLike }> = [];
 
 beforeAll(async () => {
