@@ -114,11 +114,14 @@ export class LocalEngines {
     return this.office;
   }
 
-  /** The signing identity: SIGNING_P12, else the one generated in DATA_DIR (created when `create`). */
+  /** The signing identity: a PKCS#11 token (SIGNING_PKCS11_*), SIGNING_P12, else the one generated in DATA_DIR (created when `create`). */
   signingIdentity(): Promise<SigningIdentity | undefined> {
     this.signing ??= (async () => {
       const mode = this.withSigning ?? 'ifPresent';
-      const present = this.config.signingP12 !== undefined || fs.existsSync(path.join(this.config.dataDir, 'signing'));
+      const present =
+        this.config.signingPkcs11Module !== undefined ||
+        this.config.signingP12 !== undefined ||
+        fs.existsSync(path.join(this.config.dataDir, 'signing'));
       if (mode === 'ifPresent' && !present) return undefined;
       const { loadSigningIdentity } = await import('../sign/index.js');
       try {

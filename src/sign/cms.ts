@@ -1,12 +1,15 @@
 /**
  * CAdES detached SignedData for a PAdES baseline signature (ETSI EN 319 142-1): signed attributes
  * content-type, message-digest and ESS signing-certificate-v2, deliberately no signing-time (PAdES puts the
- * time in the signature dictionary's /M). The signature maths is node:crypto; the structure is built with
- * @peculiar/asn1-cms (src/crypto/asn1.ts), the certificates and the issuer name embedded byte for byte.
+ * time in the signature dictionary's /M). The signature comes from the identity's Signer (src/sign/signer:
+ * the file key, or only the digest of the signed attributes sent to a token); the structure is built with
+ * @peculiar/asn1-cms (src/crypto/asn1.ts), the certificates and the issuer name embedded byte for byte. The
+ * digest follows the key (SHA-256, or SHA-384/SHA-512 for P-384/P-521) for the document and the attributes.
  * An optional RFC 3161 token over the signature value becomes the unsigned attribute
  * id-aa-signatureTimeStampToken (PAdES B-T).
  */
 import crypto from 'node:crypto';
+import { NODE_DIGEST, digestAlgorithmIdentifier, maxSignatureLength, signatureAlgorithmIdentifier, type SignatureAlgorithm } from './signer/index.js';
 import {
   Attribute,
   CertificateChoices,
@@ -21,7 +24,7 @@ import {
   SignerInfos,
 } from '@peculiar/asn1-cms';
 import { AsnArray, AsnConvert, AsnObjectIdentifierConverter, AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
-import { AlgorithmIdentifier, Certificate, GeneralName, type Name } from '@peculiar/asn1-x509';
+import { Certificate, GeneralName, type Name } from '@peculiar/asn1-x509';
 import type { SigningIdentity } from './identity-types.js';
 import { EssCertIdV2, IssuerSerial, OID, SigningCertificateV2, parseAs, serialize, toArrayBuffer, verbatim } from '../crypto/asn1.js';
 import { certificateFields, elementBytes, readChildren, readElement, tryDer } from '../crypto/der.js';
@@ -43,7 +46,6 @@ interface IdentityAsn {
   signingCertificateV2Attr: Uint8Array;
   certificates: CertificateSet;
   certificatesLength: number;
-  signatureAlgorithm: AlgorithmIdentifier;
   issuerLength: number;
 }
 
@@ -75,17 +77,12 @@ function identityAsn(identity: SigningIdentity): IdentityAsn {
     ),
     certificates: new CertificateSet(identity.chainDer.map((d) => new CertificateChoices({ certificate: verbatim<Certificate>(d) }))),
     certificatesLength: identity.chainDer.reduce((n, d) => n + d.length, 0),
-    signatureAlgorithm:
-      identity.keyAlgorithm === 'RSA'
-        ? new AlgorithmIdentifier({ algorithm: OID.sha256WithRSAEncryption, parameters: null })
-        : new AlgorithmIdentifier({ algorithm: OID.ecdsaWithSHA256 }),
     issuerLength: issuerDer.length,
   };
   identityCache.set(identity, cached);
   return cached;
 }
 
-const sha256Algorithm = () => new AlgorithmIdentifier({ algorithm: OID.sha256 });
 const CONTENT_TYPE_DATA_ATTR = serialize(
   new Attribute({ attrType: OID.contentType, attrValues: [AsnObjectIdentifierConverter.toASN(OID.data).toBER(false)] }),
 );
@@ -112,10 +109,15 @@ export interface CmsSigner {
   /** The DER signed attributes (as a SET, tag 0x31) and the signature over them. */
   signedAttributes: Uint8Array;
   signature: Uint8Array;
+  /** What the signer signed with (the SignerInfo's signatureAlgorithm). */
+  algorithm: SignatureAlgorithm;
 }
 
-/** Computes the signed attributes and the signature for a document digest. */
-export function signDigest(identity: SigningIdentity, documentDigest: Uint8Array): CmsSigner {
+/** The node:crypto name of the digest the document (the /ByteRange) is hashed with for this identity. */
+export const documentDigestName = (identity: SigningIdentity): 'sha256' | 'sha384' | 'sha512' => NODE_DIGEST[identity.signer.algorithm.hash];
+
+/** Computes the signed attributes for a document digest (`documentDigestName`) and has the signer sign them. */
+export async function signDigest(identity: SigningIdentity, documentDigest: Uint8Array): Promise<CmsSigner> {
   const asn = identityAsn(identity);
   const messageDigestAttr = serialize(
     new Attribute({ attrType: OID.messageDigest, attrValues: [AsnConvert.serialize(new OctetString(documentDigest))] }),
@@ -123,11 +125,10 @@ export function signDigest(identity: SigningIdentity, documentDigest: Uint8Array
   // DER orders a SET OF by the elements' encodings; the serialiser keeps the array order.
   const attrs = [CONTENT_TYPE_DATA_ATTR, messageDigestAttr, asn.signingCertificateV2Attr].sort((a, b) => Buffer.compare(a, b));
   const signedAttributes = serialize(new SignedAttributes(attrs.map((a) => verbatim<Attribute>(a))));
-  const signature =
-    identity.keyAlgorithm === 'RSA'
-      ? crypto.sign('sha256', signedAttributes, { key: identity.privateKey, padding: crypto.constants.RSA_PKCS1_PADDING })
-      : crypto.sign('sha256', signedAttributes, { key: identity.privateKey, dsaEncoding: 'der' });
-  return { signedAttributes, signature: new Uint8Array(signature) };
+  // Only this digest goes to a token or a KMS; the file key signs the attributes themselves (node:crypto).
+  const digest = crypto.createHash(documentDigestName(identity)).update(signedAttributes).digest();
+  const { signature, algorithm } = await identity.signer.sign({ digest, data: signedAttributes });
+  return { signedAttributes, signature, algorithm };
 }
 
 /** Assembles the ContentInfo(SignedData) DER; `timeStampToken` is the DER of an RFC 3161 token. */
@@ -140,9 +141,9 @@ export function buildSignedData(identity: SigningIdentity, signer: CmsSigner, ti
   const signerInfo = new SignerInfo({
     version: CMSVersion.v1,
     sid: asn.sid,
-    digestAlgorithm: sha256Algorithm(),
+    digestAlgorithm: digestAlgorithmIdentifier(signer.algorithm.hash),
     signedAttrs: signedAttrs.map((a) => verbatim<Attribute>(elementBytes(attrsDer, a))),
-    signatureAlgorithm: asn.signatureAlgorithm,
+    signatureAlgorithm: signatureAlgorithmIdentifier(signer.algorithm),
     signature: new OctetString(signer.signature),
     unsignedAttrs: timeStampToken
       ? [new Attribute({ attrType: OID.signatureTimeStampToken, attrValues: [toArrayBuffer(timeStampToken)] })]
@@ -150,7 +151,7 @@ export function buildSignedData(identity: SigningIdentity, signer: CmsSigner, ti
   });
   const signedData = new SignedData({
     version: CMSVersion.v1,
-    digestAlgorithms: new DigestAlgorithmIdentifiers([sha256Algorithm()]),
+    digestAlgorithms: new DigestAlgorithmIdentifiers([digestAlgorithmIdentifier(signer.algorithm.hash)]),
     encapContentInfo: new EncapsulatedContentInfo({ eContentType: OID.data }), // detached: no eContent
     certificates: asn.certificates,
     signerInfos: new SignerInfos([signerInfo]),
@@ -161,7 +162,7 @@ export function buildSignedData(identity: SigningIdentity, signer: CmsSigner, ti
 /** Upper bound of the CMS size without a timestamp, to size the /Contents placeholder. */
 export function estimateCmsSize(identity: SigningIdentity): number {
   const asn = identityAsn(identity);
-  const keyBytes = identity.keyAlgorithm === 'RSA' ? Math.ceil((identity.privateKey.asymmetricKeyDetails?.modulusLength ?? 4096) / 8) : 72;
-  // Fixed structure (OIDs, attributes, lengths) stays well below 600 bytes; the issuer name appears twice.
+  const keyBytes = maxSignatureLength(identity.signer.algorithm);
+  // Fixed structure (OIDs, attributes, RSASSA-PSS parameters, lengths) stays well below 600 bytes; the issuer name appears twice.
   return asn.certificatesLength + 8 * identity.chainDer.length + keyBytes + 2 * asn.issuerLength + 600;
 }

@@ -1,8 +1,10 @@
 /**
- * The service's signing identity (CONTRACT §5): either loaded from SIGNING_P12 (+ SIGNING_P12_PASSWORD), or
- * generated once into DATA_DIR/signing/ — a local root CA and a signing certificate issued by it — and
- * reused on every later start, so that documents signed before a restart still verify as "issued by this
- * service".
+ * The service's signing identity (CONTRACT §5): a key in a PKCS#11 token (SIGNING_PKCS11_MODULE, _URI and
+ * SIGNING_CERT_CHAIN: nothing private touches DATA_DIR, `signer/pkcs11-identity.ts`), else loaded from
+ * SIGNING_P12 (+ SIGNING_P12_PASSWORD), else generated once into DATA_DIR/signing/ — a local root CA and a
+ * signing certificate issued by it — and reused on every later start, so that documents signed before a
+ * restart still verify as "issued by this service". SIGNING_PREVIOUS_CERT_CHAIN adds the identities of
+ * before a rotation, published and trusted but never signed with.
  *
  * The certificates are built with @peculiar/asn1-x509, Folio's one ASN.1 idiom (src/crypto/asn1.ts), and
  * signed with node:crypto. @peculiar/x509 2.2.0 was tried and not kept: importing it throws "tsyringe requires
@@ -52,6 +54,9 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/index.js';
 import type { SigningIdentity } from './identity-types.js';
 import { loadPkcs12 } from './p12.js';
+import { readPreviousIdentities, toPem } from './cert-chain.js';
+import { FileKeySigner } from './signer/file-key.js';
+import { UnsupportedKeyError, algorithmFor, describeAlgorithm, type RsaPadding } from './signer/algorithm.js';
 
 const ROOT_CERT = 'root-ca.pem';
 const ROOT_KEY = 'root-ca.key.pem';
@@ -60,36 +65,35 @@ const SIGNER_KEY = 'signer.key.pem';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
 
-export function toPem(der: Uint8Array, label: string): string {
-  const b64 = Buffer.from(der)
-    .toString('base64')
-    .match(/.{1,64}/g)!
-    .join('\n');
-  return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
-}
+export { toPem };
 
 /** Where Folio's generated CA publishes its certificate, CRL and OCSP responder (no API key needed). */
 export const CA_PATHS = { certificate: '/v1/sign/ca/certificate', crl: '/v1/sign/ca/crl', ocsp: '/v1/sign/ca/ocsp' } as const;
 
-/** Builds the identity from its parts; shared by the generated and the P12 paths. */
-export function identityFromParts(privateKey: KeyObject, chainDer: Uint8Array[], rootDer?: Uint8Array): SigningIdentity {
-  if (chainDer.length === 0) throw new Error('signing identity has no certificate');
-  const signer = new X509Certificate(chainDer[0]!);
-  const keyType = privateKey.asymmetricKeyType;
-  let keyAlgorithm: 'RSA' | 'ECDSA';
-  if (keyType === 'rsa') keyAlgorithm = 'RSA';
-  else if (keyType === 'ec') {
-    const curve = privateKey.asymmetricKeyDetails?.namedCurve;
-    if (curve !== 'prime256v1') throw new Error(`signing key uses EC curve ${curve}; only P-256 is supported`);
-    keyAlgorithm = 'ECDSA';
-  } else throw new Error(`signing key type ${keyType} is not supported (RSA or ECDSA P-256)`);
+export interface FileKeyOptions {
+  /** Where the key came from, for logs and errors (never the key). */
+  keyName?: string;
+  rsaPadding?: RsaPadding;
+}
 
+/** Builds a file key's identity from its parts; shared by the generated and the P12 paths. */
+export function identityFromParts(privateKey: KeyObject, chainDer: Uint8Array[], rootDer?: Uint8Array, o: FileKeyOptions = {}): SigningIdentity {
+  if (chainDer.length === 0) throw new Error('signing identity has no certificate');
+  const cert = new X509Certificate(chainDer[0]!);
+  let signer: FileKeySigner;
+  try {
+    signer = new FileKeySigner(privateKey, o.keyName ?? 'file', undefined, o.rsaPadding);
+  } catch (e) {
+    if (e instanceof UnsupportedKeyError) throw new Error(`the signing key is ${e.message}`);
+    throw e;
+  }
   // The certificate must belong to the key.
-  if (!signer.checkPrivateKey(privateKey)) throw new Error('the signing certificate does not match the private key');
+  if (!cert.checkPrivateKey(privateKey)) throw new Error('the signing certificate does not match the private key');
 
   return {
-    privateKey,
-    keyAlgorithm,
+    signer,
+    publicKey: cert.publicKey,
+    keyAlgorithm: signer.algorithm.scheme === 'ECDSA' ? 'ECDSA' : 'RSA',
     chainDer,
     certificatePem: toPem(chainDer[0]!, 'CERTIFICATE'),
     rootCertificatePem: rootDer ? toPem(rootDer, 'CERTIFICATE') : undefined,
@@ -243,7 +247,7 @@ function loadIdentityFiles(dir: string): SigningIdentity {
   const rootDer = new Uint8Array(new X509Certificate(read(ROOT_CERT)).raw);
   // The root key signs the CA's CRL and OCSP answers (src/sign/ca.ts).
   const ca = { privateKey: crypto.createPrivateKey(read(ROOT_KEY)), certificateDer: rootDer };
-  return { ...identityFromParts(privateKey, [signerDer, rootDer], rootDer), ca };
+  return { ...identityFromParts(privateKey, [signerDer, rootDer], rootDer, { keyName: `file:${path.join(dir, SIGNER_KEY)}` }), ca };
 }
 
 /** Reads SIGNING_P12 as a file path, or else as the base64 of the PKCS#12 bytes. */
@@ -255,10 +259,27 @@ function readP12Source(value: string): Uint8Array {
 }
 
 export async function loadSigningIdentity(config: Config, logger: Logger): Promise<SigningIdentity> {
+  // Read first: a rotation's earlier chains that cannot be read stop start-up before any key is touched.
+  const previous = readPreviousIdentities(config.signingPreviousCertChain, 'SIGNING_PREVIOUS_CERT_CHAIN');
+  const identity = await loadCurrentIdentity(config, logger);
+  if (previous.length === 0) return identity;
+  logger.info({ previous: previous.map((p) => new X509Certificate(p.chainDer[0]!).subject) }, 'publishing and trusting earlier signing certificates');
+  return { ...identity, previous };
+}
+
+async function loadCurrentIdentity(config: Config, logger: Logger): Promise<SigningIdentity> {
+  if (config.signingPkcs11Module) {
+    // The key stays in the token: nothing private is read from or written to DATA_DIR, nothing is generated.
+    const { loadPkcs11Identity } = await import('./signer/pkcs11-identity.js');
+    return loadPkcs11Identity(config, logger);
+  }
   if (config.signingP12) {
     let identity: SigningIdentity;
     try {
-      identity = loadPkcs12(readP12Source(config.signingP12), config.signingP12Password ?? '');
+      identity = loadPkcs12(readP12Source(config.signingP12), config.signingP12Password ?? '', {
+        keyName: 'SIGNING_P12',
+        rsaPadding: config.signingRsaPadding,
+      });
     } catch (e) {
       // Start-up stops with one line naming the variable, like every other configuration error.
       throw new ConfigError('SIGNING_P12', `cannot be used: ${(e as Error).message}`);
@@ -303,21 +324,38 @@ export function certificateFingerprint(der: Uint8Array): string {
 }
 
 export function describeIdentity(identity: SigningIdentity): PublicKeyInfo {
-  const cert = new X509Certificate(identity.chainDer[0]!);
-  const publicKey = crypto.createPublicKey(identity.privateKey).export({ format: 'pem', type: 'spki' }).toString();
+  return { ...describeCertificate(identity.chainDer[0]!), algorithm: describeAlgorithm(identity.signer.algorithm) };
+}
+
+/** A certificate as GET /v1/verify/key describes it; `algorithm` is what its key signs with (RSA: PKCS#1 v1.5 unless the certificate says PSS). */
+function describeCertificate(der: Uint8Array): PublicKeyInfo {
+  const cert = new X509Certificate(der);
+  let algorithm: string;
+  try {
+    algorithm = describeAlgorithm(algorithmFor(cert.publicKey));
+  } catch (e) {
+    algorithm = e instanceof UnsupportedKeyError ? 'unsupported' : 'unknown';
+  }
   return {
-    algorithm:
-      identity.keyAlgorithm === 'RSA'
-        ? `RSA-${identity.privateKey.asymmetricKeyDetails?.modulusLength ?? ''} PKCS#1 v1.5 SHA-256`
-        : 'ECDSA P-256 SHA-256',
-    certificate: identity.certificatePem,
-    publicKey,
-    fingerprint: certificateFingerprint(identity.chainDer[0]!),
+    algorithm,
+    certificate: toPem(der, 'CERTIFICATE'),
+    publicKey: cert.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    fingerprint: certificateFingerprint(der),
     validFrom: new Date(cert.validFrom).toISOString(),
     validTo: new Date(cert.validTo).toISOString(),
     issuer: distinguishedName(cert.issuer),
     subject: distinguishedName(cert.subject),
   };
+}
+
+/**
+ * GET /v1/verify/key: the current certificate where clients have always read it, and during a rotation window
+ * (SIGNING_PREVIOUS_CERT_CHAIN) the earlier ones under `previous`, newest first as configured.
+ */
+export function describeSigningKey(identity: SigningIdentity): PublicKeyInfo & { previous?: PublicKeyInfo[] } {
+  const current = describeIdentity(identity);
+  if (!identity.previous?.length) return current;
+  return { ...current, previous: identity.previous.map((p) => describeCertificate(p.chainDer[0]!)) };
 }
 
 /** Node prints names one attribute per line, in certificate order; joined as /v1/verify reports them. */

@@ -2,7 +2,14 @@
  * The sign capability (CONTRACT §5): the service's signing identity, and PAdES signing of PDF/DOCX input
  * with audit-trail pages and an embedded audit-trail.json, applied as an incremental update.
  */
-export { loadSigningIdentity, describeIdentity, certificateFingerprint, distinguishedName, type PublicKeyInfo } from './identity.js';
+export {
+  loadSigningIdentity,
+  describeIdentity,
+  describeSigningKey,
+  certificateFingerprint,
+  distinguishedName,
+  type PublicKeyInfo,
+} from './identity.js';
 export { loadPkcs12, Pkcs12Error } from './p12.js';
 export {
   signDocument,

@@ -34,7 +34,7 @@ import { AlgorithmIdentifier } from '@peculiar/asn1-x509';
 import type { SigningIdentity } from './identity-types.js';
 import { OID as CMS_OID, parseAs } from '../crypto/asn1.js';
 import { octetStringContents } from '../crypto/der.js';
-import { identityFromParts } from './identity.js';
+import { identityFromParts, type FileKeyOptions } from './identity.js';
 
 const OID = {
   data: CMS_OID.data,
@@ -365,7 +365,7 @@ function orderChain(leafDer: Uint8Array, others: Uint8Array[]): { chain: Uint8Ar
   return { chain, root: top.subject === top.issuer && chain.length > 1 ? chain[chain.length - 1] : undefined };
 }
 
-export function loadPkcs12(bytes: Uint8Array, password: string): SigningIdentity {
+export function loadPkcs12(bytes: Uint8Array, password: string, options: FileKeyOptions = {}): SigningIdentity {
   const pfx = parse(bytes, PFX, 'PFX');
   if (pfx.authSafe.contentType !== OID.data) throw new Pkcs12Error('PKCS#12: public-key integrity mode is not supported');
   const authSafeContent = octets(pfx.authSafe.content, 'authSafe content');
@@ -402,5 +402,5 @@ export function loadPkcs12(bytes: Uint8Array, password: string): SigningIdentity
     leaf.der,
     bags.certs.filter((c) => c !== leaf).map((c) => c.der),
   );
-  return identityFromParts(privateKey, chain, root);
+  return identityFromParts(privateKey, chain, root, { keyName: 'pkcs12', ...options });
 }

@@ -11,7 +11,7 @@ import { toFolioError } from '../http/envelope.js';
 import { abandonSignal } from '../http/abandon.js';
 import type { Services } from '../http/capability.js';
 import { resolveDocumentSource } from '../fetch/document-source.js';
-import { describeIdentity, resolveLevel } from './index.js';
+import { describeSigningKey, resolveLevel } from './index.js';
 import { caRoutes } from './ca-routes.js';
 import { signInputKind } from './input-kind.js';
 import { checkSignRequest, patternIssue } from './request-check.js';
@@ -121,7 +121,7 @@ export function signRoutes(services: Services) {
         response: { 200: PublicKeyResponse, ...errorResponses(401, 429, 500) },
       },
       handler: (_request, reply: FastifyReply) => {
-        keyJson ??= String(reply.serialize(describeIdentity(services.signing!)));
+        keyJson ??= String(reply.serialize(describeSigningKey(services.signing!)));
         reply.type('application/json; charset=utf-8').send(keyJson);
       },
     });

@@ -122,8 +122,11 @@ export const SignResponse = Type.Object({
 });
 export type SignResponseBody = Static<typeof SignResponse>;
 
-export const PublicKeyResponse = Type.Object({
-  algorithm: Type.String({ description: 'Signature algorithm of the signing key', examples: ['RSA'] }),
+const SigningCertificate = {
+  algorithm: Type.String({
+    description: 'Signature algorithm of the signing key',
+    examples: ['ECDSA P-256 SHA-256', 'RSA-3072 PKCS#1 v1.5 SHA-256'],
+  }),
   certificate: Type.String({ description: 'Signing certificate (PEM)' }),
   publicKey: Type.String({ description: 'Public key (PEM, SubjectPublicKeyInfo)' }),
   fingerprint: Type.String({ description: 'SHA-256 of the certificate, colon-separated hex' }),
@@ -131,5 +134,14 @@ export const PublicKeyResponse = Type.Object({
   validTo: Type.String({ format: 'date-time' }),
   issuer: Type.String(),
   subject: Type.String(),
+};
+export const PublicKeyResponse = Type.Object({
+  ...SigningCertificate,
+  previous: Type.Optional(
+    Type.Array(Type.Object(SigningCertificate), {
+      description:
+        'During a key rotation (SIGNING_PREVIOUS_CERT_CHAIN): the certificates this service signed with before, still trusted by /v1/verify. Absent otherwise.',
+    }),
+  ),
 });
 export type PublicKeyResponseBody = Static<typeof PublicKeyResponse>;

@@ -22,7 +22,7 @@ import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString,
 import { FolioError } from '../errors.js';
 import type { SigningIdentity } from './identity-types.js';
 import { renderAuditPages } from './audit-page.js';
-import { buildSignedData, estimateCmsSize, signDigest } from './cms.js';
+import { buildSignedData, documentDigestName, estimateCmsSize, signDigest } from './cms.js';
 import {
   AUDIT_TRAIL_FILE_NAME,
   afterUpdate,
@@ -399,8 +399,13 @@ export async function sealPdf(prepared: PreparedPdf, record: AuditRecord, reason
     const out = update.bytes;
     const placed = placeByteRange(out, update.offsets.get(sigRef.objectNumber)!, sig);
 
-    const digest = crypto.createHash('sha256').update(out.subarray(0, placed.contentsStart)).update(out.subarray(placed.contentsEnd)).digest();
-    const signer = signDigest(opts.identity, digest);
+    // The digest follows the key (SHA-256; SHA-384/512 for P-384/P-521); the signer may be a token (src/sign/signer).
+    const digest = crypto
+      .createHash(documentDigestName(opts.identity))
+      .update(out.subarray(0, placed.contentsStart))
+      .update(out.subarray(placed.contentsEnd))
+      .digest();
+    const signer = await signDigest(opts.identity, digest);
     let token: Uint8Array | undefined;
     if (opts.tsaUrl) {
       try {

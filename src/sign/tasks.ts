@@ -1,12 +1,14 @@
 /**
- * Sign's engine task (run on engine threads, src/engines/worker.ts): seals a PDF. The signing key, which
- * cannot cross threads, is rebuilt here once from the PEM in workerData (src/sign/module.ts `workerData`).
+ * Sign's engine task (run on engine threads, src/engines/worker.ts): seals a PDF. The signer, which cannot
+ * cross threads, is rebuilt here once from workerData (src/sign/module.ts `workerData`): a file key from its
+ * PEM, a token's key as a channel to the key host thread (the key itself never reaches this thread).
  */
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { TaskHandlers } from '../engines/tasks.js';
 import { SafeFetcher } from '../fetch/safe-fetch.js';
 import { signDocument, warmUpAuditFonts, type SignRequest } from './index.js';
 import type { SerializedSigningIdentity, SigningIdentity } from './identity-types.js';
+import { signerFromThreadData } from './signer/index.js';
 
 declare module '../engines/tasks.js' {
   interface EngineTasks {
@@ -38,7 +40,8 @@ let fetcher: SafeFetcher | undefined;
 
 export function identityFrom(s: SerializedSigningIdentity): SigningIdentity {
   return {
-    privateKey: createPrivateKey(s.privateKeyPem),
+    signer: signerFromThreadData(s.signer),
+    publicKey: new X509Certificate(s.chainDer[0]!).publicKey,
     keyAlgorithm: s.keyAlgorithm,
     chainDer: s.chainDer,
     certificatePem: s.certificatePem,

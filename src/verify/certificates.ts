@@ -100,12 +100,18 @@ export interface TrustSources {
   rootCertificatePem?: string;
   certificatePem?: string;
   trustAnchorsPath?: string;
+  /** The service's identities of before a key rotation (SIGNING_PREVIOUS_CERT_CHAIN): still its own, still trusted. */
+  previous?: Array<{ certificatePem: string; rootCertificatePem?: string }>;
 }
 
 export function loadTrustStore(src: TrustSources): TrustStore {
   const service = [...certificatesFromPem(src.rootCertificatePem ?? ''), ...certificatesFromPem(src.certificatePem ?? '')];
   const anchors = [...certificatesFromPem(src.rootCertificatePem ?? '')];
   if (!src.rootCertificatePem) anchors.push(...certificatesFromPem(src.certificatePem ?? ''));
+  for (const p of src.previous ?? []) {
+    service.push(...certificatesFromPem(p.rootCertificatePem ?? ''), ...certificatesFromPem(p.certificatePem));
+    anchors.push(...certificatesFromPem(p.rootCertificatePem ?? p.certificatePem));
+  }
   if (src.trustAnchorsPath) anchors.push(...certificatesFromPem(fs.readFileSync(src.trustAnchorsPath, 'utf8')));
   return { anchors, service };
 }

@@ -5,5 +5,5 @@
  */
 export { verifyPdf, type VerifyResult, type SignatureReport, type VerifyOptions } from './verify.js';
 export { verifyPdfWithRevocation, RevocationFetcher, type RevocationFetchOptions } from './revocation-fetch.js';
-export { loadTrustStore, certificatesFromPem, type TrustStore } from './certificates.js';
+export { loadTrustStore, certificatesFromPem, type TrustStore, type TrustSources } from './certificates.js';
 export { openPdf, PdfDocument } from '../pdf/index.js';

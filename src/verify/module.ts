@@ -31,6 +31,7 @@ export default {
       rootCertificatePem: services.signing?.rootCertificatePem,
       certificatePem: services.signing?.certificatePem,
       trustAnchorsPath: config.trustAnchors,
+      previous: services.signing?.previous?.map((p) => ({ certificatePem: p.certificatePem, rootCertificatePem: p.rootCertificatePem })),
     },
   }),
   routes: () => import('./routes.js').then((m) => m.verifyRoutes),

@@ -1,6 +1,6 @@
 /** Verify's engine task (run on engine threads, src/engines/worker.ts): signature validation with revocation checking. */
 import type { TaskHandlers } from '../engines/tasks.js';
-import { loadTrustStore, RevocationFetcher, verifyPdfWithRevocation, type TrustStore, type VerifyResult } from './index.js';
+import { loadTrustStore, RevocationFetcher, verifyPdfWithRevocation, type TrustSources, type TrustStore, type VerifyResult } from './index.js';
 
 declare module '../engines/tasks.js' {
   interface EngineTasks {
@@ -11,7 +11,7 @@ declare module '../engines/tasks.js' {
   }
   interface EngineWorkerData {
     /** What verify trusts (src/verify/module.ts `workerData`): the service's own root and certificate, TRUST_ANCHORS. */
-    trust?: { rootCertificatePem?: string; certificatePem?: string; trustAnchorsPath?: string };
+    trust?: TrustSources;
   }
 }
 

@@ -61,7 +61,7 @@ const writeTree = (n: Node): Uint8Array => (n.children ? encodeElement(n.tag, ..
 
 const roundTrip = (der: Uint8Array) => writeTree(readTree(der, readSingle(der)));
 
-function folioCms(): { cms: Uint8Array; certDer: Uint8Array } {
+async function folioCms(): Promise<{ cms: Uint8Array; certDer: Uint8Array }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-der-'));
   try {
     const key = path.join(dir, 'key.pem');
@@ -92,7 +92,7 @@ function folioCms(): { cms: Uint8Array; certDer: Uint8Array } {
     const certDer = new Uint8Array(new X509Certificate(fs.readFileSync(cert)).raw);
     const identity = identityFromParts(crypto.createPrivateKey(fs.readFileSync(key)), [certDer]);
     const digest = crypto.createHash('sha256').update('document').digest();
-    return { cms: buildSignedData(identity, signDigest(identity, digest)), certDer };
+    return { cms: buildSignedData(identity, await signDigest(identity, digest)), certDer };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -131,8 +131,8 @@ describe('reader and writer on real structures', () => {
     expect(hex(roundTrip(split.signerInfos))).toBe(hex(split.signerInfos));
   });
 
-  it('the CMS SignedData Folio makes comes back byte for byte, its certificate and signer info slices included', () => {
-    const { cms, certDer } = folioCms();
+  it('the CMS SignedData Folio makes comes back byte for byte, its certificate and signer info slices included', async () => {
+    const { cms, certDer } = await folioCms();
     expect(hex(roundTrip(cms))).toBe(hex(cms));
     const split = splitSignedData(cms)!;
     expect(split.certs.map(hex)).toEqual([hex(certDer)]);

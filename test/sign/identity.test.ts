@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/modules/config.js';
 import { loadSigningIdentity, loadPkcs12, describeIdentity } from '../../src/sign/index.js';
+import { FileKeySigner } from '../../src/sign/signer/index.js';
 import { authed, startTestApi } from '../helpers/api.js';
 import { lastSignature, makePdf, nssDbTrusting, opensslCmsPrint, opensslCmsVerify, pdfsig, postSign, signBody, writeTemp } from './helpers.js';
 
@@ -43,8 +44,9 @@ describe('generated signing identity', () => {
     expect(first.chainDer).toHaveLength(2);
 
     // The key signs what the certificate verifies.
-    const sig = crypto.sign('sha256', Buffer.from('x'), first.privateKey);
-    expect(crypto.verify('sha256', Buffer.from('x'), new crypto.X509Certificate(first.certificatePem).publicKey, sig)).toBe(true);
+    const data = Buffer.from('x');
+    const { signature } = await first.signer.sign({ digest: crypto.createHash('sha256').update(data).digest(), data });
+    expect(crypto.verify('sha256', data, new crypto.X509Certificate(first.certificatePem).publicKey, signature)).toBe(true);
   });
 });
 
@@ -150,7 +152,7 @@ describe('SIGNING_P12', () => {
       const subjects = identity.chainDer.map((d) => new crypto.X509Certificate(d).subject);
       expect(subjects).toEqual(['CN=P12 Signer\nO=Example', 'CN=P12 Intermediate', 'CN=P12 Root']);
       expect(new crypto.X509Certificate(identity.rootCertificatePem!).subject).toBe('CN=P12 Root');
-      expect(new crypto.X509Certificate(identity.certificatePem).checkPrivateKey(identity.privateKey)).toBe(true);
+      expect(new crypto.X509Certificate(identity.certificatePem).checkPrivateKey((identity.signer as FileKeySigner).privateKey)).toBe(true);
     });
   }
 

@@ -12,6 +12,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pkcs12Error, loadPkcs12 } from '../../src/sign/p12.js';
+import { FileKeySigner } from '../../src/sign/signer/index.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-p12-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -54,7 +55,7 @@ describe('loadPkcs12', () => {
   it.each(['modern.p12', 'legacy.p12', 'nomac.p12', 'ec.p12'])('opens %s with its key and certificate', (name) => {
     const identity = loadPkcs12(p12(name), PASSWORD);
     expect(identity.chainDer).toHaveLength(1);
-    expect(new crypto.X509Certificate(identity.chainDer[0]!).checkPrivateKey(identity.privateKey)).toBe(true);
+    expect(new crypto.X509Certificate(identity.chainDer[0]!).checkPrivateKey((identity.signer as FileKeySigner).privateKey)).toBe(true);
     expect(identity.keyAlgorithm).toBe(name === 'ec.p12' ? 'ECDSA' : 'RSA');
   });
 

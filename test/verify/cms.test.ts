@@ -77,11 +77,11 @@ describe('verifyCms on CMS written by OpenSSL', () => {
 });
 
 describe('the SignedData Folio builds (src/sign/cms.ts)', () => {
-  it('verifies with openssl cms -verify and with verifyCms, timestamp attribute included', () => {
+  it('verifies with openssl cms -verify and with verifyCms, timestamp attribute included', async () => {
     const identity = identityFromParts(crypto.createPrivateKey(fs.readFileSync(path.join(tmp, 'key.pem'))), [
       new Uint8Array(new crypto.X509Certificate(fs.readFileSync(path.join(tmp, 'cert.pem'))).raw),
     ]);
-    const signer = signDigest(identity, digestOf('SHA-256'));
+    const signer = await signDigest(identity, digestOf('SHA-256'));
     const token = read('attached.der'); // any ContentInfo stands in for the token here
     const cms = buildSignedData(identity, signer, token);
     fs.writeFileSync(path.join(tmp, 'folio.der'), cms);
