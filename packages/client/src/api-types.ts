@@ -127,6 +127,16 @@ export type GetSigningKeyResponse = {
   validTo: string;
   issuer: string;
   subject: string;
+  previous?: Array<{
+    algorithm: string;
+    certificate: string;
+    publicKey: string;
+    fingerprint: string;
+    validFrom: string;
+    validTo: string;
+    issuer: string;
+    subject: string;
+  }>;
 };
 
 export type ListKeysResponse = {
