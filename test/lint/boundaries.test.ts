@@ -83,18 +83,37 @@ describe.skipIf(!available)('folio/layers', () => {
     expect(errors[0]).toMatch(/\(infrastructure\) imports src\/convert\/index\.ts \(capabilities\)/);
   });
 
+  it('keeps HTTP out of the engines: infrastructure below src/http and capability files other than routes, schema, module', async () => {
+    const code = "import { abandonSignal } from '../http/abandon.js';\nexport const a = abandonSignal;\n";
+    for (const file of ['src/office/x.mjs', 'src/engines/x.mjs', 'src/merge/engine-x.mjs']) {
+      const errors = layerErrors(await lint(file, code));
+      expect(errors, file).toHaveLength(1);
+      expect(errors[0]).toMatch(/engines know nothing of HTTP/);
+    }
+  });
+
+  it('lets the engine thread reach capabilities only through the module list', async () => {
+    const code = "export const load = () => import('../sign/tasks.js');\n";
+    const errors = layerErrors(await lint('src/engines/worker.ts', code));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/src\/engines\/worker\.ts \(infrastructure\) imports src\/sign\/tasks\.ts \(capabilities\)/);
+  }, 180_000);
+
   it('allows the downward imports', async () => {
     const code = [
       "import { FolioError } from '../errors.js';",
       "import { openPdf } from '../pdf/index.js';",
       "import { Deadline } from '../budget/index.js';",
-      "import { abandonSignal } from '../http/abandon.js';",
+      "import { createOfficePool } from '../office/index.js';",
       "import { readFile } from 'node:fs/promises';",
-      'export { FolioError, openPdf, Deadline, abandonSignal, readFile };',
+      'export { FolioError, openPdf, Deadline, createOfficePool, readFile };',
       '',
     ].join('\n');
     expect(layerErrors(await lint('src/merge/x.mjs', code))).toEqual([]);
-  });
+    // A capability's routes use the HTTP layer.
+    const routes = "import { abandonSignal } from '../http/abandon.js';\nexport const a = abandonSignal;\n";
+    expect(layerErrors(await lint('src/merge/routes.ts', routes))).toEqual([]);
+  }, 180_000);
 
   it('names a folder that is in no layer', async () => {
     const errors = layerErrors(await lint('src/newfolder/x.mjs', 'export const x = 1;\n'));

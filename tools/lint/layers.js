@@ -15,7 +15,8 @@ import path from 'node:path';
 
 /**
  * @typedef {{ name: string, units: string[], peers?: 'free' | 'surface', surface?: string[] }} Layer
- * @typedef {{ from: string, to: string, reason?: string, message?: string }} PathPair
+ * @typedef {{ from: string | string[], to: string, reason?: string, message?: string, exceptFiles?: string[] }} PathPair
+ *   `exceptFiles`: regular expressions on the importing file's name (not its path) that the entry does not cover.
  * @typedef {{ root: string, layers: Layer[], forbid?: PathPair[], allow?: PathPair[], scope?: string }} Options
  */
 
@@ -93,14 +94,17 @@ const layers = {
     const file = toPosix(path.relative(options.root, context.filename));
     if (!covers(scope, file)) return {};
     const from = place(file, options.layers);
-    const allowed = (target) => (options.allow ?? []).some((a) => covers(a.from, file) && covers(a.to, target));
+    const name = path.posix.basename(file);
+    const matches = (pair, target) =>
+      [pair.from].flat().some((f) => covers(f, file)) && covers(pair.to, target) && !(pair.exceptFiles ?? []).some((re) => new RegExp(re).test(name));
+    const allowed = (target) => (options.allow ?? []).some((a) => matches(a, target));
 
     const check = (node) => {
       const spec = specifierOf(node);
       if (!spec || !spec.startsWith('.')) return;
       const target = sourceName(toPosix(path.relative(options.root, path.resolve(path.dirname(context.filename), spec))));
       if (!covers(scope, target) || !from) return;
-      const forbid = (options.forbid ?? []).find((f) => covers(f.from, file) && covers(f.to, target));
+      const forbid = (options.forbid ?? []).find((f) => matches(f, target));
       if (forbid && !allowed(target)) {
         context.report({ node, messageId: 'forbidden', data: { file, target, message: forbid.message ?? forbid.reason ?? '' } });
         return;
