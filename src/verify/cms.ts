@@ -363,6 +363,8 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
     return result;
   }
   if (impliedDigest === 'SHA-1' && digestAlg !== 'SHA-1') result.warnings.push('WEAK_SIGNATURE_ALGORITHM: SHA-1');
+  const pairing = pairingProblem(sigOid, scheme, impliedDigest, digestAlg);
+  if (pairing) result.warnings.push(`ALGORITHM_MISMATCH: ${pairing}`);
   try {
     const key = signer.publicKey;
     let ok: boolean;
@@ -380,6 +382,10 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
         return result;
       }
       result.signatureAlgorithm = `RSASSA-PSS (${pss.hash}, MGF1 ${pss.hash}, salt ${pss.saltLength})`;
+      if (pss.hash !== digestAlg)
+        result.warnings.push(
+          `ALGORITHM_MISMATCH: the message digest is ${digestAlg} but the RSASSA-PSS parameters hash with ${pss.hash} (RFC 4055, RFC 8933)`,
+        );
       ok = crypto.verify(
         NODE_HASH[pss.hash]!,
         signedBytes,
@@ -415,6 +421,26 @@ export function verifyCms(der: Uint8Array, contentDigest: (alg: string) => Uint8
     };
   }
   return result;
+}
+
+/** The digests EdDSA signed attributes are hashed with (RFC 8419 §3): Ed25519 SHA-512, Ed448 SHAKE256 only. */
+const EDDSA_DIGEST: Record<string, string> = { '1.3.101.112': 'SHA-512', '1.3.101.113': 'SHAKE256' };
+
+/**
+ * The pairing rules of RFC 8419 (EdDSA), RFC 5754/5758 and RFC 8017 (RSA and ECDSA with a digest in their
+ * OID): the SignerInfo's digest algorithm must be the one the signature algorithm implies (RFC 8933 protects
+ * exactly that pairing). pyHanko refuses a mismatch as a cryptographic constraint failure. RSASSA-PSS is
+ * checked against its parameters by the caller; rsaEncryption and id-ecPublicKey imply no digest.
+ */
+function pairingProblem(sigOid: string, scheme: string, impliedDigest: string | undefined, digestAlg: string): string | undefined {
+  if (scheme === 'EDDSA') {
+    const want = EDDSA_DIGEST[sigOid]!;
+    const name = sigOid === '1.3.101.112' ? 'Ed25519' : 'Ed448';
+    return digestAlg === want ? undefined : `${name} signatures digest their signed attributes with ${want}, not ${digestAlg} (RFC 8419)`;
+  }
+  if (impliedDigest && impliedDigest !== digestAlg)
+    return `the message digest is ${digestAlg} but the signature algorithm ${sigOid} implies ${impliedDigest} (RFC 5754, RFC 8933)`;
+  return undefined;
 }
 
 /**

@@ -466,6 +466,10 @@ function judgeSignature(
   else if (!digestMatches) fail('HASH_FAILURE');
   else if (!signatureValid) fail('SIG_CRYPTO_FAILURE');
   else if ((cms?.errors.length ?? 0) > 0 || sig.orphaned || !modsOk) fail('FORMAT_FAILURE');
+  // A signature algorithm paired with a digest it does not take (RFC 8419, RFC 5754/8017) fails the
+  // cryptographic constraints before any certificate is looked at, as in pyHanko (the signature verifies, so
+  // `valid` is left to integrity, coverage and modifications, as for SHA-1).
+  else if (warnings.some((w) => w.startsWith('ALGORITHM_MISMATCH'))) conclude('INDETERMINATE', 'CRYPTO_CONSTRAINTS_FAILURE');
   else if (!path?.chainValid) conclude('INDETERMINATE', 'CERTIFICATE_CHAIN_GENERAL_FAILURE');
   // Revoked before a proven (timestamped) signing time: failed; before a merely claimed one: no proof either way.
   else if (revoked) conclude(poe ? 'TOTAL_FAILED' : 'INDETERMINATE', poe ? 'REVOKED' : 'REVOKED_NO_POE');

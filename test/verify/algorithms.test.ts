@@ -98,3 +98,68 @@ describe('RSASSA-PSS parameters', () => {
     expect(r.signatures[0]!.subIndication).toBe('SIG_CRYPTO_FAILURE');
   });
 });
+
+/**
+ * Algorithm pairings (RFC 8419 for EdDSA, RFC 5754 and RFC 8017 for RSA and ECDSA with a digest in their OID,
+ * RFC 4055 for RSASSA-PSS parameters; RFC 8933 protects the pairing): a SignerInfo whose digest algorithm is not
+ * the one its signature algorithm implies is a cryptographic constraint failure, as pyHanko reports it
+ * (INDETERMINATE / CRYPTO_CONSTRAINTS_FAILURE, before any certificate check). The signature still verifies,
+ * so `valid` stays with integrity, coverage and modifications (docs/api.md), as for SHA-1.
+ */
+describe('algorithm pairings', () => {
+  const mismatch = (r: ReturnType<typeof verifyPdf>) => {
+    const s = r.signatures[0]!;
+    expect(s.integrity).toEqual({ digestMatches: true, signatureValid: true });
+    expect(s.warnings.join('\n')).toMatch(/ALGORITHM_MISMATCH/);
+    expect(s.indication).toBe('INDETERMINATE');
+    expect(s.subIndication).toBe('CRYPTO_CONSTRAINTS_FAILURE');
+    expect(r.indication).toBe('INDETERMINATE');
+    expect(r.valid).toBe(true);
+    return s;
+  };
+  const clean = (r: ReturnType<typeof verifyPdf>) => {
+    expect(r.signatures[0]!.warnings.join('\n')).not.toMatch(/ALGORITHM_MISMATCH/);
+    expect(r.indication).toBe('TOTAL_PASSED');
+  };
+
+  it('Ed448 with SHA-512 (not SHAKE256) is a constraint failure', () => {
+    const s = mismatch(verifyPdf(signPdf(base, { signer: ed448, digest: 'sha512' }), { trust }));
+    expect(s.warnings.join()).toMatch(/Ed448 signatures digest their signed attributes with SHAKE256, not SHA-512 \(RFC 8419\)/);
+  });
+
+  it('Ed448 with SHA-256 too; with SHAKE256 (either OID) it is clean', () => {
+    mismatch(verifyPdf(signPdf(base, { signer: ed448, digest: 'sha256' }), { trust }));
+    clean(verifyPdf(signPdf(base, { signer: ed448, digest: 'shake256' }), { trust }));
+    clean(verifyPdf(signPdf(base, { signer: ed448, digest: 'shake256', shakeLen: true }), { trust }));
+  });
+
+  it('Ed25519 with SHA-256 (not SHA-512) is a constraint failure; with SHA-512 it is clean', () => {
+    const s = mismatch(verifyPdf(signPdf(base, { signer: ed25519, digest: 'sha256' }), { trust }));
+    expect(s.warnings.join()).toMatch(/Ed25519 .* with SHA-512, not SHA-256/);
+    clean(verifyPdf(signPdf(base, { signer: ed25519, digest: 'sha512' }), { trust }));
+  });
+
+  it('sha384WithRSAEncryption over a SHA-256 message digest is a constraint failure; a matching pair is clean', () => {
+    const s = mismatch(verifyPdf(signPdf(base, { signer: pki.rsa, digest: 'sha256', signatureDigest: 'sha384' }), { trust }));
+    expect(s.warnings.join()).toMatch(/message digest is SHA-256 but the signature algorithm 1\.2\.840\.113549\.1\.1\.12 implies SHA-384/);
+    clean(verifyPdf(signPdf(base, { signer: pki.rsa, digest: 'sha384', signatureDigest: 'sha384' }), { trust }));
+    // rsaEncryption names no digest: nothing to pair.
+    clean(verifyPdf(signPdf(base, { signer: pki.rsa, digest: 'sha512' }), { trust }));
+  });
+
+  it('ecdsa-with-SHA512 over a SHA-256 message digest is a constraint failure', () => {
+    mismatch(verifyPdf(signPdf(base, { signer: pki.ec, digest: 'sha256', signatureDigest: 'sha512' }), { trust }));
+    clean(verifyPdf(signPdf(base, { signer: pki.ec, digest: 'sha384' }), { trust }));
+  });
+
+  it('RSASSA-PSS parameters hashing with SHA-512 over a SHA-256 message digest is a constraint failure', () => {
+    const s = mismatch(verifyPdf(signPdf(base, { signer: pki.rsa, pss: true, digest: 'sha256', signatureDigest: 'sha512' }), { trust }));
+    expect(s.signatureAlgorithm).toBe('RSASSA-PSS (SHA-512, MGF1 SHA-512, salt 32)');
+    expect(s.warnings.join()).toMatch(/RSASSA-PSS parameters hash with SHA-512/);
+  });
+
+  it('the constraint failure comes before trust: an untrusted signer with a mismatch is CRYPTO_CONSTRAINTS_FAILURE', () => {
+    const r = verifyPdf(signPdf(base, { signer: ed448, digest: 'sha512' }), { trust: { anchors: [], service: [] } });
+    expect(r.signatures[0]!.subIndication).toBe('CRYPTO_CONSTRAINTS_FAILURE');
+  });
+});

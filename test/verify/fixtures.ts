@@ -386,6 +386,11 @@ export interface SignOptions {
   digest?: 'sha256' | 'sha384' | 'sha512' | 'sha1' | 'shake256';
   /** Write the SHAKE256 digest as id-shake256-len with its 512-bit parameter instead of id-shake256. */
   shakeLen?: boolean;
+  /**
+   * The hash the signature algorithm names and signs with (RSA: sha…WithRSAEncryption instead of rsaEncryption;
+   * ECDSA: ecdsa-with-SHA…; PSS: its parameters), when it is to differ from `digest` (an RFC 8933 mismatch).
+   */
+  signatureDigest?: 'sha256' | 'sha384' | 'sha512';
   pss?: boolean;
   /** RSA-PSS salt length (default 32). */
   pssSaltLength?: number;
@@ -567,6 +572,7 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
     );
   }
   const signedAttrsDer = new asn1js.Set({ value: attrs.map((a) => a.toSchema()) }).toBER();
+  const sigDigest = o.signatureDigest ?? digestName;
   const key = crypto.createPrivateKey(o.signer.keyPem);
   const isEc = key.asymmetricKeyType === 'ec';
   let sigAlg: pkijs.AlgorithmIdentifier;
@@ -581,21 +587,25 @@ export function buildCms(messageDigest: Uint8Array, o: SignOptions, encapsulated
         string,
         string
       >
-    )[digestName];
+    )[sigDigest];
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: oid });
-    signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, dsaEncoding: 'der' });
+    signature = crypto.sign(sigDigest, Buffer.from(signedAttrsDer), { key, dsaEncoding: 'der' });
   } else if (o.pss) {
     const saltLength = o.pssSaltLength ?? 32;
     const params = new pkijs.RSASSAPSSParams({
-      hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() }),
+      hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[sigDigest], algorithmParams: new asn1js.Null() }),
       maskGenAlgorithm: new pkijs.AlgorithmIdentifier({
         algorithmId: '1.2.840.113549.1.1.8',
-        algorithmParams: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[digestName], algorithmParams: new asn1js.Null() }).toSchema(),
+        algorithmParams: new pkijs.AlgorithmIdentifier({ algorithmId: DIGEST_OID[sigDigest], algorithmParams: new asn1js.Null() }).toSchema(),
       }),
       saltLength,
     });
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.113549.1.1.10', algorithmParams: params.toSchema() });
-    signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength });
+    signature = crypto.sign(sigDigest, Buffer.from(signedAttrsDer), { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength });
+  } else if (o.signatureDigest) {
+    const oid = { sha256: '1.2.840.113549.1.1.11', sha384: '1.2.840.113549.1.1.12', sha512: '1.2.840.113549.1.1.13' }[o.signatureDigest];
+    sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: oid, algorithmParams: new asn1js.Null() });
+    signature = crypto.sign(sigDigest, Buffer.from(signedAttrsDer), key);
   } else {
     sigAlg = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.113549.1.1.1', algorithmParams: new asn1js.Null() });
     signature = crypto.sign(digestName, Buffer.from(signedAttrsDer), key);
