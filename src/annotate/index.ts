@@ -22,7 +22,7 @@ export interface AnnotateOptions {
   flatten?: boolean;
   /** A request id/group that matches nothing is a 422 instead of a line in `report.unmatched`. */
   strict?: boolean;
-  /** Fetches image URLs (CONTRACT §0 rules); without it image URLs are refused. */
+  /** Fetches image URLs (docs/api.md § Common rules rules); without it image URLs are refused. */
   fetcher?: SafeFetcher;
 }
 
@@ -86,7 +86,7 @@ class FieldIndex {
   match(f: AnnotateField): TemplateField[] {
     if (f.group !== undefined) return this.byGroup.get(f.group) ?? [];
     const id = f.id!;
-    // CONTRACT §4 order: the control's w:id, then its tag (plain or JSON fieldId), then its alias; `{{id}}`
+    // docs/api.md § Annotate order: the control's w:id, then its tag (plain or JSON fieldId), then its alias; `{{id}}`
     // placeholders are a separate syntax and are always filled with the same value.
     const byId = this.byId.get(id);
     if (byId) return byId;

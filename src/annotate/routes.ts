@@ -1,5 +1,5 @@
 /**
- * POST /v1/annotate and POST /v1/annotate/fields (CONTRACT §4). Thin: the schema settles the request shape
+ * POST /v1/annotate and POST /v1/annotate/fields (docs/api.md § Annotate). Thin: the schema settles the request shape
  * (unknown properties → 400), the document source is resolved (its base64 decoded by the body parser, or
  * fetched under the fetch rules) and moved to the annotate engine in the engine pool; `?to=pdf` hands the
  * filled DOCX to the office engine.

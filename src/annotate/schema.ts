@@ -1,4 +1,4 @@
-/** POST /v1/annotate and POST /v1/annotate/fields (CONTRACT §4): bodies, query and answers. */
+/** POST /v1/annotate and POST /v1/annotate/fields (docs/api.md § Annotate): bodies, query and answers. */
 import { BooleanString, DocumentSource, Nullable, ReturnedDocument, StringEnum, Type, type Static } from '../http/schema.js';
 import { FIELD_TYPES } from './index.js';
 

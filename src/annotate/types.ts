@@ -1,4 +1,4 @@
-/** The annotate request and report (CONTRACT §4), as the engine sees them (no HTTP). */
+/** The annotate request and report (docs/api.md § Annotate), as the engine sees them (no HTTP). */
 import type { CalendarDate } from './dates.js';
 import type { PreparedImage } from './images.js';
 

@@ -2,7 +2,7 @@
  * Request values → values the filler can write. Everything that can be wrong with a value is found here,
  * before the template is touched: a wrong type, an undecodable image, a date that is not a date, a link to
  * a javascript: URL all give 422 VALIDATION_ERROR naming `fields[i].value` (or the option at fault).
- * Image URLs are fetched here, under the same rules as documents (CONTRACT §0).
+ * Image URLs are fetched here, under the same rules as documents (docs/api.md § Common rules).
  */
 import { FolioError } from '../errors.js';
 import { decodeBase64Input } from '../fetch/document-source.js';

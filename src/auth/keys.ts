@@ -1,5 +1,5 @@
 /**
- * API key format (CONTRACT §0): `folio_sk_` + 32 base62 characters of randomness + 6 base62 characters of
+ * API key format (docs/api.md § Common rules): `folio_sk_` + 32 base62 characters of randomness + 6 base62 characters of
  * the CRC32 of the random part. The checksum lets secret scanners recognise a key and lets us reject a
  * mistyped key without a database lookup. Keys are stored only as SHA-256 hashes (190 bits of entropy make
  * a slow hash unnecessary).

@@ -1,4 +1,4 @@
-/** Auth routes (CONTRACT §2): register and verify need no key; key management does. */
+/** Auth routes (docs/api.md § Getting a key): register and verify need no key; key management does. */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FolioError } from '../errors.js';

@@ -1,4 +1,4 @@
-/** The auth routes (CONTRACT §2): register and verify (no key), key listing and revocation (key). */
+/** The auth routes (docs/api.md § Getting a key): register and verify (no key), key listing and revocation (key). */
 import { Nullable, Type, type Static } from '../http/schema.js';
 
 const Email = Type.String({ minLength: 3, maxLength: 254, description: 'E-mail address', examples: ['ada@example.org'] });

@@ -1,5 +1,5 @@
 /**
- * Registration by e-mailed code and API key management (CONTRACT §2).
+ * Registration by e-mailed code and API key management (docs/api.md § Getting a key).
  *
  * - Codes: 6 digits, 15 minutes, single use, void after 5 wrong attempts; stored as HMAC-SHA256 keyed with a
  *   secret kept in the store (so every instance sharing a database agrees), compared in constant time.

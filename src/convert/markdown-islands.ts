@@ -2,7 +2,7 @@
  * Source islands: the Markdown of top-level blocks that a DOCX cannot carry, kept next to what Word shows
  * for them so DOCX → Markdown (src/docx/read, docx-markdown.ts) gives the Markdown back (issue 17's round
  * trip). What Word cannot say: raw HTML (Word shows it interpreted: `<b>x</b>` is bold x, a comment is
- * nothing, so the markup is gone); images (by URL they are never fetched, CONTRACT §3, and show their alt
+ * nothing, so the markup is gone); images (by URL they are never fetched, docs/api.md § Convert, and show their alt
  * text: the address and title would be lost); emphasis inside the same emphasis (`*a *b* c*` is one run of
  * italics); a loose list's blank lines (Word spaces paragraphs by their style, it has no tight or loose).
  *

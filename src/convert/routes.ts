@@ -1,5 +1,5 @@
 /**
- * POST /v1/convert (CONTRACT §3). Thin: reads and validates the multipart form (`file` and the options,
+ * POST /v1/convert (docs/api.md § Convert). Thin: reads and validates the multipart form (`file` and the options,
  * ConvertForm), settles the options with the query string's and checks them once (src/convert/schema.ts),
  * and moves the bytes to the engine pool (md/html→docx, docx→md|html) or hands them to the office engine (PDF).
  */

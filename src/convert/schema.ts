@@ -1,5 +1,5 @@
 /**
- * POST /v1/convert (CONTRACT §3): the options, accepted as query parameters or as multipart form fields
+ * POST /v1/convert (docs/api.md § Convert): the options, accepted as query parameters or as multipart form fields
  * next to `file` (the same property schemas validate both), the form itself, and the checks no schema can
  * express (which options go with which target), in one place.
  */

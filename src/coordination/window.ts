@@ -1,5 +1,5 @@
 /**
- * Fixed-window request counters per client (register and verify, CONTRACT §2: per-client rate limits → 429).
+ * Fixed-window request counters per client (register and verify, docs/api.md § Getting a key: per-client rate limits → 429).
  * In-process by default; with REDIS_URL the window lives in Redis (one key per client and window, counted
  * and given its expiry atomically by a Lua script), so every instance shares it. While Redis is
  * unreachable the in-process counter takes over (each instance then counts alone), and Redis is used again

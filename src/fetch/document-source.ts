@@ -1,5 +1,5 @@
 /**
- * `document: { base64 } | { url }` (CONTRACT §0), shared by annotate, sign and verify: exactly one, base64
+ * `document: { base64 } | { url }` (docs/api.md § Common rules), shared by annotate, sign and verify: exactly one, base64
  * raw or as a data: URI, decoded bytes at most 25 MB. The JSON schema of the source is `DocumentSource` in
  * src/http/schema.ts; its base64, like every base64 document of a body, is decoded by the body parser
  * (src/http/binary-fields.ts), which leaves the bytes here for the handler (`base64Bytes`).

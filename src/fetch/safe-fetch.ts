@@ -1,5 +1,5 @@
 /**
- * Fetching user-supplied URLs (CONTRACT §0): http(s) only, 15 s, at most 3 redirects, 25 MB, and never an
+ * Fetching user-supplied URLs (docs/api.md § Common rules): http(s) only, 15 s, at most 3 redirects, 25 MB, and never an
  * internal address. The address check runs on the IPs that DNS returned, inside the connection's own
  * lookup, so a hostname cannot resolve to a public address for the check and a private one for the
  * connection; each redirect goes through the same path.

@@ -33,7 +33,7 @@ import { InFlightBudget, admissionHook, countArrivedBytes } from './admission.js
 import { announcedLength, readIntoBuffer } from './body-buffer.js';
 
 export const API_VERSION = '0.9.0';
-/** Largest document (CONTRACT §0). */
+/** Largest document (docs/api.md § Common rules). */
 export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 /** A JSON body carries the document in base64 (4/3 larger) plus fields: room for that, no more. */
 export const MAX_JSON_BODY_BYTES = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 2 * 1024 * 1024;

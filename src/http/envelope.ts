@@ -1,5 +1,5 @@
 /**
- * The contract's error envelope (CONTRACT §0), used for every error on every path, and the one place that
+ * The contract's error envelope (docs/api.md § Common rules), used for every error on every path, and the one place that
  * maps whatever was thrown to it: engines throw domain errors (FolioError with a contract code; the code
  * gives the status), Fastify and its plugins throw their own codes, anything else is a 500.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-API-key concurrency limit across the document endpoints (CONTRACT §0: at most 10 in flight per key).
+ * Per-API-key concurrency limit across the document endpoints (docs/api.md § Common rules: at most 10 in flight per key).
  * In-process by default. With REDIS_URL, see RedisInFlightLimiter (shared across instances, in-process while
  * Redis is unreachable).
  */

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (prom-client). Served only on METRICS_PORT, never on the public port (CONTRACT §0).
+ * Prometheus metrics (prom-client). Served only on METRICS_PORT, never on the public port (docs/api.md § Common rules).
  */
 import http from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

@@ -1,4 +1,4 @@
-/** Request ids (CONTRACT §0): the client's `X-Request-Id` when it is ≤ 64 safe characters, else a new UUID. */
+/** Request ids (docs/api.md § Common rules): the client's `X-Request-Id` when it is ≤ 64 safe characters, else a new UUID. */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 

@@ -30,7 +30,7 @@ export const BooleanString = (description: string) => StringEnum(['true', 'false
 
 export const ErrorDetail = Type.Object({ field: Type.String(), issue: Type.String() });
 
-/** The contract's error envelope (CONTRACT §0); registered once as the `ErrorEnvelope` component. */
+/** The contract's error envelope (docs/api.md § Common rules); registered once as the `ErrorEnvelope` component. */
 export const ErrorEnvelope = Type.Object(
   {
     code: Type.String({ description: 'One of the contract error codes', examples: ['VALIDATION_ERROR'] }),
@@ -60,7 +60,7 @@ export function Base64Document(options: Record<string, unknown> = {}): TUnsafe<s
   return Type.Unsafe<string>({ type: 'string', minLength: 1, contentEncoding: 'base64', ...options });
 }
 
-/** `document: { base64 } | { url }` (CONTRACT §0): exactly one. */
+/** `document: { base64 } | { url }` (docs/api.md § Common rules): exactly one. */
 export const DocumentSource = Type.Unsafe<{ base64: string; url?: never } | { url: string; base64?: never }>({
   type: 'object',
   description: 'Exactly one of base64 (raw or data: URI) and url (http/https, fetched under SSRF rules)',
@@ -87,7 +87,7 @@ export interface FormFile {
   bytes: Uint8Array;
 }
 
-/** The largest file of a form unless its field says otherwise (CONTRACT §0: 25 MB per document). */
+/** The largest file of a form unless its field says otherwise (docs/api.md § Common rules: 25 MB per document). */
 export const MAX_FORM_FILE_BYTES = 25 * 1024 * 1024;
 
 export interface BinaryFieldOptions {
@@ -135,7 +135,7 @@ export const FileUpload = Type.Object({ file: BinaryField({ description: 'The do
 
 export const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-/** GET|HEAD /v1/health (CONTRACT §1). */
+/** GET|HEAD /v1/health (docs/api.md § Health). */
 export const HealthResponse = Type.Object(
   {
     status: StringEnum(['healthy', 'degraded', 'unhealthy'] as const),

@@ -1,5 +1,5 @@
 /**
- * The service's signing identity (CONTRACT §5): a key in a PKCS#11 token (SIGNING_PKCS11_MODULE, _URI and
+ * The service's signing identity (docs/api.md § Sign): a key in a PKCS#11 token (SIGNING_PKCS11_MODULE, _URI and
  * SIGNING_CERT_CHAIN: nothing private touches DATA_DIR, `signer/pkcs11-identity.ts`), else loaded from
  * SIGNING_P12 (+ SIGNING_P12_PASSWORD), else generated once into DATA_DIR/signing/ — a local root CA and a
  * signing certificate issued by it — and reused on every later start, so that documents signed before a

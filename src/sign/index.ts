@@ -1,5 +1,5 @@
 /**
- * The sign capability (CONTRACT §5): the service's signing identity, and PAdES signing of PDF/DOCX input
+ * The sign capability (docs/api.md § Sign): the service's signing identity, and PAdES signing of PDF/DOCX input
  * with audit-trail pages and an embedded audit-trail.json, applied as an incremental update.
  */
 export {

@@ -1,5 +1,5 @@
 /**
- * POST /v1/sign and GET /v1/verify/key (CONTRACT §5). Thin: one check of the request (the schema, then
+ * POST /v1/sign and GET /v1/verify/key (docs/api.md § Sign). Thin: one check of the request (the schema, then
  * request-check.ts for what a schema cannot say), the level resolved and the document sniffed once, a DOCX
  * converted by the office engine, then one signing job on the engine pool that takes all of it as checked.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /v1/sign and GET /v1/verify/key (CONTRACT §5): the body and the answers. The shape of every field —
+ * POST /v1/sign and GET /v1/verify/key (docs/api.md § Sign): the body and the answers. The shape of every field —
  * e-mail address, IP addresses, the date-time syntax, a name that is not blank — is checked here, by the
  * route's compiled schema; what a schema cannot say (a calendar date that exists, the size of an event's
  * data as JSON) is checked once by request-check.ts.

@@ -1,5 +1,5 @@
 /**
- * The ingest's own Fastify app (CONTRACT §7): `POST /v1/collect` (CORS for any origin, no credentials),
+ * The ingest's own Fastify app (docs/api.md § Telemetry ingest): `POST /v1/collect` (CORS for any origin, no credentials),
  * `OPTIONS /v1/collect` (preflight), `GET /v1/usage` (admin token; JSON or `?format=csv`). Errors use the
  * API's envelope. The handler knows nothing of storage beyond `submit`, which resolves after the commit.
  * `GET|HEAD /v1/health` (no key) reports whether the store takes writes, for probes and load balancers.
@@ -20,7 +20,7 @@ import { RowsRejectedError, type StoreHealth, type TelemetryStore } from './stor
 import { usageCsv } from './usage.js';
 import { requestIdFor } from '../http/request-id.js';
 
-/** The ingest's version in /v1/health (the API's, CONTRACT §1). */
+/** The ingest's version in /v1/health (the API's, docs/api.md § Health). */
 const INGEST_VERSION = '0.9.0';
 const startTime = new Date();
 /** A store probe serves every health request for this long (load balancers poll every few seconds). */

@@ -1,5 +1,5 @@
 /**
- * The telemetry ingest (CONTRACT §7): validated document-open events, stored durably with group commit,
+ * The telemetry ingest (docs/api.md § Telemetry ingest): validated document-open events, stored durably with group commit,
  * counted per license key and UTC month. Public surface: `createIngest` (the app, not yet listening) and
  * `openTelemetryStore`; src/ingest-entry.ts starts it on INGEST_PORT.
  */

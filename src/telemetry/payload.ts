@@ -1,5 +1,5 @@
 /**
- * Validation of a `POST /v1/collect` body (CONTRACT §7) into what the store keeps. Hand-written rather than a
+ * Validation of a `POST /v1/collect` body (docs/api.md § Telemetry ingest) into what the store keeps. Hand-written rather than a
  * JSON schema so that every offending field is named in `details` with a precise issue, and so the common
  * path (one small event) costs a few property reads. Unknown properties are ignored, not stored: clients in
  * the wild are newer than the server, and nothing we do not know about is kept.

@@ -1,5 +1,5 @@
 /**
- * The verify capability (CONTRACT §6): a forensic PDF signature validator. Public surface: verifyPdf and
+ * The verify capability (docs/api.md § Verify): a forensic PDF signature validator. Public surface: verifyPdf and
  * the trust-store helpers. The byte-level reader it is built on lives in src/pdf/ (shared with sign) and is
  * re-exported here for existing callers.
  */

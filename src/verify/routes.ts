@@ -1,5 +1,5 @@
 /**
- * POST /v1/verify (CONTRACT §6). Thin: takes the PDF from JSON `{document}` (its base64 decoded by the body
+ * POST /v1/verify (docs/api.md § Verify). Thin: takes the PDF from JSON `{document}` (its base64 decoded by the body
  * parser) or a multipart `file` (FileUpload, one compiled validator), and moves it to the verifier in the
  * engine pool, whose workers build the trust store from the service's signing identity and TRUST_ANCHORS.
  * Every readable PDF answers 200, also when its signatures fail.

@@ -1,4 +1,4 @@
-/** POST /v1/verify (CONTRACT §6): the JSON body (or a multipart `file`) and the report. */
+/** POST /v1/verify (docs/api.md § Verify): the JSON body (or a multipart `file`) and the report. */
 import { DocumentSource, Nullable, StringEnum, Type, type Static } from '../http/schema.js';
 
 const O = Type.Optional;

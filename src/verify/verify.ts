@@ -1,5 +1,5 @@
 /**
- * verifyPdf: the whole validation of one PDF, as CONTRACT §6 answers it. Per signature: ByteRange and
+ * verifyPdf: the whole validation of one PDF, as docs/api.md § Verify answers it. Per signature: ByteRange and
  * coverage, digest and CMS signature, certificate path and timestamp, then the modifications made after the
  * revision it covers, judged against DocMDP/FieldMDP. Indications follow ETSI EN 319 102-1 (as EU DSS and
  * pyHanko use them); `valid` is about integrity and modifications only, trust is reported beside it.

@@ -46,7 +46,7 @@ export interface HostileCase {
   build(): RequestSpec;
 }
 
-/** Error codes the contract ties to each status (CONTRACT §0). */
+/** Error codes the contract ties to each status (docs/api.md § Common rules). */
 const CODES: Record<number, string[]> = {
   400: ['INVALID_FILE_FORMAT', 'VALIDATION_ERROR'],
   413: ['FILE_TOO_LARGE'],

@@ -1,7 +1,7 @@
 /**
  * POST /v1/annotate and /v1/annotate/fields over HTTP on the real API, with the bad input of the issue:
  * not a DOCX, duplicate ids, an image that is not one, a 10,000-row table, DOCTYPE/entity expansion in any
- * part, XML metacharacters and control characters in values, and the request-shape errors of CONTRACT §4.
+ * part, XML metacharacters and control characters in values, and the request-shape errors of docs/api.md § Annotate.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strToU8, unzipSync, zipSync } from 'fflate';

@@ -1,5 +1,5 @@
 /**
- * Where templates and images come from: URLs fetched under CONTRACT §0 (an operator allow-list lets the test
+ * Where templates and images come from: URLs fetched under docs/api.md § Common rules (an operator allow-list lets the test
  * reach its own local server), and ZIP packages whose headers lie about sizes (bounded, refused).
  */
 import fs from 'node:fs';

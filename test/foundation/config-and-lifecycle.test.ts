@@ -1,4 +1,4 @@
-/** Configuration validation (CONTRACT §9), OpenAPI/docs, health, and SIGTERM draining of the real process. */
+/** Configuration validation (README § Configuration), OpenAPI/docs, health, and SIGTERM draining of the real process. */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * REDIS_URL: two API instances share one key's 10 in-flight slots (CONTRACT §9, beyond) and the per-client
+ * REDIS_URL: two API instances share one key's 10 in-flight slots (README § Configuration) and the per-client
  * register/verify windows; with Redis unreachable the API serves with in-process limits and says so in health.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

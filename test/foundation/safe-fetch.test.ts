@@ -1,5 +1,5 @@
 /**
- * The URL fetcher behind every `document.url` and image URL (CONTRACT §0): internal addresses refused,
+ * The URL fetcher behind every `document.url` and image URL (docs/api.md § Common rules): internal addresses refused,
  * also after DNS resolution and on redirects, allow-list honoured, redirect and size limits.
  */
 import http from 'node:http';

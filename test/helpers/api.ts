@@ -22,7 +22,7 @@ export interface TestApi {
 }
 
 export interface TestApiOptions {
-  /** Extra environment (CONTRACT §9 names), e.g. { SMTP_URL, DATABASE_URL, TSA_URL }. */
+  /** Extra environment (README § Configuration names), e.g. { SMTP_URL, DATABASE_URL, TSA_URL }. */
   env?: Record<string, string>;
   /** Start the LibreOffice pool (slow to warm; only for tests that convert). */
   office?: boolean;

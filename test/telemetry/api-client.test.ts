@@ -1,6 +1,6 @@
 /**
  * FolioClient (from the built `@folio/client`, imported the way a user would) against the real API started by
- * startTestApi: every operation of CONTRACT §1–6 whose route the running API publishes in /openapi.json.
+ * startTestApi: every operation of docs/api.md whose route the running API publishes in /openapi.json.
  * An operation whose route is not there yet is skipped with a printed reason.
  */
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';

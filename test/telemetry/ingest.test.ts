@@ -1,5 +1,5 @@
 /**
- * The ingest over HTTP (CONTRACT §7) against both stores: SQLite (default) and PostgreSQL (a fresh database
+ * The ingest over HTTP (docs/api.md § Telemetry ingest) against both stores: SQLite (default) and PostgreSQL (a fresh database
  * per run; skipped with a printed reason when the server is absent).
  */
 import Database from 'better-sqlite3';

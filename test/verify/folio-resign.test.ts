@@ -1,7 +1,7 @@
 /**
  * A PDF that already carries signatures and is signed (again) by Folio: POST /v1/sign appends audit pages, an
  * audit-trail.json and a signature field in the same update as its signature. Earlier signatures stay valid
- * (CONTRACT §5) only when that update is exactly a Folio audit revision covered by this service's own intact
+ * (docs/api.md § Sign) only when that update is exactly a Folio audit revision covered by this service's own intact
  * signature; an attacker's update before it, an audit-like update signed by another key, or an audit update
  * that also touches an existing page is still caught.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /v1/verify over HTTP on the real API: JSON {document} and multipart `file`, the CONTRACT §6 answer
+ * POST /v1/verify over HTTP on the real API: JSON {document} and multipart `file`, the docs/api.md § Verify answer
  * shape, TRUST_ANCHORS from a PEM file, error envelopes for bad input, and a healthy server afterwards.
  */
 import fs from 'node:fs';

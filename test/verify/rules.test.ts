@@ -174,7 +174,7 @@ describe('form filling with indirect appearances', () => {
   it('a field filled after an approval signature (indirect /AP /N + /V) is FORM_FILL, not OTHER (valid only under a DocMDP that permits it)', () => {
     const r = verify(fillField(signPdf(form, { signer: pki.rsa }), 'Alice'));
     expect(r.signatures[0]!.modificationsAfter.level).toBe('FORM_FILL');
-    // CONTRACT §6: without a certification only further signatures are permitted (as the corpus' replace-v1-overlay case).
+    // docs/api.md § Verify: without a certification only further signatures are permitted (as the corpus' replace-v1-overlay case).
     expect(r.valid).toBe(false);
     expect(r.signatures[0]!.problems.join()).toMatch(/MODIFIED_AFTER_SIGNING: FORM_FILL/);
   });

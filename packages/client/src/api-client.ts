@@ -1,5 +1,5 @@
 /**
- * `FolioClient`: a typed client for every operation of the Folio API (CONTRACT §1–6). Plain `fetch`, so it
+ * `FolioClient`: a typed client for every operation of the Folio API (docs/api.md). Plain `fetch`, so it
  * runs in browsers and Node 20+ alike. Every call goes through ./transport.ts: per-attempt timeout, overall
  * deadline, AbortSignal, and retries on 429/503 honouring `Retry-After` (see there for what is retried).
  * Errors are typed classes (./errors.ts) carrying the contract's envelope (code, message, requestId, details),

@@ -1,5 +1,5 @@
 /**
- * `new Folio(options)` and `folio.open(input)` (CONTRACT §8). An open reads the identity metadata, computes
+ * `new Folio(options)` and `folio.open(input)` (docs/api.md § Client library). An open reads the identity metadata, computes
  * the documentId, starts the telemetry request without waiting for it, and returns a handle whose `export()`
  * writes whatever identity metadata was missing, so the next open of the exported file uses rule 1.
  */

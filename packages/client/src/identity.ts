@@ -1,5 +1,5 @@
 /**
- * Document identity (CONTRACT §8). Rule 1: a GUID (`w15:docId`, braces removed, else the `DocumentGuid`
+ * Document identity (docs/api.md § Client library). Rule 1: a GUID (`w15:docId`, braces removed, else the `DocumentGuid`
  * custom property) and a creation time (`dcterms:created`) both present → lowercase hex SHA-256 of
  * `GUID|created`, which survives edits. Rule 2: otherwise → SHA-256 of the file bytes. SHA-256 rather than
  * SuperDoc's CRC32: 32 bits collide around 65,000 documents per key, which would undercount a bill.

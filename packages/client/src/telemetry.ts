@@ -1,5 +1,5 @@
 /**
- * The document-open event (CONTRACT §7–8): one fire-and-forget POST per open. No credentials, no retry, no
+ * The document-open event (docs/api.md § Telemetry ingest and § Client library): one fire-and-forget POST per open. No credentials, no retry, no
  * queue; every failure is swallowed and nothing waits on it. Sent: the library version, the page's origin and
  * path (never its query or fragment), hostname, user agent, screen size, the configured metadata, and per
  * event the time, documentId and creation time. Nothing of the content, no user identity.

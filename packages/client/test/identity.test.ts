@@ -1,5 +1,5 @@
 /**
- * documentId rules and export (CONTRACT §8) in Node. The portable cases are the same ones the browser test
+ * documentId rules and export (docs/api.md § Client library) in Node. The portable cases are the same ones the browser test
  * runs in Chromium; the corpus-wide check reads the corpus folder and so is Node-only. Expected hashes in the
  * portable cases use WebCrypto directly; here one is also recomputed with node:crypto.
  */

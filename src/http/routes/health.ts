@@ -1,5 +1,5 @@
 /**
- * GET|HEAD /v1/health (CONTRACT §1): no key, no secrets, no paths.
+ * GET|HEAD /v1/health (docs/api.md § Health): no key, no secrets, no paths.
  *
  * Load balancers and probes poll this, often many times a second across a fleet: the answer is a snapshot
  * of the engines' state taken at most HEALTH_SNAPSHOT_MS ago (status, engines and timestamp are of that
