@@ -110,14 +110,14 @@ export class KeyHost {
   private launch(first: boolean): Promise<void> {
     const worker = hostWorker(this.data);
     this.worker = worker;
-    // The host never keeps a process (the CLI) alive by itself: a pending signature's timer does.
-    worker.unref();
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       worker.on('message', (m: HostMessage) => {
         if (m.type === 'ready') {
           settled = true;
           this.lastRestartFailed = false;
+          // Once ready, the host never keeps a process (the CLI) alive by itself: a pending signature's timer does.
+          worker.unref();
           this.setState('healthy');
           resolve();
         } else if (m.type === 'failed') {
