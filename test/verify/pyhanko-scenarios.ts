@@ -426,7 +426,7 @@ export interface LtvData {
 export function dssUpdate(
   pdf: Uint8Array,
   data: LtvData,
-  o: { indirect?: boolean; extensions?: boolean; objectStreams?: boolean; extra?: UpdateObject[] } = {},
+  o: { indirect?: boolean; extensions?: boolean | string; objectStreams?: boolean; extra?: UpdateObject[] } = {},
 ): { pdf: Uint8Array; dss: number; certs?: number; crls?: number; vri?: number } {
   const s = lastState(pdf);
   let n = s.next;
@@ -459,7 +459,12 @@ export function dssUpdate(
   dicts.push({ num: dss, body: `<</Type /DSS /Certs ${certs.value} /CRLs ${crls.value} /VRI ${vri.value}>>` });
   const catalog = catalogWith(pdf, {
     DSS: `${dss} 0 R`,
-    ...(o.extensions ? { Extensions: '<</ESIC <</Type /DeveloperExtensions /BaseVersion /1.7 /ExtensionLevel 1>>>>' } : {}),
+    ...(o.extensions
+      ? {
+          Extensions:
+            typeof o.extensions === 'string' ? o.extensions : '<</ESIC <</Type /DeveloperExtensions /BaseVersion /1.7 /ExtensionLevel 1>>>>',
+        }
+      : {}),
   });
   const ids = { dss, certs: certs.num, crls: crls.num, vri: vri.num };
   if (o.objectStreams) {
