@@ -21,6 +21,7 @@ import { mergePdfs } from '../../src/merge/engine.js';
 import { openPdf } from '../../src/pdf/index.js';
 import { pageSizes, renderPdfPages } from '../../src/preview/index.js';
 import { preparePdf } from '../../src/sign/sign-pdf.js';
+import { verifyPdf } from '../../src/verify/index.js';
 
 const DIR = path.join(import.meta.dirname, '../fixtures/pdf-validation');
 /** Generous for a loaded machine; the files are 1–28 KB and each answer takes milliseconds. */
@@ -128,5 +129,33 @@ describe("pyHanko's reader files through every door Folio opens PDFs by", () => 
       if (r.message) messages.push(`${door}: ${r.message}`);
     }
     expect(got, messages.join('\n')).toEqual(want);
+  });
+});
+
+/**
+ * The signed files of the README: what `POST /v1/verify` must say (its engine, verifyPdf; the same answers over
+ * HTTP in pdf-validation-http.test.ts). pyHanko's verdict for each is FORM_FILLING (a second signing revision),
+ * which Folio calls SIGNATURES_ONLY: signing writes the signature, its field and appearance, the catalog's
+ * /Extensions and /Version and an XMP packet (the reference-path rules, src/verify/rules/paths.ts).
+ */
+describe("the README's signed files through verify", () => {
+  const SIGNED: Array<[file: string, pyHanko: string, signatures: number, level: string]> = [
+    ['extensions-indirect', 'test_diff_analysis_add_extensions_dict: FORM_FILLING', 2, 'SIGNATURES_ONLY'],
+    ['extensions-update-direct', 'test_diff_analysis_add_extensions_dict: FORM_FILLING', 2, 'SIGNATURES_ONLY'],
+    ['form-update-no-override-appearance-stream-ap-indirect', 'test_appearance_update_edge_cases: FORM_FILLING', 2, 'SIGNATURES_ONLY'],
+    ['pades-with-old-style-signing-cert-attr', 'test_old_style_signing_cert_attr_ok: valid, intact', 1, 'NONE'],
+  ];
+  it.each(SIGNED)('%s (pyHanko %s) → valid, the first signature not modified beyond signing', (name, _pyHanko, count, level) => {
+    const r = verifyPdf(new Uint8Array(fs.readFileSync(path.join(DIR, `pyhanko--${name}.pdf`))), { trust: { anchors: [], service: [] } });
+    expect(r.valid, r.reason).toBe(true);
+    expect(r.signatures).toHaveLength(count);
+    for (const s of r.signatures) {
+      expect(s.integrity).toEqual({ digestMatches: true, signatureValid: true });
+      expect(['ENTIRE_FILE', 'ENTIRE_REVISION']).toContain(s.coverage);
+      expect(s.problems).toEqual([]);
+    }
+    expect(r.signatures[0]!.modificationsAfter.level).toBe(level);
+    // Untrusted test roots: INDETERMINATE, never a failure.
+    expect(r.indication).toBe('INDETERMINATE');
   });
 });
