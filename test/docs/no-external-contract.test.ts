@@ -33,13 +33,16 @@ export function brokenSectionCitations(file: string, text: string, doc: string, 
     if (at < 0) return;
     for (const part of line.slice(at).split('§').slice(1)) {
       const cited = part.trimStart();
+      if (/^[<…]/.test(cited)) continue; // a placeholder: `docs/api.md § <section>`
       if (!sections.some((s) => cited.startsWith(s))) broken.push(`${file}:${i + 1}: ${doc} § ${cited.slice(0, 40)}`);
     }
   });
   return broken;
 }
 
-const files = textFiles();
+// This file spells out what it looks for, in its comments and its own cases.
+const SELF = 'test/docs/no-external-contract.test.ts';
+const files = textFiles().filter((f) => f.file !== SELF);
 const apiSections = sectionNames(fs.readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8'));
 const readmeSections = sectionNames(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
 
@@ -68,6 +71,7 @@ describe('the public contract is in the repository', () => {
     expect(brokenSectionCitations('x.ts', '// docs/api.md § Sign, § Verify', 'docs/api.md', apiSections)).toEqual([]);
     expect(brokenSectionCitations('x.ts', '// docs/api.md § Signing', 'docs/api.md', ['Sign'])).toEqual([]);
     expect(brokenSectionCitations('x.ts', '// docs/api.md § Nowhere', 'docs/api.md', apiSections)).toHaveLength(1);
+    expect(brokenSectionCitations('x.md', 'cite `docs/api.md § <section>`', 'docs/api.md', apiSections)).toEqual([]);
   });
 
   it('docs/api.md names the OpenAPI document and where it comes from', () => {
