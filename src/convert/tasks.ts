@@ -3,7 +3,7 @@
  * Markdown/HTML, and the thread's warm-up on the built-in documents. Engine threads load this file when they
  * start (the convert module's `preload`), the common path of the API.
  */
-import type { PageSize, TaskFile, TaskHandlers } from '../engines/tasks.js';
+import { wholeBuffer, type PageSize, type TaskFile, type TaskHandlers } from '../engines/tasks.js';
 import { warmUpHtml, warmUpMarkdown } from '../engines/warm-up.js';
 import { docxToText, htmlToDocx, htmlToDocxWithWarnings, markdownToDocx, markdownToDocxWithWarnings } from './index.js';
 import { decodeText } from './text.js';
@@ -39,8 +39,7 @@ export const handlers = {
 
 /** The writers give the answer a buffer of its own (src/convert/output-sink.ts): moved, not copied. */
 export const transfer: TaskFile<ConvertTask>['transfer'] = {
-  'convert.fromDocx': ({ bytes }) =>
-    bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer] : [],
+  'convert.fromDocx': ({ bytes }) => wholeBuffer(bytes),
 };
 
 /** Warm-up conversions at thread start, and the wall-time cap on them (see warmUp). */

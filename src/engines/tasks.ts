@@ -46,6 +46,14 @@ export interface TaskFile<N extends TaskName = TaskName> {
   warmUp?(): void;
 }
 
+/**
+ * The buffer behind `bytes` when `bytes` is all of it (what a writer made for the answer alone), for a
+ * `transfer` entry; nothing when it is a view into a larger buffer the thread may still use.
+ */
+export function wholeBuffer(bytes: Uint8Array): ArrayBuffer[] {
+  return bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer] : [];
+}
+
 /** The task names a tasks file serves (`typeof import('./tasks.js')`), for a module descriptor's `tasks.names`. */
 export type TaskNamesOf<F> = F extends { handlers: infer H } ? ReadonlyArray<Extract<keyof H, TaskName>> : never;
 
