@@ -19,7 +19,7 @@ const md = (bytes: Uint8Array, images?: 'inline' | 'drop') => docxToMarkdown(byt
 const ALL = ['table', 'strikethrough', 'tasklist', 'footnotes', 'autolink'] as const;
 
 /** A minimal DOCX package around a body (and optional extra parts). */
-function docx(body: string, parts: Record<string, string> = {}): Uint8Array {
+function docx(body: string, parts: Record<string, string | Uint8Array> = {}): Uint8Array {
   const entries = [
     {
       name: '[Content_Types].xml',
@@ -124,7 +124,7 @@ describe('docxToMarkdown on hand-written WordprocessingML', () => {
       '<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:blipFill><a:blip r:embed="i1"/></pic:blipFill></pic:pic>' +
       '</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>' +
       '<w:p><w:hyperlink r:id="h1" w:tooltip="first&#10;&#10;second"><w:r><w:t>link</w:t></w:r></w:hyperlink></w:p>';
-    const out = md(docx(body, { 'word/_rels/document.xml.rels': rels, 'word/media/image1.png': 'png bytes' })).markdown;
+    const out = md(docx(body, { 'word/_rels/document.xml.rels': rels, 'word/media/image1.png': Buffer.from(PNG_1x1, 'base64') })).markdown;
     const tokens = new MarkdownIt().parse(out, {});
     const inline = tokens.filter((t) => t.type === 'inline').flatMap((t) => t.children ?? []);
     const images = inline.filter((t) => t.type === 'image');

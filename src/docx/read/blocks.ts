@@ -73,6 +73,8 @@ class BlockBuilder {
   private lastCode?: Extract<Block, { t: 'code' }>;
   /** Inlines of a paragraph whose mark was deleted (tracked): they join the next paragraph. */
   private carried: Inline[] = [];
+  /** How carried inlines meet the next paragraph's (a deleted mark: as words; a drop cap: within a word). */
+  private carriedJoin: 'space' | 'none' = 'space';
   /** Running counts per numId and level, so a list interrupted and resumed keeps its numbers. */
   private readonly counters = new Map<string, number[]>();
   /** Text boxes met in the paragraph being read. */
@@ -160,12 +162,23 @@ class BlockBuilder {
     const markDeleted = !!markRPr && !!child(markRPr, 'w:del');
     let all = inlines;
     if (this.carried.length) {
-      all = [...this.carried, ...inlines];
+      // Two paragraphs joined by a deleted mark read as two runs of words: a space between them when neither
+      // side has one (as pandoc's reader joins them); a drop cap is the first letter of its word.
+      const last = this.carried[this.carried.length - 1];
+      const first = inlines[0];
+      const space = this.carriedJoin === 'space' && last?.t === 'text' && first?.t === 'text' && /\S$/.test(last.text) && /^\S/.test(first.text);
+      all = [...this.carried, ...(space ? [{ t: 'text' as const, text: ' ', m: {} }] : []), ...inlines];
       this.carried = [];
     }
     this.boxes.push(...floating);
-    if (markDeleted && all.length) {
+    // A deleted paragraph mark joins the paragraph to the next one (its content, if any left, is carried); an
+    // emptied paragraph whose mark is deleted is gone, number and all. A drop cap (a frame holding the first
+    // letter or word, w:framePr w:dropCap) belongs to the paragraph it starts.
+    const frame = pPr && child(pPr, 'w:framePr');
+    const dropCap = !!frame && /^(drop|margin)$/.test(attr(frame, 'w:dropCap') ?? '');
+    if (markDeleted || (dropCap && all.length)) {
       this.carried = all;
+      this.carriedJoin = dropCap ? 'none' : 'space';
       return undefined;
     }
     const f: ParaFormat = {};
@@ -216,8 +229,11 @@ class BlockBuilder {
       if (style.code && !(fonts.runs > 0 && fonts.proportional === fonts.runs)) kind = 'code';
       else if (fonts.runs > 0 && fonts.mono === fonts.runs && !numbered && !looksLikeProse(plainText(all))) kind = 'code';
     } else if (level === 0 && style.code) kind = 'code';
-    // A heading numbered by its style (1. Introduction) stays a heading; a direct list number makes an item.
-    const list = lvl && !lvl.hidden && !((kind === 'heading' || kind === 'hr') && fromStyle) ? { numId: numId!, ilvl, lvl } : undefined;
+    // A heading stays a heading however it is numbered ("1.2 Scope", by its style or directly), as pandoc, mammoth
+    // and Word's outline read it, except Folio's own list items holding a heading (a direct number there); a rule
+    // numbered by its style is no item.
+    const numberedHeading = kind === 'heading' && (fromStyle || !this.ctx.writtenByFolio);
+    const list = lvl && !lvl.hidden && !numberedHeading && !(kind === 'hr' && fromStyle) ? { numId: numId!, ilvl, lvl } : undefined;
     if (!hasContent && kind !== 'hr' && !(kind === 'code' && (this.lastCode || style.code)) && !list) return undefined;
     return {
       kind,
@@ -279,7 +295,7 @@ class BlockBuilder {
    * container's nests it further). Indentation alone does not: hanging indents, indented body text,
    * bibliography entries and indented lines in table cells are paragraphs (pandoc reads any left indentation
    * as a quote; the documents of the corpora indent far more often for layout). The one exception is a
-   * document Folio wrote (ReadContext.indentQuotes).
+   * document Folio wrote (ReadContext.writtenByFolio).
    */
   private quoteDepth(info: ParaInfo, extra: number): number {
     // Bounded: an indentation of millions of twips must not nest thousands of quotes.
@@ -287,7 +303,7 @@ class BlockBuilder {
     if (info.quoteStyle) return Math.max(1, steps);
     // Folio's own writer says "inside a quote" by 720 twips of indentation a level (lists, code and headings
     // in quotes have their own styles): its documents are read back by that convention.
-    if (!this.ctx.indentQuotes || info.kind === 'hr') return 0;
+    if (!this.ctx.writtenByFolio || info.kind === 'hr') return 0;
     return extra >= QUOTE_STEP / 2 ? Math.max(1, steps) : 0;
   }
 

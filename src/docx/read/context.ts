@@ -44,9 +44,10 @@ export interface ReadContext {
   count(n?: number): void;
   /**
    * The document was written by Folio's Markdown/HTML → DOCX writer (docProps/app.xml Application "Folio"),
-   * which nests quotes by 720 twips of indentation a level (QUOTE_STEP): indentation is read as quotes.
+   * whose conventions it is read back by: quotes nest by 720 twips of indentation a level (QUOTE_STEP), and a
+   * heading with a direct list number is a list item holding a heading (`- # Title`).
    */
-  indentQuotes: boolean;
+  writtenByFolio: boolean;
   /** The blocks of an embedded chunk (w:altChunk r:id), read by reader.ts within the document's budgets. */
   altChunk(rId: string | undefined): Block[];
   /** Counts one shape (picture or text box of a drawing): false past ReadLimits.maxShapes (warned once). */

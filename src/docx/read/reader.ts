@@ -193,7 +193,7 @@ class Reader {
     const numberingPart = part('numbering');
     const numbering = new Numbering(numberingPart ? this.parse(numberingPart) : undefined, (id) => styles.numberingStyleNumId(id));
     const noteRefs: ReadContext['noteRefs'] = [];
-    const indentQuotes = this.writtenByFolio();
+    const writtenByFolio = this.writtenByFolio();
     const island = islandLoader(this.pkg, main, mainRels.customXml, (name) => this.parse(name), this.warn);
     const context = (rels: Map<string, Relationship>): ReadContext => ({
       styles,
@@ -201,7 +201,7 @@ class Reader {
       rels,
       limits: this.limits,
       images: this.options.images ?? 'inline',
-      indentQuotes,
+      writtenByFolio,
       image: (rId) => this.image(rels, rId),
       noteRefs,
       island,
