@@ -69,10 +69,11 @@ RUN node packages/client/build.mjs && npx tsc -p tsconfig.json
 FROM toolchain AS deps
 COPY package.json package-lock.json ./
 COPY packages/client/package.json packages/client/
-# The native SQLite addon must exist (npm 11.19 runs unapproved install scripts with a notice only; a later
-# default that skips them would leave it out): open an in-memory database.
+# The native SQLite and PKCS#11 addons must exist (npm 11.19 runs unapproved install scripts with a notice only; a
+# later default that skips them would leave them out): open an in-memory database, load the PKCS#11 binding.
 RUN npm ci --omit=dev && npm cache clean --force \
-    && node -e "new (require('better-sqlite3'))(':memory:').close()"
+    && node -e "new (require('better-sqlite3'))(':memory:').close()" \
+    && node -e "new (require('pkcs11js').PKCS11)()"
 
 # ---- fonts: the metric-compatible substitutes of Office fonts (fonts/README.md), as scripts/setup.sh builds them --
 FROM ${BASE_IMAGE} AS fonts
