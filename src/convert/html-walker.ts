@@ -6,6 +6,7 @@
  * Bounds: element nesting deeper than MAX_DEPTH is flattened to its text (iteratively), a document of more
  * than MAX_ELEMENTS elements is refused before it is walked, and images are embedded only within budget.
  */
+import { addTexMath } from './markdown-math-docx.js';
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element } from 'domhandler';
 import { Cascade, cssColor, lengthTwips, type Declarations } from './css.js';
@@ -158,6 +159,8 @@ export class HtmlConverter {
     let run: RunProps = ctx.run;
     let link = ctx.link;
     let pre = ctx.pre;
+    // TeX math as pandoc and Folio's Markdown renderer write it (\(…\), display \[…\]): a Word equation.
+    if (tag === 'span' && /(^|\s)math(\s|$)/.test(el.attribs.class ?? '') && addTexMath(this.w, textOf(el), ctx)) return;
     switch (tag) {
       case 'br':
         this.w.addRaw('<w:br/>', ctx);
@@ -224,7 +227,6 @@ export class HtmlConverter {
         break;
       case 'abbr':
       case 'acronym':
-      case 'span':
       case 'font':
       case 'label':
       case 'time':

@@ -9,6 +9,7 @@
  * element count is capped as the DOM path caps it, footnote copies are capped by the writer, tables keep
  * Word's column limit, and images go through the same data-URI budgets.
  */
+import { addTex } from './markdown-math-docx.js';
 import { bookmarkName } from '../docx/wordml/bookmarks.js';
 import { copyPara } from '../docx/wordml/paragraph-props.js';
 import { runWith } from '../docx/wordml/run-props.js';
@@ -97,6 +98,7 @@ const KNOWN_INLINE = new Set([
   'footnote_ref',
   'footnote_anchor',
   'html_inline',
+  'math_inline',
 ]);
 
 type NoteIndex = Map<number, { open: number; close: number }>;
@@ -404,6 +406,10 @@ class MarkdownWriter {
         case 'html_inline':
           // Only the task-list checkboxes come this way (see writable).
           w.addCheckbox(t.content === TASK_CHECKED, ctx);
+          break;
+        case 'math_inline':
+          // TeX between dollars: a Word equation (markdown-math-docx.ts).
+          addTex(w, t.content, !!(t.meta as { display?: boolean } | null)?.display, ctx);
           break;
       }
     }

@@ -10,14 +10,16 @@ import type { Document } from 'domhandler';
 import { markdownDom } from './markdown-dom.js';
 import { fastTokens } from './markdown-tokens.js';
 import { linearTaskLists, TASK_CHECKBOX } from './markdown-tasklists.js';
+import { mathDollars } from './markdown-math.js';
 export { TASK_CHECKED, TASK_UNCHECKED } from './markdown-tasklists.js';
 
 const MAX_QUOTE_DEPTH = 32;
 const DEEP_QUOTES = /^(?:[ \t]{0,3}>){33,}/gm;
 
 /** The GFM extensions (cmark-gfm's names). All are on unless a caller asks for fewer. */
-export type GfmExtension = 'table' | 'strikethrough' | 'autolink' | 'tagfilter' | 'footnotes' | 'tasklist';
-export const GFM_EXTENSIONS: readonly GfmExtension[] = ['table', 'strikethrough', 'autolink', 'tagfilter', 'footnotes', 'tasklist'];
+export type GfmExtension = 'table' | 'strikethrough' | 'autolink' | 'tagfilter' | 'footnotes' | 'tasklist' | 'math';
+/** The GFM extensions, and `math`: TeX between dollars (markdown-math.ts), as GitHub and pandoc read it. */
+export const GFM_EXTENSIONS: readonly GfmExtension[] = ['table', 'strikethrough', 'autolink', 'tagfilter', 'footnotes', 'tasklist', 'math'];
 
 const renderers = new Map<string, MarkdownItInstance>();
 
@@ -90,6 +92,7 @@ function createRenderer(ext: ReadonlySet<GfmExtension>): MarkdownItInstance {
     });
   }
   if (ext.has('tagfilter')) tagFilter(md);
+  if (ext.has('math')) mathDollars(md);
   if (ext.has('footnotes')) {
     md.use(footnote);
     linearFootnoteTail(md);

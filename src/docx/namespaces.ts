@@ -13,6 +13,7 @@ export const NS = {
   a: 'http://schemas.openxmlformats.org/drawingml/2006/main',
   pic: 'http://schemas.openxmlformats.org/drawingml/2006/picture',
   w14: 'http://schemas.microsoft.com/office/word/2010/wordml',
+  m: 'http://schemas.openxmlformats.org/officeDocument/2006/math',
 } as const;
 
 /** Relationship types are `${REL_TYPE}/styles`, `${REL_TYPE}/numbering`, `${REL_TYPE}/image` …. */
@@ -24,5 +25,5 @@ export const CONTENT_TYPES_NS = 'http://schemas.openxmlformats.org/package/2006/
 /** WordprocessingML content types are `${WML_CONTENT_TYPE}.numbering+xml`, `.document.main+xml` …. */
 export const WML_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
 
-/** The namespace declarations of a part that holds body content (document, footnotes): text, links, pictures. */
-export const BODY_NAMESPACES = (['w', 'r', 'wp', 'a', 'pic'] as const).map((p) => `xmlns:${p}="${NS[p]}"`).join(' ');
+/** The namespace declarations of a part that holds body content (document, footnotes): text, links, pictures, equations. */
+export const BODY_NAMESPACES = (['w', 'r', 'wp', 'a', 'pic', 'm'] as const).map((p) => `xmlns:${p}="${NS[p]}"`).join(' ');

@@ -75,6 +75,11 @@ function isAtom(tex: string): boolean {
   return /^(?:\\[A-Za-z]+|\\.|[^\\{}\s])$/u.test(tex) || /^[0-9]$/.test(tex);
 }
 
+/** Whether an operand of \sum or \sin can follow it unbraced: one node that is not a run of several characters. */
+function bare(row: MathRow, tex: string): boolean {
+  return isAtom(tex) || (row.length === 1 && row[0]!.k !== 'run' && !/^[{_^]/.test(tex));
+}
+
 /** A script or base argument: braced unless it is one character or one command. */
 function arg(tex: string): string {
   return isAtom(tex) ? tex : `{${tex}}`;
@@ -150,7 +155,8 @@ function nodeTex(n: MathNode): string {
       if (n.sup) op += `^{${rowTex(n.sup)}}`;
       const e = rowTex(n.e);
       if (!e) return op;
-      return isAtom(e) ? cat(op, e) : `${op}{${e}}`;
+      // One operand node is written bare (\sum_{k}\frac{1}{k}, \sum_{n}a_{n}): the reader takes the next atom.
+      return bare(n.e, e) ? cat(op, e) : `${op}{${e}}`;
     }
     case 'sub':
       return `${arg(rowTex(n.e))}_{${rowTex(n.sub)}}`;
@@ -198,7 +204,7 @@ function nodeTex(n: MathNode): string {
       const e = rowTex(n.e);
       const b = new TexBuilder();
       b.add(name);
-      if (e) b.add(e.startsWith('\\left') || isAtom(e) ? e : `{${e}}`);
+      if (e) b.add(bare(n.e, e) ? e : `{${e}}`);
       return b.s;
     }
     case 'lim': {

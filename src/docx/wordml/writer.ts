@@ -13,7 +13,11 @@ import { copyRun, rPrXml, runWith, type RunProps } from './run-props.js';
 import { xmlAttr, xmlText } from './escape.js';
 
 /** Content of a paragraph before it is written: text (merged with its neighbours) or one run's XML (br, tab, drawing, note reference). */
-export type Piece = { kind: 'text'; text: string; rPr: string; link?: string } | { kind: 'raw'; xml: string; rPr: string; link?: string };
+export type Piece =
+  | { kind: 'text'; text: string; rPr: string; link?: string }
+  | { kind: 'raw'; xml: string; rPr: string; link?: string }
+  /** Paragraph content that is not a run: an equation (m:oMath, m:oMathPara; math.ts). */
+  | { kind: 'math'; xml: string; rPr: string; link?: string };
 
 export interface Para {
   props: ParaProps;
@@ -243,6 +247,11 @@ export class WordWriter {
           runText = piece.text;
         }
         last = piece;
+      } else if (piece.kind === 'math') {
+        pushTextRun(out, last, runText);
+        runText = '';
+        out.push(piece.xml);
+        last = piece;
       } else {
         pushTextRun(out, last, runText);
         runText = '';
@@ -295,6 +304,13 @@ export class WordWriter {
     const p = this.ensurePara(ctx);
     p.pieces.push({ kind: 'raw', xml, rPr: rPrXml(run), link: ctx.link });
     p.spaceBefore = xml === '<w:br/>';
+  }
+
+  /** An equation (m:oMath or m:oMathPara, wordml/math.ts) in the paragraph. */
+  addMath(xml: string, ctx: Ctx): void {
+    const p = this.ensurePara(ctx);
+    p.pieces.push({ kind: 'math', xml, rPr: '', link: ctx.link });
+    p.spaceBefore = false;
   }
 
   /** A checkbox (☒/☐) or radio button (◉/○) as text; the space after it separates it from what follows. */
