@@ -9,7 +9,7 @@
  */
 import { strFromU8, unzipSync } from 'fflate';
 import { docxReference } from './docx-export-reference.js';
-import { words as fidelityWords, type Facts } from './fidelity.js';
+import { mathChars, words as fidelityWords, type Facts } from './fidelity.js';
 
 const add = (bag: Map<string, number>, key: string, n = 1) => bag.set(key, (bag.get(key) ?? 0) + n);
 
@@ -59,6 +59,6 @@ export function xmlFacts(docx: Uint8Array): Facts {
   if (math) add(keys, 'math', math);
   const words = new Map<string, number>();
   for (const w of ref.words) add(words, w);
-  for (const t of mathText) for (const w of fidelityWords(t)) add(words, w);
+  for (const t of mathText) for (const w of fidelityWords(mathChars(t))) add(words, w);
   return { keys, words, families: new Set(['h', 'li', 'cell', 'strong', 'em', 's', 'a', 'fn', 'img', 'math']) };
 }

@@ -7,7 +7,8 @@
  *   cell, `quote` per block quote, `code` per code block, `strong:<word>` / `em:<word>` / `s:<word>` /
  *   `sup:<word>` / `sub:<word>` per word so marked, `a:<target>` per link (`a:#` for every internal one),
  *   `fn` per note reference, `img` per picture, `math` per equation;
- * - text: the multiset of words (NFKC, lower case, runs of letters, digits and marks), notes included.
+ * - text: the multiset of words (NFKC, lower case, runs of letters, digits and marks), notes included; in
+ *   MathML, each letter and digit is a word of its own.
  *
  * Each side's F1 is 2·|A∩B| / (|A| + |B|) over the multisets. A reference can state only some families of keys
  * (`families`): the output is then scored on those families only, so a reference that says nothing about
@@ -71,9 +72,15 @@ function text(n: AnyNode): string {
   if (isText(n)) return n.data;
   if (!isTag(n)) return 'children' in n ? (n.children as AnyNode[]).map(text).join('') : '';
   if (SKIP.has(n.name)) return '';
+  // An equation's words are its letters and digits one by one: how a converter splits math into tokens (MathML
+  // elements, runs of OMML) says nothing about what it kept.
+  if (n.name === 'math') return ` ${mathChars(n.children.map(text).join(''))} `;
   const inner = n.children.map(text).join('');
   return /^(p|div|li|td|th|h[1-6]|tr|br|pre|blockquote|section|table|ul|ol|dd|dt|mtd|mtr)$/.test(n.name) ? ` ${inner} ` : inner;
 }
+
+/** The letters and digits of math text, space-separated. */
+export const mathChars = (s: string) => [...s.normalize('NFKC')].filter((c) => /[\p{L}\p{N}]/u.test(c)).join(' ');
 
 const MARKS: Array<[string, (e: Element) => boolean]> = [
   ['strong', (e) => e.name === 'strong' || e.name === 'b' || /font-weight\s*:\s*(bold|[6-9]00)/i.test(e.attribs.style ?? '')],

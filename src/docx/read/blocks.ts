@@ -210,6 +210,8 @@ class BlockBuilder {
     }
     ilvl = clampLevel(ilvl); // Word has nine levels: a hostile ilvl cannot nest lists deeper
     const lvl = numId !== undefined && numId !== '0' ? this.ctx.numbering.level(numId, ilvl) : undefined;
+    // Numbering that shows no marker (a continuation paragraph of a list item) places the paragraph at its level.
+    const levelInd = lvl?.hidden ? lvl.indent : undefined;
 
     // Headings come from the style chain (as Word's Heading styles, Title and outline levels of styles); a
     // direct w:outlineLvl only puts body text in the navigation pane and stays a paragraph (pandoc agrees).
@@ -240,7 +242,7 @@ class BlockBuilder {
       level,
       quoteStyle: !!style.quote,
       list,
-      ind,
+      ind: ind ?? levelInd,
       listParagraph: style.names.some((n) => n === 'list paragraph' || n.startsWith('list continue')),
       inlines: all,
       f,
@@ -326,7 +328,9 @@ class BlockBuilder {
     const { numId, ilvl, lvl } = info.list!;
     while (this.lists.length && this.lists[this.lists.length - 1]!.ilvl > ilvl) this.lists.pop();
     let top = this.lists[this.lists.length - 1];
-    if (top && top.ilvl === ilvl && top.numId !== numId) {
+    // Another numbering instance at the same level starts another list, except between bulleted ones: items of
+    // two bullet instances side by side look like one list (pandoc writes one instance per task item).
+    if (top && top.ilvl === ilvl && top.numId !== numId && (lvl.ordered || top.block.ordered)) {
       this.lists.pop();
       top = this.lists[this.lists.length - 1];
     }

@@ -76,7 +76,7 @@ export class Numbering {
         ordered: fmt !== 'bullet' && fmt !== 'none',
         start: Number.isFinite(start) && start >= 0 ? Math.min(start, 999_999_999) : 1,
         indent: Number.isFinite(left) ? left : 720 * (ilvl + 1),
-        hidden: fmt === 'none' || text === '',
+        hidden: fmt === 'none' || text === '' || (fmt === 'bullet' && text !== undefined && text.trim() === ''),
         check: fmt === 'bullet' && text !== undefined && /^[☐☑☒]$/.test(text.trim()) ? text.trim() !== '☐' : undefined,
       };
     }
