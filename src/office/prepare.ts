@@ -15,6 +15,7 @@ import { placeCommentsInMargin } from './comments-margin.js';
 import { unicodeBullets } from './bullets.js';
 import { wordLineSpacing } from './line-spacing.js';
 import { useWordAlternatives, wordAlternatives } from './alt-fonts.js';
+import { expandTextChunks } from '../docx/wordml/alt-chunks.js';
 import type { DocxToPdfOptions } from './types.js';
 
 const REVISION_HINT = /<w:(ins|del|moveFrom|moveTo|\w+PrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge)[\s/>]/;
@@ -32,7 +33,9 @@ export function prepareDocx(pkg: DocxPackage, options: DocxToPdfOptions, warning
   const bullets = fixBullets(pkg, names);
   const lineSpacing = fixLineSpacing(pkg, names);
   const altFonts = useAltFonts(pkg, names);
-  if (mode === 'markup' && !hasComments) return bullets || lineSpacing || altFonts ? pkg.toBytes() : pkg.bytes;
+  // HTML/RTF/text chunks LibreOffice leaves out become paragraphs of their text (src/docx/wordml/alt-chunks.ts).
+  const chunks = expandTextChunks(pkg);
+  if (mode === 'markup' && !hasComments) return bullets || lineSpacing || altFonts || chunks ? pkg.toBytes() : pkg.bytes;
   if (hasComments && commentsMode === 'margin') placeCommentsInMargin(pkg, warnings);
   for (const name of names) {
     if (hasComments && isCommentPart(name)) {
