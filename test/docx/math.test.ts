@@ -10,6 +10,10 @@ import { MAX_MATH_DEPTH } from '../../src/docx/math/ast.js';
 import { docx, mr } from './build.js';
 import { activeContent } from '../convert/markdown-safety-cases.js';
 import { markdownToHtml } from '../../src/convert/index.js';
+import { parseDocument } from 'htmlparser2';
+import { isTag, type AnyNode } from 'domhandler';
+import fs from 'node:fs';
+import path from 'node:path';
 
 const inline = (omml: string) => `<w:p><w:r><w:t xml:space="preserve">x </w:t></w:r><m:oMath>${omml}</m:oMath></w:p>`;
 const display = (...eqs: string[]) => `<w:p><m:oMathPara>${eqs.map((e) => `<m:oMath>${e}</m:oMath>`).join('')}</m:oMathPara></w:p>`;
@@ -209,5 +213,50 @@ describe('equations in text', () => {
   it('a hostile run of equations counts against the node budget', () => {
     const body = `<w:p>${`<m:oMath>${mr('a')}</m:oMath>`.repeat(3000)}</w:p>`;
     expect(() => readDocxModel(docx(body), { limits: { maxNodes: 2000 } })).toThrow(/too large/);
+  });
+
+  it('writes only presentation-MathML elements and attributes of its own, for every construct and the fixtures', () => {
+    const ELEMENTS = new Set(
+      'math semantics annotation mrow mi mn mo mtext mfrac msqrt mroot msub msup msubsup mmultiscripts mprescripts none munder mover munderover mtable mtr mtd menclose mphantom'.split(
+        ' ',
+      ),
+    );
+    const ATTRS = new Set([
+      'xmlns',
+      'display',
+      'encoding',
+      'mathvariant',
+      'linethickness',
+      'bevelled',
+      'largeop',
+      'accent',
+      'accentunder',
+      'fence',
+      'separator',
+      'notation',
+    ]);
+    const all = [
+      ...['NewDocxDocuments_Equation', 'TestFiles_WC_WC031-Two-Maths-After', 'TestFiles_HC031-Complicated-Document'].map(
+        (f) => docxToHtml(new Uint8Array(fs.readFileSync(path.join(import.meta.dirname, `../fixtures/docx-wild/powertools--${f}.docx`)))).html,
+      ),
+      html(
+        display(
+          `<m:d><m:e><m:m><m:mr><m:e>${mr('a')}</m:e></m:mr></m:m></m:e></m:d><m:sPre><m:sub/><m:sup>${mr('2')}</m:sup><m:e>${mr('X')}</m:e></m:sPre><m:borderBox><m:e>${mr('&lt;b onclick=x&gt;')}</m:e></m:borderBox><m:phant><m:phantPr><m:show m:val="0"/></m:phantPr><m:e>${mr('y')}</m:e></m:phant>`,
+        ),
+      ),
+    ];
+    let seen = 0;
+    const walk = (n: AnyNode, inMath: boolean) => {
+      if (!isTag(n)) return;
+      const here = inMath || n.name === 'math';
+      if (here) {
+        seen++;
+        expect(ELEMENTS.has(n.name), n.name).toBe(true);
+        for (const a of Object.keys(n.attribs)) expect(ATTRS.has(a), `${n.name} ${a}`).toBe(true);
+      }
+      for (const c of n.children) walk(c, here);
+    };
+    for (const h of all) for (const c of parseDocument(h).children) walk(c, false);
+    expect(seen).toBeGreaterThan(50);
   });
 });
