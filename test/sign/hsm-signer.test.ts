@@ -13,6 +13,7 @@ import { loadSigningIdentity } from '../../src/sign/index.js';
 import type { SigningIdentity } from '../../src/sign/identity-types.js';
 import { FileKeySigner, signerFromThreadData, type SignatureAlgorithm } from '../../src/sign/signer/index.js';
 import { digestInfo, ecdsaRawToDer } from '../../src/sign/signer/encoding.js';
+import { publicReason } from '../../src/sign/signer/remote-key.js';
 import { engineWorkerData } from '../../src/modules/engine.js';
 import { loadTrustStore, verifyPdf } from '../../src/verify/index.js';
 import { makePdf, nssDbTrusting, pdfsig, signMinimal, writeTemp } from './helpers.js';
@@ -163,5 +164,17 @@ describe('the encodings around a token', () => {
       }
     }
     expect(() => ecdsaRawToDer(new Uint8Array(63))).toThrow(/not r‖s/);
+  });
+});
+
+describe('what /v1/health and a 503 say of a failure (publicReason)', () => {
+  it('a PKCS#11 code or a category, never a path, URI or label', () => {
+    expect(publicReason('the token did not sign (CKR_DEVICE_REMOVED)')).toBe('CKR_DEVICE_REMOVED');
+    expect(publicReason('SIGNING_PKCS11_URI finds no private key pkcs11:token=folio;object=signer on the token')).toBe('key not found');
+    expect(publicReason('SIGNING_PKCS11_URI names pin-source /run/secrets/pin, which cannot be read (EACCES)')).toBe('PIN file unreadable');
+    expect(publicReason('SIGNING_PKCS11_URI the token refused this PIN before; not tried again until the PIN changes')).toBe('PIN refused');
+    expect(publicReason('SIGNING_CERT_CHAIN does not certify the key that signs: …')).toBe('certificate does not match the key');
+    expect(publicReason('no signature within 10000 ms')).toBe('timed out');
+    expect(publicReason('something else at /var/lib/hsm')).toBe('unavailable');
   });
 });

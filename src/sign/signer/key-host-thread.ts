@@ -17,7 +17,7 @@
 import crypto from 'node:crypto';
 import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
 import type { SignMessage, SignReply } from './channel.js';
-import { KeySetupError, KeyUnavailableError, type RemoteKey, type RemoteKeySpec } from './remote-key.js';
+import { KeySetupError, KeyUnavailableError, publicReason, type RemoteKey, type RemoteKeySpec } from './remote-key.js';
 import { NODE_DIGEST, type SignatureAlgorithm } from './types.js';
 
 export interface KeyHostData {
@@ -126,7 +126,7 @@ class KeyHost {
       out.close();
     };
     if (this.state !== 'healthy') {
-      reply({ id: msg.id, ok: false, message: this.reason ?? 'the key is not ready', retryAfter: RETRY_AFTER_S });
+      reply({ id: msg.id, ok: false, message: publicReason(this.reason ?? 'the key is not ready'), retryAfter: RETRY_AFTER_S });
       return;
     }
     this.inFlight++;
@@ -149,7 +149,7 @@ class KeyHost {
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       this.fail(message);
-      reply({ id: msg.id, ok: false, message, retryAfter: RETRY_AFTER_S });
+      reply({ id: msg.id, ok: false, message: publicReason(message), retryAfter: RETRY_AFTER_S });
     } finally {
       clearTimeout(timer);
     }

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../../config/index.js';
 import { ChannelSigner } from './channel.js';
 import type { HostMessage, KeyHostData } from './key-host-thread.js';
-import type { RemoteKeySpec } from './remote-key.js';
+import { publicReason, type RemoteKeySpec } from './remote-key.js';
 import type { SignatureAlgorithm } from './types.js';
 
 export interface KeyHostOptions {
@@ -53,6 +53,7 @@ export class KeyHost {
   private closing = false;
   private restartTimer?: NodeJS.Timeout;
   private lastRestartFailed = false;
+  private fullReason?: string;
 
   private constructor(
     private readonly data: KeyHostData,
@@ -99,11 +100,14 @@ export class KeyHost {
     clearTimeout(timer);
   }
 
+  /** The full reason goes to the log; health shows only its code or category (`publicReason`). */
   private setState(status: 'healthy' | 'degraded', reason?: string): void {
-    if (status === this.state.status && reason === this.state.reason) return;
+    if (status === this.state.status && reason === this.fullReason) return;
     if (status === 'degraded') this.logger.warn({ key: this.signer.keyName, reason }, 'signing key unavailable: /v1/sign answers 503');
     else if (this.state.status === 'degraded') this.logger.info({ key: this.signer.keyName }, 'signing key available again');
-    this.state = { status, ...(reason !== undefined ? { reason } : {}), since: new Date().toISOString() };
+    this.fullReason = reason;
+    const since = status === this.state.status ? this.state.since : new Date().toISOString();
+    this.state = { status, ...(reason !== undefined ? { reason: publicReason(reason) } : {}), since };
   }
 
   /** Starts the thread; the first time, resolves when it is ready and rejects with its start-up failure. */

@@ -55,3 +55,19 @@ export interface RemoteKeySpec {
   /** The adapter's options, structured-cloned to the key host thread. */
   options: unknown;
 }
+
+/**
+ * What health and a 503 answer say of a failure: the PKCS#11 code or a short category, never the full message,
+ * which may name files, URIs and key labels (those go to the log). /v1/health needs no key.
+ */
+export function publicReason(reason: string): string {
+  const code = /CKR_[A-Z0-9_]+/.exec(reason)?.[0];
+  if (code) return code;
+  if (/finds no private key|names no token|more than one/.test(reason)) return 'key not found';
+  if (/refused the PIN|refuses logins|refused this PIN/.test(reason)) return 'PIN refused';
+  if (/pin-source/.test(reason)) return 'PIN file unreadable';
+  if (/certif/.test(reason)) return 'certificate does not match the key';
+  if (/no signature within/.test(reason)) return 'timed out';
+  if (/thread stopped/.test(reason)) return 'key host stopped';
+  return 'unavailable';
+}
