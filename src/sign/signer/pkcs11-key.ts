@@ -338,12 +338,21 @@ export class Pkcs11Key implements RemoteKey {
       actual = `RSA-${bits}`;
       if (expected.scheme !== 'ECDSA' && expected.modulusBits === bits) actual = 'match';
     } else if (keyType === BigInt(pkcs11js.CKK_EC)) {
-      const params = this.call(() => lib.C_GetAttributeValue(session, key, [{ type: pkcs11js.CKA_EC_PARAMS }]), 'C_GetAttributeValue')[0]?.value;
-      const oid = Buffer.isBuffer(params) ? tryDer(() => decodeOid(contentBytes(params, readSingle(params, TAG.OID)))) : undefined;
+      // Some HSMs keep CKA_EC_PARAMS on the public key object only: without it the certificate's curve stands, and
+      // the test signature the key host makes next proves the pair.
+      let params: unknown;
+      try {
+        params = lib.C_GetAttributeValue(session, key, [{ type: pkcs11js.CKA_EC_PARAMS }])[0]?.value;
+      } catch {
+        params = undefined;
+      }
+      const oid =
+        Buffer.isBuffer(params) && params.length > 0 ? tryDer(() => decodeOid(contentBytes(params, readSingle(params, TAG.OID)))) : undefined;
       const curve = oid ? CURVE_OIDS[oid] : undefined;
-      if (!curve) throw new KeySetupError(URI, `names an EC key on curve ${oid ?? 'unknown'}; Folio signs with ECDSA P-256, P-384 or P-521, or RSA`);
-      actual = `EC ${curve}`;
-      if (expected.scheme === 'ECDSA' && expected.curve === curve) actual = 'match';
+      if (oid !== undefined && !curve)
+        throw new KeySetupError(URI, `names an EC key on curve ${oid}; Folio signs with ECDSA P-256, P-384 or P-521, or RSA`);
+      actual = `EC ${curve ?? '(curve not given by the token)'}`;
+      if (expected.scheme === 'ECDSA' && (curve === undefined || expected.curve === curve)) actual = 'match';
     } else {
       throw new KeySetupError(URI, `names a key of PKCS#11 type 0x${(keyType ?? -1n).toString(16)}; Folio signs with RSA or ECDSA P-256/P-384/P-521`);
     }
