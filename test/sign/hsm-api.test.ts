@@ -18,6 +18,7 @@ import { makePdf, nssDbTrusting, pdfsigBlocks, postSign, qpdfCheck, signBody, wr
 import { freePort, pdfsigAsync, readDss } from './ltv-helpers.js';
 import { startTestTsa, type TestTsa } from './tsa-server.js';
 import { TestToken, filesUnder, hasPemPrivateKey, hsmMissing, type IssuedKey } from './hsm-helpers.js';
+import { FolioProcess } from '../adversarial/server.js';
 
 const missing = hsmMissing();
 if (missing) console.warn(`hsm-api: skipped — ${missing}`);
@@ -257,4 +258,45 @@ describe.skipIf(missing)('rotation: from the generated identity to a token key',
     ]);
     expect(both.signatures[1].digestAlgorithm).toBe('SHA-384');
   }, 120_000);
+});
+
+describe.skipIf(missing)('the compiled server, started as an operator starts it', () => {
+  let token: TestToken;
+  let key: IssuedKey;
+  let server: FolioProcess | undefined;
+
+  beforeAll(() => {
+    token = new TestToken();
+    key = token.issueKey('outside', { type: 'ec', curve: 'P-256' });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    token?.remove();
+  });
+
+  it('signs with the token key given the three settings, and generates none', async () => {
+    server = await FolioProcess.start({ ...token.settings(key), OFFICE_WORKERS: '1', ENGINE_WORKERS: '2' });
+    const apiKey = await server.newKey();
+    const res = await fetch(`${server.url}/v1/sign`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(signBody(await makePdf(1))),
+    });
+    const json = (await res.json()) as { document: { base64: string } };
+    expect(res.status, JSON.stringify(json)).toBe(200);
+    const nss = nssDbTrusting(key.rootPem);
+    try {
+      const [block] = pdfsigBlocks(await pdfsigAsync(writeTemp(token.work, 'outside.pdf', Buffer.from(json.document.base64, 'base64')), nss));
+      expect(block).toContain('Signature Validation: Signature is Valid.');
+      expect(block).toContain('Signer Certificate Common Name: Folio HSM outside');
+    } finally {
+      fs.rmSync(nss, { recursive: true, force: true });
+    }
+    const published = (await (await fetch(`${server.url}/v1/verify/key`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as {
+      certificate: string;
+    };
+    expect(fingerprint(published.certificate)).toBe(fingerprint(key.certPem));
+    expect(fs.existsSync(path.join(server.dataDir, 'signing'))).toBe(false);
+    for (const f of filesUnder(server.dataDir)) expect(f.bytes.includes(key.secret), f.file).toBe(false);
+  }, 180_000);
 });
