@@ -29,9 +29,10 @@ export interface PathResult {
 const MAX_PATH = 10;
 
 /**
- * Results of `subordinate.verify(issuer.publicKey)` within one verification: the signatures, their timestamp
- * tokens and the document timestamp of one file share a few certificates (the TSA's is checked against its
- * root once per token otherwise). Scoped to one `verifyPdf` call by its caller.
+ * Results of `subordinate.verify(issuer.publicKey)`: the signatures, their timestamp tokens and the document
+ * timestamp of one file share a few certificates (the TSA's is checked against its root once per token
+ * otherwise), and so do the files of one signer. Keyed by certificate objects (weakly); verify.ts keeps one per
+ * thread.
  */
 export type LinkMemo = WeakMap<X509Certificate, Map<X509Certificate, boolean>>;
 

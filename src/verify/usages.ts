@@ -46,6 +46,19 @@ export function pathsTo(v: PdfValue | undefined, target: number, out: PathStep[]
   return out;
 }
 
+/** Every reference in `v` not under a /Parent entry. */
+function collectNonParentRefs(v: PdfValue | undefined, add: (n: number) => void, depth = 0): void {
+  if (v === null || v === undefined || typeof v !== 'object' || depth > 32) return;
+  if (Array.isArray(v)) {
+    for (const x of v) collectNonParentRefs(x, add, depth + 1);
+    return;
+  }
+  if (v.kind === 'ref') add(v.num);
+  else if (v.kind === 'dict' || v.kind === 'stream') {
+    for (const [k, x] of v.kind === 'dict' ? v.map : v.dict.map) if (k !== 'Parent') collectNonParentRefs(x, add, depth + 1);
+  }
+}
+
 /** Whether `v` refers to `target` other than through a /Parent entry. */
 function refersTo(v: PdfValue | undefined, target: number): boolean {
   return pathsTo(v, target, [], [], 0).length > 0;
@@ -104,8 +117,32 @@ export class Usages {
     return sites;
   }
 
+  private seeded = false;
+
+  /**
+   * Marks what is reachable by construction, so that upward searches stop early instead of asking who refers to
+   * the page tree's root (every page, through /Parent) or to the catalog: the objects the trailer and the catalog
+   * name, the kids of the page tree's root and the form's top-level fields.
+   */
+  private seed(): void {
+    this.seeded = true;
+    const doc = this.doc;
+    const mark = (v: PdfValue | undefined) => {
+      collectNonParentRefs(v, (n) => this.reach.set(n, true));
+    };
+    const trailer = doc.trailerAt(this.rev);
+    mark(trailer);
+    const catalog = doc.catalogAt(this.rev);
+    mark(catalog);
+    const pages = doc.dictAt(catalog?.map.get('Pages'), this.rev);
+    mark(doc.deref(pages?.map.get('Kids'), this.rev));
+    const form = doc.dictAt(catalog?.map.get('AcroForm'), this.rev);
+    mark(doc.deref(form?.map.get('Fields'), this.rev));
+  }
+
   /** Whether `num` is reachable from the trailer at `rev` (upward search over referrers, memoised). */
   reachable(num: number): boolean {
+    if (!this.seeded) this.seed();
     const known = this.reach.get(num);
     if (known !== undefined) return known;
     const trailer = this.doc.trailerAt(this.rev);

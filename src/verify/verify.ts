@@ -105,6 +105,15 @@ export interface VerifyOptions {
   onlineCandidates?: Array<{ fingerprint: string; crl: string[]; ocsp: string[]; cert: X509Certificate; issuer?: X509Certificate }>;
 }
 
+/**
+ * Certificate links checked (`child.verify(issuer.publicKey)`), kept across calls on this thread: certificates are
+ * public, not documents, and come from the bounded parse cache (cms.ts `certificateOf`) or the trust store, so a
+ * link is keyed by the very objects that cache holds and goes when they are evicted. The service's own signer and
+ * root recur in nearly every document Folio verifies; the check (an RSA or ECDSA verification) was a sixth of a
+ * one-signature verify.
+ */
+const links: LinkMemo = new WeakMap();
+
 export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResult {
   const doc = openPdf(bytes);
   const fields = findSignatures(doc);
@@ -122,7 +131,6 @@ export function verifyPdf(bytes: Uint8Array, options: VerifyOptions): VerifyResu
   // A signature dictionary inline in its field's /V: the field's body holds its /ByteRange.
   for (const s of fields.signatures) if (s.inline && s.sigOffset !== undefined && s.sigEnd !== undefined) known.push([s.sigOffset, s.sigEnd]);
   const dss = readDss(doc);
-  const links: LinkMemo = new WeakMap();
   const examined = fields.signatures.map((sig) => examineSignature(doc, sig, options, known, dss, links));
   const auditRevisions = findAuditRevisions(doc, examined, analyzer);
   const reports = examined.map((ex) => judgeSignature(doc, ex, analyzer, certification, auditRevisions));

@@ -35,8 +35,20 @@ function streamArray(doc: PdfDocument, v: PdfValue | undefined, rev: number): bo
   return Array.isArray(arr) && arr.every((x) => isRef(x) && isStream(doc.resolve(x.num, rev)?.value));
 }
 
-/** What is wrong with the shape of a DSS (as of `rev`), or undefined. */
+/** Shape problems per document and DSS dictionary (each signature's analysis asks about the same ones). */
+const shapes = new WeakMap<PdfDocument, Map<PdfDict, string | undefined>>();
+
+/** What is wrong with the shape of a DSS (as of `rev`), or undefined; memoised per parsed DSS dictionary. */
 function dssShapeProblem(doc: PdfDocument, dss: PdfDict, rev: number): string | undefined {
+  let memo = shapes.get(doc);
+  if (!memo) shapes.set(doc, (memo = new Map()));
+  if (memo.has(dss)) return memo.get(dss);
+  const problem = shapeProblem(doc, dss, rev);
+  memo.set(dss, problem);
+  return problem;
+}
+
+function shapeProblem(doc: PdfDocument, dss: PdfDict, rev: number): string | undefined {
   const odd = [...dss.map.keys()].filter((k) => !DSS_KEYS.has(k));
   if (odd.length) return `the DSS holds entries that are not validation data (${odd.join(', ')})`;
   for (const k of ['Certs', 'OCSPs', 'CRLs']) {
