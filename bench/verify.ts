@@ -3,6 +3,11 @@
  * it), in one run on the same files: a 1-signature 1-page PDF, a 3-signature 100-page PDF, and files/s over
  * the 24 files of the attack corpus. Folio does the full revision diff and DocMDP analysis pdfsig does not.
  * Each row gives wall-clock medians and CPU times (steadier on a shared machine) of the same interleaved runs.
+ *
+ * Then POST /v1/verify over HTTP (issue 25): the real API as a child process (bench/servers/foundation.ts, its engine
+ * threads as in production), a keep-alive client, JSON base64 and multipart, interleaved with pdfsig on the same
+ * 1-signature file for several rounds; each round's medians, and the server's CPU per request split by thread
+ * (event loop, the engine thread that ran the job, V8's and libuv's helper threads) from /proc.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { verifyPdf } from '../src/verify/index.js';
+import { startBenchServer } from './support.js';
 import { CORPUS, makePdf, makePki, signPdf } from '../test/verify/fixtures.js';
 import { appendDss, certDer, makeCrl, rootOf, signatureContents } from '../test/verify/ltv-fixtures.js';
 
@@ -111,6 +117,8 @@ try {
     );
   }
 
+  await httpRows(one, path.join(tmp, 'one.pdf'), pdfsigOnce, childCpuMs, median);
+
   const corpus = (fs.readdirSync(CORPUS, { recursive: true }) as string[]).filter((f) => f.endsWith('.pdf')).map((f) => path.join(CORPUS, f));
   const corpusBytes = corpus.map((f) => new Uint8Array(fs.readFileSync(f)));
   for (let w = 0; w < 3; w++) for (const b of corpusBytes) verifyPdf(b, { trust }); // warm-up (JIT)
@@ -156,4 +164,107 @@ try {
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });
   pki.cleanup();
+}
+
+/** CPU ms per thread of a live process (/proc/<pid>/task/<tid>/stat utime + stime, 10 ms ticks). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/**
+ * POST /v1/verify of the 1-signature file over HTTP against pdfsig, interleaved, ROUNDS rounds of RUNS each (the
+ * machine is shared: rounds back to back, medians of the round medians). Server CPU per request by thread: the
+ * event loop (the process's main thread), the busiest other thread (the engine thread that ran the jobs) and the
+ * rest (V8's garbage-collection and compiler threads, libuv).
+ */
+async function httpRows(
+  pdf: Uint8Array,
+  file: string,
+  pdfsigOnce: (file: string) => void,
+  childCpuMs: () => number | undefined,
+  median: (xs: number[]) => number,
+): Promise<void> {
+  const ROUNDS = Number(process.env.VERIFY_HTTP_ROUNDS ?? 5);
+  const RUNS = Number(process.env.VERIFY_HTTP_RUNS ?? 60);
+  const { child, info } = await startBenchServer<{ api: number; apiKey: string }>('bench/servers/foundation.ts');
+  try {
+    const pid = child.pid!;
+    const url = `http://127.0.0.1:${info.api}/v1/verify`;
+    const auth = { authorization: `Bearer ${info.apiKey}` };
+    const json = JSON.stringify({ document: { base64: Buffer.from(pdf).toString('base64') } });
+    const viaJson = async () => {
+      const res = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: json });
+      const body = (await res.json()) as { signatureCount?: number };
+      if (res.status !== 200 || body.signatureCount !== 1) throw new Error(`verify answered ${res.status}`);
+    };
+    const viaForm = async () => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'one.pdf');
+      const res = await fetch(url, { method: 'POST', headers: auth, body: form });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`verify answered ${res.status}`);
+    };
+    const timedAsync = async (f: () => Promise<void>) => {
+      const t = performance.now();
+      await f();
+      return performance.now() - t;
+    };
+    for (let i = 0; i < 200; i++) await (i % 2 ? viaForm() : viaJson()); // warm-up: JIT, engine thread, key cache
+    console.log(
+      `\nPOST /v1/verify over HTTP (keep-alive client, 1 signature, ${pdf.length} bytes) against pdfsig -nocert, ${ROUNDS} rounds of ${RUNS}`,
+    );
+    console.log(
+      'round | JSON ms | multipart ms | pdfsig ms | JSON ÷ pdfsig | CPU ms/req: event loop · engine · other = server | pdfsig CPU ms | CPU ratio',
+    );
+    const rows: Array<{ json: number; form: number; pop: number; cpu: number; popCpu: number }> = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const jsonMs: number[] = [];
+      const formMs: number[] = [];
+      const popMs: number[] = [];
+      const before = threadCpu(pid);
+      const k0 = childCpuMs();
+      for (let i = 0; i < RUNS; i++) {
+        jsonMs.push(await timedAsync(viaJson));
+        formMs.push(await timedAsync(viaForm));
+        const t = performance.now();
+        pdfsigOnce(file);
+        popMs.push(performance.now() - t);
+      }
+      const k1 = childCpuMs();
+      const after = threadCpu(pid);
+      let main = 0;
+      let engine = 0;
+      let other = 0;
+      for (const [tid, ms] of after) {
+        const d = (ms - (before.get(tid) ?? 0)) / (2 * RUNS);
+        if (tid === String(pid)) main = d;
+        else if (d > engine) {
+          other += engine;
+          engine = d;
+        } else other += d;
+      }
+      const popCpu = k0 !== undefined && k1 !== undefined ? (k1 - k0) / RUNS : NaN;
+      const row = { json: median(jsonMs), form: median(formMs), pop: median(popMs), cpu: main + engine + other, popCpu };
+      rows.push(row);
+      console.log(
+        `${String(r + 1).padStart(5)} | ${row.json.toFixed(2).padStart(7)} | ${row.form.toFixed(2).padStart(12)} | ${row.pop.toFixed(2).padStart(9)} | ${`${(row.pop / row.json).toFixed(1)}×`.padStart(13)} | ${main.toFixed(2)} · ${engine.toFixed(2)} · ${other.toFixed(2)} = ${row.cpu.toFixed(2)} | ${popCpu.toFixed(1).padStart(13)} | ${(popCpu / row.cpu).toFixed(1)}×`,
+      );
+    }
+    const m = (k: keyof (typeof rows)[number]) => median(rows.map((x) => x[k]));
+    console.log(
+      `median of rounds: JSON ${m('json').toFixed(2)} ms, multipart ${m('form').toFixed(2)} ms, pdfsig ${m('pop').toFixed(2)} ms → ${(m('pop') / m('json')).toFixed(1)}× (multipart ${(m('pop') / m('form')).toFixed(1)}×; goal ≥ 3×); CPU ${m('cpu').toFixed(2)} vs ${m('popCpu').toFixed(1)} ms → ${(m('popCpu') / m('cpu')).toFixed(1)}×`,
+    );
+  } finally {
+    child.kill('SIGTERM');
+  }
 }
