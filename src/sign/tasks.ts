@@ -4,7 +4,7 @@
  * PEM, a token's key as a channel to the key host thread (the key itself never reaches this thread).
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import type { TaskHandlers } from '../engines/tasks.js';
+import { wholeBuffer, type TaskFile, type TaskHandlers } from '../engines/tasks.js';
 import { SafeFetcher } from '../fetch/safe-fetch.js';
 import { signDocument, warmUpAuditFonts, type SignRequest } from './index.js';
 import type { SerializedSigningIdentity, SigningIdentity } from './identity-types.js';
@@ -70,3 +70,8 @@ export const handlers = {
     return { pdf: result.pdf, ...(timestampSkipped !== undefined ? { timestampSkipped } : {}) };
   },
 } satisfies TaskHandlers<'sign.seal'>;
+
+/** The signed PDF is a buffer of its own (the input plus the appended updates): moved back, not copied. */
+export const transfer: TaskFile<'sign.seal'>['transfer'] = {
+  'sign.seal': ({ pdf }) => wholeBuffer(pdf),
+};

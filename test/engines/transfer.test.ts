@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { wholeBuffer } from '../../src/engines/tasks.js';
 import { transfer as convertTransfer } from '../../src/convert/tasks.js';
 import { transfer as mergeTransfer } from '../../src/merge/tasks.js';
+import { transfer as signTransfer } from '../../src/sign/tasks.js';
 
 describe('engine answers moved, not copied', () => {
   it('moves a buffer the answer owns whole and nothing else', () => {
@@ -16,7 +17,9 @@ describe('engine answers moved, not copied', () => {
     const shared = new Uint8Array(new SharedArrayBuffer(8));
     expect(wholeBuffer(shared)).toEqual([]);
   });
-  it('merge and DOCX→text name their answer bytes', () => {
+  it('merge, sign and DOCX→text name their answer bytes', () => {
+    const signed = new Uint8Array(32);
+    expect(signTransfer?.['sign.seal']?.({ pdf: signed })).toEqual([signed.buffer]);
     const pdf = new Uint8Array(64);
     expect(mergeTransfer?.['merge.pdfs']?.({ pdf, pageCount: 1, warnings: [] })).toEqual([pdf.buffer]);
     const bytes = new Uint8Array(8);
