@@ -50,8 +50,9 @@ export interface RepeatedPicture {
  * (each reference costs the document ~400 bytes of XML, which compresses to a few).
  */
 export function repeatedPictureDocx(o: RepeatedPicture): Buffer {
-  // A PNG signature then noise: the reader takes the kind from the part name and never decodes pixels.
-  const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), crypto.randomBytes(Math.max(0, o.imageBytes - 8))]);
+  // A signature then noise: the reader takes the kind from the signature (image-kind.ts) and never decodes pixels.
+  const signature = o.ext === 'bmp' ? Buffer.from('424d', 'hex') : Buffer.from('89504e470d0a1a0a', 'hex');
+  const png = Buffer.concat([signature, crypto.randomBytes(Math.max(0, o.imageBytes - signature.length))]);
   const refs = Array.from({ length: o.references }, (_, i) => drawing('rIdImg', i + 1));
   const body = o.oneParagraph ? `<w:p>${refs.join('')}</w:p>` : refs.map((r) => `<w:p>${r}</w:p>`).join('');
   return buildZip([
