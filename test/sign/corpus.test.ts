@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { pdfsig, pdfsigBlocks, postSign, qpdfCheck, signBody, tmpDir, writeTemp } from './helpers.js';
 
-const CORPUS = '/work/shared/corpus/pdf-attacks';
+const CORPUS = path.join(import.meta.dirname, '../fixtures/pdf-attacks');
 const files = fs.existsSync(CORPUS)
   ? fs
       .readdirSync(CORPUS)

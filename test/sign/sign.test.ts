@@ -290,7 +290,7 @@ describe('document structures', () => {
   });
 
   it('signs real signed PDFs from the attack corpus without breaking their signatures', async () => {
-    const corpus = '/work/shared/corpus/pdf-attacks/pyhanko-coverage/minimal-two-fields-signed-twice.pdf';
+    const corpus = path.join(import.meta.dirname, '../fixtures/pdf-attacks/pyhanko-coverage/minimal-two-fields-signed-twice.pdf');
     if (!fs.existsSync(corpus)) {
       console.warn(`skipped: ${corpus} is absent`);
       return;
