@@ -26,9 +26,6 @@ const ALLOWED: Record<string, string> = {
   // Not a sniff of the upload's kind: inferSourceFormat has decided the bytes are text, and a text file that
   // opens with a PDF header is refused as Markdown/HTML (sniff's window would also find a header at byte 900).
   'src/convert/index.ts': 'a text upload that begins with a PDF header is not Markdown',
-  // Found by this test when it was written: issue 27's altChunk reader tells an embedded package by `PK` alone,
-  // where isZip wants `PK\3\4` or `PK\5\6`. To go: `isZip(bytes)` from src/formats/sniff.ts.
-  'src/docx/read/reader.ts': 'altChunk: an embedded package told by its first two bytes (to become isZip)',
 };
 
 function sourceFiles(dir: string): string[] {

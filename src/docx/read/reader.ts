@@ -6,6 +6,7 @@
  * are embedded within a byte budget; beyond it, or with `images: 'drop'`, they keep only their alt text.
  */
 import { FolioError } from '../../errors.js';
+import { isZip } from '../../formats/sniff.js';
 import { DEFAULT_PACKAGE_LIMITS, openDocx, type DocxPackage } from '../package.js';
 import { attr, child, childElements, MAX_DOCUMENT_ELEMENTS, textContent, type ParseBudget, type XDocument, type XElement } from '../xml.js';
 import { nodeCounter, type ReadContext, type ReadLimits, type Relationship } from './context.js';
@@ -270,7 +271,7 @@ class Reader {
     }
     const type = declaredType(this.types(), rel.target) ?? '';
     const bytes = this.pkg.get(rel.target)!;
-    const zip = bytes[0] === 0x50 && bytes[1] === 0x4b;
+    const zip = isZip(bytes);
     if (type === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml' && !zip) return this.chunkPart(rel.target);
     if (zip || /wordprocessingml\.(document|template)(\.main\+xml)?$|ms-word\.document\.macroenabled/.test(type)) return this.chunkDocx(bytes);
     if (

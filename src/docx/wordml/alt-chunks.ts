@@ -9,6 +9,7 @@
  * Bounded: the chunks of the main part only, at most MAX_CHUNKS of them, each at most the package's entry
  * bound; one linear pass over each chunk's text.
  */
+import { isZip } from '../../formats/sniff.js';
 import type { DocxPackage } from '../package.js';
 import { attr, childElements, parseXml, type XElement } from '../xml.js';
 import { decodeChunk, mhtHtml, rtfText } from '../read/chunk-text.js';
@@ -43,7 +44,7 @@ const paragraphs = (text: string) =>
 /** The text of a chunk LibreOffice does not render, as paragraphs; undefined for a chunk to leave as it is. */
 function chunkParagraphs(pkg: DocxPackage, part: string, type: string): string | undefined {
   const bytes = pkg.get(part);
-  if (!bytes || (bytes[0] === 0x50 && bytes[1] === 0x4b) || type.includes('wordprocessingml')) return undefined;
+  if (!bytes || isZip(bytes) || type.includes('wordprocessingml')) return undefined;
   if (type === 'message/rfc822' || type === 'multipart/related' || /\.mht(ml)?$/i.test(part)) return paragraphs(htmlText(mhtHtml(bytes) ?? ''));
   if (type === 'text/html' || type === 'application/xhtml+xml' || /\.x?html?$/i.test(part)) return paragraphs(htmlText(decodeChunk(bytes)));
   if (type === 'text/rtf' || type === 'application/rtf' || /\.rtf$/i.test(part)) return paragraphs(rtfText(decodeChunk(bytes, 'latin1')));
