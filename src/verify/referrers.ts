@@ -194,6 +194,18 @@ export function lazyReferrerIndex(doc: PdfDocument, nums: Iterable<number>, max:
     // Compressed, or not delimited by the scan: parsed now, its references exact.
     collectRefs(doc.resolve(n, last)?.value, (ref) => note(parsedRefs, ref, n));
   }
+  // What each parsed candidate refers to, read once: a page whose /Annots names thousands of annotations is a
+  // candidate for each of them.
+  const refsOf = new Map<number, Set<number>>();
+  const refersTo = (r: number, num: number) => {
+    let set = refsOf.get(r);
+    if (!set) {
+      const into = (set = new Set<number>());
+      collectRefs(doc.resolve(r, last)?.value, (ref) => into.add(ref));
+      refsOf.set(r, set);
+    }
+    return set.has(num);
+  };
   return {
     get(num: number) {
       const hit = exact.get(num);
@@ -201,12 +213,7 @@ export function lazyReferrerIndex(doc: PdfDocument, nums: Iterable<number>, max:
       const out = new Set<number>();
       for (const r of parsedRefs.get(num) ?? []) out.add(r);
       for (const r of candidates.get(num) ?? []) {
-        if (out.has(r)) continue;
-        let refers = false;
-        collectRefs(doc.resolve(r, last)?.value, (ref) => {
-          if (ref === num) refers = true;
-        });
-        if (refers) out.add(r);
+        if (!out.has(r) && refersTo(r, num)) out.add(r);
       }
       exact.set(num, out);
       return out.size ? out : undefined;

@@ -59,17 +59,15 @@ function collectNonParentRefs(v: PdfValue | undefined, add: (n: number) => void,
   }
 }
 
-/** Whether `v` refers to `target` other than through a /Parent entry. */
-function refersTo(v: PdfValue | undefined, target: number): boolean {
-  return pathsTo(v, target, [], [], 0).length > 0;
-}
-
 export class Usages {
   /** Objects changed after `rev`: their referrers are read as they were at `rev`, not from the final index. */
   private readonly changed: Set<number>;
   private changedRefs?: Map<number, number[]>;
   private readonly reach = new Map<number, boolean>();
   private readonly siteCache = new Map<number, Site[]>();
+  /** Per container: what it refers to other than through /Parent (a page's /Annots is read once, not per annotation). */
+  private readonly refSets = new Map<number, Set<number>>();
+  private trailerRefs?: Set<number>;
   private visits = 0;
 
   constructor(
@@ -82,6 +80,27 @@ export class Usages {
 
   private valueOf(num: number): PdfValue | undefined {
     return this.doc.resolve(num, this.rev)?.value;
+  }
+
+  /** The objects `num` refers to at `rev`, /Parent aside (memoised). */
+  private refsOf(num: number): Set<number> {
+    let set = this.refSets.get(num);
+    if (!set) {
+      set = new Set();
+      const into = set;
+      collectNonParentRefs(this.valueOf(num), (n) => into.add(n));
+      this.refSets.set(num, set);
+    }
+    return set;
+  }
+
+  private refersFromTrailer(num: number): boolean {
+    if (!this.trailerRefs) {
+      const set = new Set<number>();
+      collectNonParentRefs(this.doc.trailerAt(this.rev), (n) => set.add(n));
+      this.trailerRefs = set;
+    }
+    return this.trailerRefs.has(num);
   }
 
   /** Objects whose value at `rev` holds a reference to `num` (any key; /Parent filtered by the callers). */
@@ -97,10 +116,10 @@ export class Usages {
       }
       this.changedRefs = m;
     }
-    const out: number[] = [];
-    for (const r of this.finalIndex().get(num) ?? []) if (!this.changed.has(r)) out.push(r);
-    for (const r of this.changedRefs.get(num) ?? []) if (!out.includes(r)) out.push(r);
-    return out;
+    const out = new Set<number>();
+    for (const r of this.finalIndex().get(num) ?? []) if (!this.changed.has(r)) out.add(r);
+    for (const r of this.changedRefs.get(num) ?? []) out.add(r);
+    return [...out];
   }
 
   /** The sites of `num` at `rev` in containers reachable from the trailer (the trailer's own first). */
@@ -108,9 +127,10 @@ export class Usages {
     const hit = this.siteCache.get(num);
     if (hit) return hit;
     const sites: Site[] = [];
-    for (const path of pathsTo(this.doc.trailerAt(this.rev) ?? undefined, num)) sites.push({ from: 'trailer', path });
+    if (this.refersFromTrailer(num))
+      for (const path of pathsTo(this.doc.trailerAt(this.rev) ?? undefined, num)) sites.push({ from: 'trailer', path });
     for (const r of this.referrers(num)) {
-      if (r === num || !this.reachable(r)) continue;
+      if (r === num || !this.refsOf(r).has(num) || !this.reachable(r)) continue;
       for (const path of pathsTo(this.valueOf(r), num)) sites.push({ from: r, path });
     }
     this.siteCache.set(num, sites);
@@ -145,13 +165,12 @@ export class Usages {
     if (!this.seeded) this.seed();
     const known = this.reach.get(num);
     if (known !== undefined) return known;
-    const trailer = this.doc.trailerAt(this.rev);
     const visited = new Set<number>([num]);
     const stack = [num];
     let found = false;
     while (stack.length && !found) {
       const n = stack.pop()!;
-      if (this.reach.get(n) === true || refersTo(trailer, n)) {
+      if (this.reach.get(n) === true || this.refersFromTrailer(n)) {
         found = true;
         break;
       }
@@ -162,7 +181,7 @@ export class Usages {
       }
       for (const r of this.referrers(n)) {
         if (visited.has(r) || this.reach.get(r) === false) continue;
-        if (!refersTo(this.valueOf(r), n)) continue; // only through /Parent
+        if (!this.refsOf(r).has(n)) continue; // only through /Parent
         visited.add(r);
         stack.push(r);
       }
