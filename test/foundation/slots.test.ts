@@ -221,18 +221,30 @@ describe('the real API frees the slots of abandoned document requests', () => {
   const head = (contentLength: number) =>
     `POST /v1/convert?from=md&to=docx HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\n` +
     `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${contentLength}\r\nConnection: close\r\n\r\n`;
-  // Large enough that the engine works a while, and that its .docx answer arrives in several pieces.
+  // Large enough that its .docx answer arrives in several pieces.
   const body = multipart(Array.from({ length: 5_000 }, (_, i) => `Paragraph ${i} with *some* **emphasis** and text.\n`).join('\n'));
+  // For the four abandoned while converting: large enough that the engine is still at work when they are
+  // abandoned (5,000 paragraphs convert in well under the half second the test waits before probing).
+  const slowBody = multipart(Array.from({ length: 60_000 }, (_, i) => `Paragraph ${i} with *some* **emphasis** and text.\n`).join('\n'));
 
-  /** A document request that fails at once after admission: 429 only when every slot is held. */
+  /**
+   * A document request that fails at once after admission (a form without its file: 400): 429 only when every
+   * slot is held. Its content type is right, since a wrong one is refused (415) before admission.
+   */
   const probe = async () =>
-    (await fetch(`${t.url}/v1/convert?from=md&to=docx`, { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}` } })).status;
+    (
+      await fetch(`${t.url}/v1/convert?from=md&to=docx`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: `--${boundary}--\r\n`,
+      })
+    ).status;
 
   it('abandoned before the body, mid-upload, while converting and while the answer arrives: all 10 slots come back', async () => {
     const clients: RawClient[] = [];
     for (let i = 0; i < 3; i++) clients.push(await rawRequest(t.url, head(body.length)));
     for (let i = 0; i < 3; i++) clients.push(await rawRequest(t.url, head(body.length), body.subarray(0, body.length >> 1)));
-    for (let i = 0; i < 4; i++) clients.push(await rawRequest(t.url, head(body.length), body));
+    for (let i = 0; i < 4; i++) clients.push(await rawRequest(t.url, head(slowBody.length), slowBody));
     // Let them be admitted before probing, so that a probe never takes a slot one of them needs.
     await sleep(500);
     for (const c of clients) expect(c.received()).not.toMatch(/^HTTP\/1\.1 429/);
