@@ -51,29 +51,8 @@ export {
 export { openBounded, openPdf, type OpenOptions } from './open.js';
 export { ChunkWriter, serialize } from './serialize.js';
 export { MAX_AUTHORING_OBJECTS, openForAuthoring, type AuthoringDocument, type AuthoringLimits } from './authoring.js';
-export {
-  PDFArray,
-  PDFDict,
-  PDFHexString,
-  PDFName,
-  PDFNull,
-  PDFNumber,
-  PDFObjectCopier,
-  PDFPage,
-  PDFPageLeaf,
-  PDFPageTree,
-  PDFRawStream,
-  PDFRef,
-  PDFString,
-  ParseSpeeds,
-  StandardFonts,
-  createDocument,
-  rgb,
-  type PDFContext,
-  type PDFDocument,
-  type PDFFont,
-  type PDFObject,
-} from './model.js';
+// pdf-lib's object model and drawing, never its parser (model.ts: the only door to @cantoo/pdf-lib).
+export * from './model.js';
 export { saveWithin, type ByteCounter } from './writer.js';
 export { decodePdfText, encodePdfText, formatPdfDate, parsePdfDate, pdfHexText } from './text-string.js';
 export {
