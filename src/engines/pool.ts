@@ -71,6 +71,21 @@ function workerFilename(): string {
   return new URL(fromSource ? './worker-from-source.mjs' : './worker.js', import.meta.url).href;
 }
 
+/**
+ * The engine threads' Node flags: the API's own, less its heap size (resourceLimits applies), and with require(esm)
+ * off. piscina loads the task file with require() first and falls back to import(); since Node 20.19 require() of
+ * an ES module is on by default, and on Node 20 requiring our entry (an ES module with top-level await) can abort
+ * the whole process (`FATAL ERROR: v8::Module::IsGraphAsync must be used on an instantiated module`, seen in CI).
+ * With require(esm) off, require() refuses the file at once (ERR_REQUIRE_ESM) and piscina imports it. The flag
+ * keeps its legacy name on Node 22, 24 and 26.
+ */
+export function engineExecArgv(parent: readonly string[] = process.execArgv): string[] {
+  const argv = parent.filter((a) => !a.startsWith('--max-old-space-size'));
+  const requireEsmOn = (process.features as { require_module?: boolean }).require_module === true;
+  if (requireEsmOn && process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module')) argv.push('--no-experimental-require-module');
+  return argv;
+}
+
 const QUEUE_FULL = 'Too many documents are waiting to be processed; retry later';
 
 export class EnginePool {
@@ -120,8 +135,7 @@ export class EnginePool {
         stackSizeMb: 8,
       },
       workerData: { ...opts.workerData, startChannel: channelName, nativeChannel: this.native.channelName } satisfies EngineWorkerData,
-      // The API's own flags (e.g. --max-old-space-size) must not apply to the workers: resourceLimits does.
-      execArgv: process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
+      execArgv: engineExecArgv(),
       env: process.env,
     });
     // A thread that dies outside a job (it cannot with our handler, but piscina reports it here) is logged;
