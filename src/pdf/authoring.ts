@@ -98,8 +98,9 @@ export async function openForAuthoring(bytes: Uint8Array, limits: AuthoringLimit
 /**
  * pdf-lib's document holding every object in force at the last revision, as the reader resolved it, built
  * directly from the reader's values (pdf-lib's parser never runs: a serialised image parsed again cost the
- * merge benchmark +70% CPU). Each value becomes exactly what pdf-lib's parser makes of its PDF syntax as
- * serialize() writes it: names and numbers through that syntax, strings as hex strings, dictionaries typed
+ * merge benchmark +70% CPU). Each value becomes what pdf-lib's parser makes of its PDF syntax as serialize()
+ * writes it (test/pdf/authoring.test.ts): names and numbers through that syntax (a name keeps its bytes where
+ * pdf-lib's parser would decode an escape twice), strings as hex strings, dictionaries typed
  * /Catalog, /Pages or /Page as pdf-lib's catalog and page-tree classes, streams as raw streams with a direct
  * /Length. Cross-reference and object streams are left out (the reader has read them; pdf-lib would take
  * their /W, /Index and /N at face value and inflate them without a cap), and so are objects the reader
@@ -123,7 +124,8 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
   const toObject = (v: PdfValue): PDFObject => {
     if (v === null) return PDFNull;
     if (typeof v === 'boolean') return v ? PDFBool.True : PDFBool.False;
-    if (typeof v === 'number') return PDFNumber.of(Number(serialize(v)));
+    // What the syntax serialize() writes reads back as: integers are themselves, other numbers are rounded.
+    if (typeof v === 'number') return PDFNumber.of(Number.isSafeInteger(v) ? v : Number(serialize(v)));
     if (Array.isArray(v)) {
       const array = PDFArray.withContext(context);
       for (const item of v) array.push(toObject(item));
@@ -131,7 +133,7 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
     }
     switch (v.kind) {
       case 'name':
-        return PDFName.of(serialize(v).slice(1));
+        return pdfName(v.name);
       case 'string':
         return PDFHexString.of(Buffer.from(v.bytes).toString('hex'));
       case 'ref':
@@ -147,15 +149,15 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
   const leaves: PDFPageLeaf[] = [];
   const toDict = (entries: Map<string, PdfValue>): PDFDict => {
     const map = new Map<PDFName, PDFObject>();
-    for (const [key, value] of entries) map.set(PDFName.of(serialize({ kind: 'name', name: key }).slice(1)), toObject(value));
-    const type = map.get(PDFName.of('Type'));
-    if (type === PDFName.of('Catalog')) return PDFCatalog.fromMapWithContext(map, context);
-    if (type === PDFName.of('Pages')) {
+    for (const [key, value] of entries) map.set(pdfName(key), toObject(value));
+    const type = map.get(TYPE);
+    if (type === CATALOG) return PDFCatalog.fromMapWithContext(map, context);
+    if (type === PAGES) {
       const tree = PDFPageTree.fromMapWithContext(map, context);
       trees.push(tree);
       return tree;
     }
-    if (type === PDFName.of('Page')) {
+    if (type === PAGE) {
       const leaf = PDFPageLeaf.fromMapWithContext(map, context);
       leaves.push(leaf);
       return leaf;
@@ -202,6 +204,20 @@ function buildDocument(doc: PdfDocument, limits: AuthoringLimits): PDFDocument {
   // PDFDocument's constructor is what PDFDocument.load calls once its parser has filled a context.
   const Document = PDFDocument as unknown as new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
   return new Document(context, true, false);
+}
+
+const TYPE = PDFName.of('Type');
+const CATALOG = PDFName.of('Catalog');
+const PAGES = PDFName.of('Pages');
+const PAGE = PDFName.of('Page');
+
+/**
+ * pdf-lib's name for a name the reader decoded. PDFName.of decodes #xx escapes, so a name holding '#' goes in
+ * as serialize() writes it (escaped); any other name is its own escaped form once decoded and goes in as it is
+ * (the round trip's two regular expressions cost a fifth of building a 100-page document).
+ */
+function pdfName(name: string): PDFName {
+  return name.includes('#') ? PDFName.of(serialize({ kind: 'name', name }).slice(1)) : PDFName.of(name);
 }
 
 /** The /MediaBox of a page that has none, its own or inherited: US Letter, what poppler and pdf.js assume. */
