@@ -2,7 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { FolioError } from '../errors.js';
 import { signInputKind } from '../sign/input-kind.js';
+import { checkSignFields, type CheckedSignRequest } from '../sign/request-check.js';
 import type { AuditEvent } from '../sign/index.js';
 import type { VerifyResult } from '../verify/index.js';
 import { runBatch } from './batch.js';
@@ -47,11 +49,13 @@ export function readEvents(file: string): AuditEvent[] {
     throw new CliError('VALIDATION_ERROR', `${file}: expected a non-empty array of {type, timestamp, data?} (or {"auditTrail": [...]})`, EXIT_USAGE);
   return list.map((e, i) => {
     const ev = e as { type?: unknown; timestamp?: unknown; data?: unknown };
-    if (typeof ev?.type !== 'string' || typeof ev.timestamp !== 'string' || Number.isNaN(Date.parse(ev.timestamp))) {
+    if (typeof ev?.type !== 'string' || typeof ev.timestamp !== 'string') {
       throw new CliError('VALIDATION_ERROR', `${file}: auditTrail[${i}] needs a type and an ISO 8601 timestamp`, EXIT_USAGE);
     }
+    // The timestamp goes on as written: the API's check (or, locally, the same check: checkSignFields) reads it.
+    // Parsed here with Date, 2026-02-30 became 2 March.
     const data = ev.data && typeof ev.data === 'object' ? (ev.data as Record<string, unknown>) : undefined;
-    return { type: ev.type, timestamp: new Date(ev.timestamp).toISOString(), ...(data ? { data } : {}) };
+    return { type: ev.type, timestamp: ev.timestamp, ...(data ? { data } : {}) };
   });
 }
 
@@ -87,10 +91,19 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
     });
     pdf = Uint8Array.from(Buffer.from(answer.document.base64, 'base64'));
   } else {
-    const nameLength = [...signer.name].length;
-    if (nameLength < 2 || nameLength > 255) throw new CliError('VALIDATION_ERROR', 'signer.name: must be 2 to 255 characters', EXIT_USAGE);
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@.]{2,}$/.test(signer.email))
-      throw new CliError('VALIDATION_ERROR', 'signer.email: must be an e-mail address', EXIT_USAGE);
+    // The API's own check of these fields (its schema and checkSignRequest), before any work is done.
+    let checked: CheckedSignRequest;
+    try {
+      checked = checkSignFields({
+        signer,
+        auditTrail,
+        ...(opts.eventId ? { eventId: opts.eventId } : {}),
+        ...(opts.level ? { level: opts.level } : {}),
+      });
+    } catch (e) {
+      if (e instanceof FolioError) throw new CliError(e.code, e.message, EXIT_USAGE, e.details);
+      throw e;
+    }
     const local = new LocalEngines(1, { verbose: g.verbose, withSigning: 'create', inProcess: true });
     try {
       // As the API: a level this machine cannot give is refused before a DOCX is converted.
@@ -99,8 +112,8 @@ export async function signCommand(file: string, opts: SignCommandOptions, g: Glo
       const result = await local.run('sign.seal', {
         document: bytes,
         ...(pdfOfDocx ? { pdfOfDocx } : {}),
-        signer,
-        auditTrail: auditTrail.map((e) => ({ ...e, timestamp: new Date(e.timestamp) })),
+        signer: checked.signer,
+        auditTrail: checked.auditTrail,
         eventId: opts.eventId,
         auditPages: opts.certificate,
         level,

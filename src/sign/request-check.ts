@@ -4,11 +4,14 @@
  * 16 KB as JSON — and the parse of every timestamp, once, into the Date the engine receives. The schema's
  * errors and these come back in one answer, one detail per offending field (the route validates with
  * `attachValidation`, so the schema's errors reach this function instead of ending the request first).
- * No HTTP here: the route turns the schema's errors into details.
+ * No HTTP here: the route turns the schema's errors into details. A request that does not come over HTTP (the
+ * CLI's local mode) goes through the same schema here (`checkSignFields`), so no copy of a pattern lives anywhere.
  */
+import { Value } from 'typebox/value';
 import { FolioError, type ErrorDetail } from '../errors.js';
 import type { SignEvent } from './engine.js';
-import { DATE_TIME_PATTERN, type SignRequestBody } from './schema.js';
+import { DATE_TIME_PATTERN, SignRequest, type SignRequestBody } from './schema.js';
+import { Type } from 'typebox';
 
 const MAX_EVENT_DATA_BYTES = 16 * 1024;
 const DATE_TIME = new RegExp(DATE_TIME_PATTERN);
@@ -76,3 +79,36 @@ export function checkSignRequest(body: SignRequestBody, schema?: { message: stri
   }
   return { signer: { ...body.signer, name: body.signer.name.trim() }, auditTrail };
 }
+
+/** The sign request's fields without its document (the CLI reads the document itself). */
+const { document: _document, ...fields } = SignRequest.properties;
+const SignFields = Type.Object(fields, { additionalProperties: false });
+export type SignFieldsBody = Omit<SignRequestBody, 'document'>;
+
+/**
+ * The route's check for a request built outside HTTP: the request schema without `document` (TypeBox's own
+ * validator on the same schema the route compiles with Ajv: one definition of every pattern and limit), then
+ * `checkSignRequest`. Throws one VALIDATION_ERROR listing every offending field, as the route answers.
+ */
+export function checkSignFields(body: SignFieldsBody): CheckedSignRequest {
+  const details = schemaDetails([...Value.Errors(SignFields, body)]);
+  return checkSignRequest(body as SignRequestBody, details.length > 0 ? { message: `Invalid request: ${describe(details)}`, details } : undefined);
+}
+
+/** TypeBox's errors as the route's details (src/http/envelope.ts words Ajv's the same way). */
+function schemaDetails(errors: Array<{ keyword: string; instancePath: string; message: string; params: unknown }>): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const e of errors) {
+    const at = e.instancePath.slice(1).replaceAll('/', '.');
+    // An unknown property comes twice: once on the object, once (keyword 'boolean') on the property itself.
+    if (e.keyword === 'additionalProperties') continue;
+    if (e.keyword === 'boolean') details.push({ field: at, issue: 'unknown property' });
+    else if (e.keyword === 'required') {
+      const missing = (e.params as { requiredProperties?: string[] }).requiredProperties ?? [];
+      for (const p of missing) details.push({ field: at ? `${at}.${p}` : p, issue: `must have required property '${p}'` });
+    } else details.push({ field: at || 'body', issue: (e.keyword === 'pattern' ? patternIssue(at) : undefined) ?? e.message });
+  }
+  return details;
+}
+
+const describe = (details: ErrorDetail[]) => details.map((d) => `${d.field} ${d.issue}`).join('; ');

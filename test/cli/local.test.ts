@@ -150,6 +150,24 @@ describe('folio fields / annotate (local)', () => {
 });
 
 describe('folio sign / verify (local)', () => {
+  it("refuses what POST /v1/sign refuses, with the API's words, before any work (exit 2, nothing written)", async () => {
+    const env = { DATA_DIR: path.join(dir, 'data') };
+    const pdf = path.join(dir, 'check-input.pdf');
+    fs.writeFileSync(pdf, '%PDF-1.4\n');
+    const out = path.join(dir, 'check-output.pdf');
+    // An angle bracket the CLI's own e-mail check once let through; the API's pattern refuses it.
+    const email = await runCli(['sign', pdf, '--name', 'Ada Lovelace', '--email', 'ada<x@example.com', '-o', out], { env });
+    expect(email.code, email.stderr).toBe(2);
+    expect(email.stderr).toContain('signer.email must be an e-mail address');
+    // A date the CLI once signed as 2 March; the API's calendar check refuses it.
+    const events = path.join(dir, 'feb30.json');
+    fs.writeFileSync(events, JSON.stringify([{ type: 'document.signed', timestamp: '2026-02-30T10:00:00Z' }]));
+    const date = await runCli(['sign', pdf, '--name', 'Ada Lovelace', '--email', 'ada@example.com', '--events', events, '-o', out], { env });
+    expect(date.code, date.stderr).toBe(2);
+    expect(date.stderr).toContain('auditTrail.0.timestamp must be an ISO 8601 date-time');
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
   it('signs a PDF; verify exits 0 on it and 1 on a tampered copy', async () => {
     const env = { DATA_DIR: path.join(dir, 'data') };
     const pdf = path.join(dir, 'to-sign.pdf');
