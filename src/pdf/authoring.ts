@@ -32,6 +32,8 @@ import {
   PDFRef,
   type PDFObject,
 } from '@cantoo/pdf-lib';
+// pdf-lib's name interning made weak before any document is built here (names.ts).
+import './names.js';
 import { FolioError, isFolioError } from '../errors.js';
 import { pdfHeaderVersion } from '../formats/sniff.js';
 import { isName, isStream, type PdfValue } from './objects.js';

@@ -10,6 +10,8 @@
  * from createDocument, input documents from openForAuthoring, bytes out from saveWithin (writer.ts).
  */
 import { PDFDocument } from '@cantoo/pdf-lib';
+// pdf-lib's name interning made weak before any document is built here (names.ts).
+import './names.js';
 
 export {
   PDFArray,
