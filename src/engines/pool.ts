@@ -13,7 +13,7 @@
  * parsers bound it themselves (src/docx, src/pdf).
  */
 import { randomUUID } from 'node:crypto';
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { FolioError } from '../errors.js';
@@ -38,6 +38,8 @@ export interface EnginePoolOptions {
   memoryMb: number;
   workerData: Omit<EngineWorkerData, 'startChannel' | 'nativeChannel'>;
   logger?: Logger;
+  /** The Node flags the threads start from (default: this process's own, see engineExecArgv). */
+  execArgv?: readonly string[];
 }
 
 export interface EnginePoolStatus {
@@ -86,6 +88,46 @@ export function engineExecArgv(parent: readonly string[] = process.execArgv): st
   return argv;
 }
 
+/** Whether worker threads start with these flags (a thread is started and stopped at once to find out). */
+function workersAccept(argv: string[]): boolean {
+  try {
+    void new Worker('', { eval: true, execArgv: argv }).terminate();
+    return true;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_WORKER_INVALID_EXEC_ARGV') return false;
+    throw e;
+  }
+}
+
+/**
+ * The flags of `argv` that worker threads accept, in order: V8 options (--stack-trace-limit, --trace-gc) and
+ * process-wide ones (--title) are refused by threads, and one of them used to stop the service at start-up
+ * (piscina's first thread threw). A flag with its value in the next entry (--import tsx) is kept as a pair.
+ */
+export function workerExecArgv(argv: readonly string[]): { kept: string[]; dropped: string[] } {
+  const kept: string[] = [];
+  const dropped: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (workersAccept([...kept, flag])) kept.push(flag);
+    else if (i + 1 < argv.length && workersAccept([...kept, flag, argv[i + 1]!])) kept.push(flag, argv[++i]!);
+    else dropped.push(flag);
+  }
+  return { kept, dropped };
+}
+
+/** piscina with `options`; if threads refuse some of the flags, without those (named in a warning). */
+function startPiscina(options: ConstructorParameters<typeof Piscina>[0] & { execArgv: string[] }, logger?: Logger): Piscina {
+  try {
+    return new Piscina(options);
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
+    const { kept, dropped } = workerExecArgv(options.execArgv);
+    logger?.warn({ dropped }, 'Node flags that worker threads refuse are not given to the engine threads');
+    return new Piscina({ ...options, execArgv: kept });
+  }
+}
+
 const QUEUE_FULL = 'Too many documents are waiting to be processed; retry later';
 
 export class EnginePool {
@@ -116,28 +158,31 @@ export class EnginePool {
       const id = (event as unknown as { data: number }).data;
       this.awaitingStart.get(id)?.();
     };
-    this.pool = new Piscina({
-      filename: workerFilename(),
-      minThreads: opts.workers,
-      maxThreads: opts.workers,
-      // Admission is ours (this.threads); piscina only ever holds the jobs of free threads.
-      maxQueue: opts.workers,
-      // Threads stay warm: start-up (module loading) costs more than most jobs.
-      idleTimeout: Number.MAX_SAFE_INTEGER,
-      concurrentTasksPerWorker: 1,
-      // Between jobs a thread waits on its message port, not in Atomics.wait (piscina's default, which stops
-      // the thread's event loop): its timers then run while it is idle, and the full GC it schedules after a
-      // burst (idle-gc.ts) frees the jobs' copies instead of keeping them until the next job (issue 24).
-      atomics: 'disabled',
-      resourceLimits: {
-        maxOldGenerationSizeMb: opts.memoryMb,
-        maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(opts.memoryMb / 16))),
-        stackSizeMb: 8,
+    this.pool = startPiscina(
+      {
+        filename: workerFilename(),
+        minThreads: opts.workers,
+        maxThreads: opts.workers,
+        // Admission is ours (this.threads); piscina only ever holds the jobs of free threads.
+        maxQueue: opts.workers,
+        // Threads stay warm: start-up (module loading) costs more than most jobs.
+        idleTimeout: Number.MAX_SAFE_INTEGER,
+        concurrentTasksPerWorker: 1,
+        // Between jobs a thread waits on its message port, not in Atomics.wait (piscina's default, which stops
+        // the thread's event loop): its timers then run while it is idle, and the full GC it schedules after a
+        // burst (idle-gc.ts) frees the jobs' copies instead of keeping them until the next job (issue 24).
+        atomics: 'disabled',
+        resourceLimits: {
+          maxOldGenerationSizeMb: opts.memoryMb,
+          maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(opts.memoryMb / 16))),
+          stackSizeMb: 8,
+        },
+        workerData: { ...opts.workerData, startChannel: channelName, nativeChannel: this.native.channelName } satisfies EngineWorkerData,
+        execArgv: engineExecArgv(opts.execArgv),
+        env: process.env,
       },
-      workerData: { ...opts.workerData, startChannel: channelName, nativeChannel: this.native.channelName } satisfies EngineWorkerData,
-      execArgv: engineExecArgv(),
-      env: process.env,
-    });
+      opts.logger,
+    );
     // A thread that dies outside a job (it cannot with our handler, but piscina reports it here) is logged;
     // piscina replaces it to keep minThreads.
     this.pool.on('error', (e: Error) => opts.logger?.error({ err: e }, 'engine worker failed outside a job'));
