@@ -27,13 +27,15 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { AUDIT, SIGNER, validCases, validTemplate, type Answer, type RequestSpec } from '../test/adversarial/generators.js';
 import { FolioProcess, MB, descendants, freePort, median, serverEntry } from '../test/adversarial/server.js';
+import { CORPUS_DOCX } from '../test/helpers/corpus.js';
 import { createTestDatabase, postgresAvailable } from '../test/helpers/postgres.js';
 
 const SECONDS = Number(process.env.CAPACITY_SECONDS ?? 10);
 const CLIENTS = Number(process.env.CAPACITY_CLIENTS ?? 2);
 const INGEST_SECONDS = Number(process.env.CAPACITY_INGEST_SECONDS ?? 10);
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-const CORPUS = '/work/shared/corpus/docx';
+// The external corpus when this machine has it, else the copy the tests read (test/fixtures/corpus).
+const CORPUS = fs.existsSync('/work/shared/corpus/docx') ? '/work/shared/corpus/docx' : CORPUS_DOCX;
 
 const load = () =>
   os

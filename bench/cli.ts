@@ -13,9 +13,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CORPUS_DOCX } from '../test/helpers/corpus.js';
 import { ROOT } from './support.js';
 
-const CORPUS = '/work/shared/corpus/docx';
+// The external corpus when this machine has it, else the copy the tests read (test/fixtures/corpus).
+const CORPUS = fs.existsSync('/work/shared/corpus/docx') ? '/work/shared/corpus/docx' : CORPUS_DOCX;
 const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ file: string; negative: boolean }>;
 const all = manifest
   .filter((m) => !m.negative)

@@ -9,8 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { htmlToDocx, markdownToDocx } from '../src/convert/index.js';
+import { CORPUS as FIXTURE_CORPUS } from '../test/helpers/corpus.js';
 
-const CORPUS = '/work/shared/corpus';
+// The external corpus when this machine has it, else the copy the tests read (test/fixtures/corpus).
+const CORPUS = fs.existsSync('/work/shared/corpus') ? '/work/shared/corpus' : FIXTURE_CORPUS;
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;

@@ -31,6 +31,7 @@ import path from 'node:path';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { mergePdfs } from '../src/merge/engine.js';
 import { FolioProcess, descendants, serverEnv } from '../test/adversarial/server.js';
+import { CORPUS_DOCX } from '../test/helpers/corpus.js';
 
 const INPUTS = 20;
 const PAGES = 5;
@@ -41,7 +42,8 @@ const DOCX_RUNS = Number(process.env.MERGE_BENCH_DOCX_RUNS ?? 5);
  * half-optimised code (server CPU per merge: ~80 ms in the first 10, ~40 ms from the 20th on).
  */
 const WARMUP = Number(process.env.MERGE_BENCH_WARMUP ?? 15);
-const CORPUS = '/work/shared/corpus/docx';
+// The external corpus when this machine has it, else the copy the tests read (test/fixtures/corpus).
+const CORPUS = fs.existsSync('/work/shared/corpus/docx') ? '/work/shared/corpus/docx' : CORPUS_DOCX;
 /** Ten real, varied files: images, tables, charts, a TOC, footnotes, lists, several sections with headers. */
 const DOCX_FILES = [
   'docx4j--sample-docx.docx',

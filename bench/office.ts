@@ -17,8 +17,10 @@ import { strToU8, zipSync } from 'fflate';
 import { loadConfig } from '../src/modules/config.js';
 import { buildApi, type RunningApi } from '../src/api.js';
 import type { ConversionEvent, OfficePool } from '../src/office/index.js';
+import { CORPUS_DOCX } from '../test/helpers/corpus.js';
 
-const CORPUS = '/work/shared/corpus/docx';
+// The external corpus when this machine has it, else the copy the tests read (test/fixtures/corpus).
+const CORPUS = fs.existsSync('/work/shared/corpus/docx') ? '/work/shared/corpus/docx' : CORPUS_DOCX;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-office-'));
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -18,12 +18,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { docxProblem, pdfProblem, type RequestSpec } from '../test/adversarial/generators.js';
 import { FolioProcess, ROOT, freePort, percentile, serverEnv, type SendResult } from '../test/adversarial/server.js';
+import { CORPUS_DOCX as FIXTURE_DOCX } from '../test/helpers/corpus.js';
 import { reportMarkdown } from './support.js';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const WARMUP_REQUESTS = 3;
 const BASELINE_REF = process.env.BASELINE_REF?.trim() || undefined;
-const CORPUS_DOCX = '/work/shared/corpus/docx';
+// The external corpus when this machine has it, else the copy the tests read (test/fixtures/corpus).
+const CORPUS_DOCX = fs.existsSync('/work/shared/corpus/docx') ? '/work/shared/corpus/docx' : FIXTURE_DOCX;
 const DOCX_FILES = ['mammoth--simple-list.docx', 'docx4j--tables.docx', 'pandoc--comments.docx'];
 // The adversarial suite's server set-up, with budgets no valid input here reaches and the server's default heap
 // ceiling per engine thread (the 1 MB report is a large job, not a hostile one).

@@ -11,9 +11,13 @@ import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import { looksLikeProse } from '../src/docx/read/blocks.js';
 import { MONOSPACE } from '../src/docx/read/styles.js';
+import { CORPUS_DOCX } from '../test/helpers/corpus.js';
 
 const show = process.argv.includes('--show');
-const CORPORA = ['/work/shared/corpus/docx', '/work/shared/corpus/docx-wild'];
+// The external corpora when this machine has them, else the copies the tests read (docx-wild's is a subset).
+const CORPORA = fs.existsSync('/work/shared/corpus')
+  ? ['/work/shared/corpus/docx', '/work/shared/corpus/docx-wild']
+  : [CORPUS_DOCX, path.join(import.meta.dirname, '../test/fixtures/docx-wild')];
 const decode = (s: string) =>
   s
     .replace(/&lt;/g, '<')

@@ -14,7 +14,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE, envelope, footnotesMarkdown, judge, validCases, validTemplate, type Budget } from './generators.js';
+import { CORPUS_DOCX } from '../helpers/corpus.js';
+import { HOSTILE, envelope, footnotesMarkdown, judge, validCases, type Budget } from './generators.js';
 import { FolioProcess, HealthPoller, MB, descendants, percentile, serverEnv, type SendResult } from './server.js';
 
 const ENGINE_TIMEOUT_MS = 8_000;
@@ -69,7 +70,7 @@ function budgetMs(b: Budget): number {
   return t + MARGIN_MS;
 }
 
-const CORPUS_DOCX = '/work/shared/corpus/docx/mammoth--simple-list.docx';
+const SIMPLE_LIST_DOCX = `${CORPUS_DOCX}/mammoth--simple-list.docx`;
 
 interface Row {
   id: string;
@@ -276,7 +277,7 @@ describe.sequential('adversarial inputs against the running server', () => {
   it('still answers a normal request of each kind after the hostile run', async () => {
     await ensureServer('before the normal requests');
     const server = srv!;
-    const docx = fs.existsSync(CORPUS_DOCX) ? fs.readFileSync(CORPUS_DOCX) : validTemplate();
+    const docx = fs.readFileSync(SIMPLE_LIST_DOCX);
     let signed: Uint8Array | undefined;
     const failures: string[] = [];
     for (const v of validCases(

@@ -1,5 +1,5 @@
 /**
- * Real templates from ../shared/corpus/templates: the Office résumé template (content controls with
+ * Real templates from the corpus (test/fixtures/corpus/templates): the Office résumé template (content controls with
  * placeholder text and data binding), the docx4j data-bound controls, and the python-docx-template `{{ }}`
  * templates whose placeholders are simple names. Every field is filled; the result is re-read to check each
  * value sits where its field was with the field's formatting, and LibreOffice (through ?to=pdf) renders it.

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 
-export const TEMPLATES = '/work/shared/corpus/templates';
+export { CORPUS_TEMPLATES as TEMPLATES } from '../helpers/corpus.js';
 export const W_NS =
   'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ' +
   'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" ' +

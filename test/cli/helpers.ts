@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serverEntry, ROOT } from '../adversarial/server.js';
+import { CORPUS, WORD_PDF } from '../helpers/corpus.js';
 
-export { ROOT };
-export const CORPUS = '/work/shared/corpus';
+export { CORPUS, ROOT, WORD_PDF };
 
 let entry: string[] | undefined;
 

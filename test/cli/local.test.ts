@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchFolder, cliEntry, CORPUS, isPdf, runCli, tamper, tempDir } from './helpers.js';
+import { batchFolder, cliEntry, CORPUS, isPdf, runCli, tamper, tempDir, WORD_PDF } from './helpers.js';
 
 const COMMANDS = [
   'convert',
@@ -173,9 +173,8 @@ describe('folio sign / verify (local)', () => {
     const pdf = path.join(dir, 'to-sign.pdf');
     fs.copyFileSync(
       path.join(
-        CORPUS,
-        'word-pdf',
-        fs.readdirSync(path.join(CORPUS, 'word-pdf')).find((f) => f.endsWith('.pdf'))!,
+        WORD_PDF,
+        fs.readdirSync(WORD_PDF).find((f) => f.endsWith('.pdf'))!,
       ),
       pdf,
     );

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { FolioProcess, freePort } from '../adversarial/server.js';
-import { batchFolder, cliEntry, CORPUS, isPdf, ROOT, runCli, tamper, tempDir } from './helpers.js';
+import { batchFolder, cliEntry, isPdf, ROOT, runCli, tamper, tempDir, WORD_PDF } from './helpers.js';
 
 let server: FolioProcess;
 let key: string;
@@ -63,9 +63,8 @@ describe('folio --server (remote mode)', () => {
     const pdf = path.join(dir, 'doc.pdf');
     fs.copyFileSync(
       path.join(
-        CORPUS,
-        'word-pdf',
-        fs.readdirSync(path.join(CORPUS, 'word-pdf')).find((f) => f.endsWith('.pdf'))!,
+        WORD_PDF,
+        fs.readdirSync(WORD_PDF).find((f) => f.endsWith('.pdf'))!,
       ),
       pdf,
     );

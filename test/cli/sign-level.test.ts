@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FolioProcess } from '../adversarial/server.js';
 import { qpdfCheck } from '../sign/helpers.js';
 import { startTestTsa, type TestTsa } from '../sign/tsa-server.js';
-import { CORPUS, isPdf, runCli, tempDir } from './helpers.js';
+import { isPdf, runCli, tempDir, WORD_PDF } from './helpers.js';
 
 interface VerifyJson {
   valid: boolean;
@@ -31,11 +31,10 @@ beforeAll(async () => {
   anchors = path.join(dir, 'anchors.pem');
   fs.writeFileSync(anchors, tsa.rootPem);
   pdf = path.join(dir, 'contract.pdf');
-  const wordPdf = path.join(CORPUS, 'word-pdf');
   fs.copyFileSync(
     path.join(
-      wordPdf,
-      fs.readdirSync(wordPdf).find((f) => f.endsWith('.pdf'))!,
+      WORD_PDF,
+      fs.readdirSync(WORD_PDF).find((f) => f.endsWith('.pdf'))!,
     ),
     pdf,
   );

@@ -1,22 +1,18 @@
 /**
  * The conformance harness shared by conformance.test.ts (our converter) and scripts/pandoc-conformance.ts
- * (pandoc, measured the same way): loads the spec examples of the shared corpus, converts each with a given
+ * (pandoc, measured the same way): loads the spec examples of the corpus, converts each with a given
  * Markdown → DOCX function, reads the DOCX back (docx-reader.ts), normalises the reference HTML
  * (reference-html.ts) and compares the two Word-level renderings block by block.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { CORPUS_MARKDOWN } from '../helpers/corpus.js';
 import { readDocx } from './docx-reader.js';
 import { normaliseReferenceHtml } from './reference-html.js';
 import { canonical } from './word-model.js';
 
-/** The shared corpus: $FOLIO_CORPUS, else shared/ beside the checkout, else /work/shared/corpus. */
-function corpusRoot(): string {
-  if (process.env.FOLIO_CORPUS) return process.env.FOLIO_CORPUS;
-  const beside = path.resolve(import.meta.dirname, '../../../shared/corpus');
-  return fs.existsSync(beside) ? beside : '/work/shared/corpus';
-}
-export const CORPUS_DIR = path.join(corpusRoot(), 'markdown');
+/** The spec examples as JSON (test/fixtures/corpus/markdown). */
+export const CORPUS_DIR = CORPUS_MARKDOWN;
 export const SPEC_FILES = ['commonmark-spec', 'gfm-spec', 'gfm-extensions', 'gfm-regression'] as const;
 export type SpecFile = (typeof SPEC_FILES)[number];
 

@@ -1,5 +1,5 @@
 /**
- * The 20 HTML files of the shared corpus: each converts, and its tables (rows, cells, spans), list nesting,
+ * The 20 HTML files of the corpus (test/fixtures/corpus/html): each converts, and its tables (rows, cells, spans), list nesting,
  * headings and images are all in the DOCX. Expected figures come from the source DOM, not from the converter.
  * A sample goes through a real LibreOffice round trip (DOCX → PDF) that must succeed.
  */
@@ -12,9 +12,9 @@ import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Element } from 'domhandler';
 import { htmlToDocx } from '../../src/convert/index.js';
 import { decodeText } from '../../src/convert/text.js';
+import { CORPUS_HTML as DIR } from '../helpers/corpus.js';
 import { count, unpack } from './helpers.js';
 
-const DIR = '/work/shared/corpus/html';
 const files = fs
   .readdirSync(DIR)
   .filter((f) => /\.x?html?$/.test(f))

@@ -18,9 +18,10 @@ import footnote from 'markdown-it-footnote';
 import taskLists from 'markdown-it-task-lists';
 import { parseDocument } from 'htmlparser2';
 import { isTag, isText, type AnyNode, type Element } from 'domhandler';
+import { CORPUS_DOCX } from '../helpers/corpus.js';
 import { emptyExtract, linkKey, words, type Extract } from './docx-export-reference.js';
 
-export const CORPUS_DOCX = '/work/shared/corpus/docx';
+export { CORPUS_DOCX };
 /** The corpus's three deliberately unreadable files (encrypted, truncated, fuzzed), as test/office skips them. */
 export const BROKEN_CORPUS_FILES = ['poi--bug53475-password-is-pass.docx', 'poi--truncated62886.docx', 'poi--clusterfuzz-XWPF-5313273089884160.docx'];
 

@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docxToMarkdown, markdownToDocx, markdownToHtml } from '../../src/convert/index.js';
 import { parseMarkdown } from '../../src/convert/markdown.js';
 import { hasIslands } from '../../src/convert/markdown-islands.js';
-import { CORPUS_DIR, SPEC_FILES, extensionsOf, loadExamples, type Example } from './conformance.js';
+import { SPEC_FILES, extensionsOf, loadExamples, type Example } from './conformance.js';
 import { normaliseReferenceHtml } from './reference-html.js';
 import { canonical } from './word-model.js';
 
@@ -43,7 +43,6 @@ interface Floors {
 
 const FLOORS_FILE = path.join(import.meta.dirname, 'docx-roundtrip-floors.json');
 const floors = JSON.parse(fs.readFileSync(FLOORS_FILE, 'utf8')) as Floors;
-const hasCorpus = fs.existsSync(path.join(CORPUS_DIR, 'commonmark-spec.json'));
 
 // The HTML normaliser of the CommonMark spec tests (commonmark/commonmark-spec test/normalize.py), ported:
 // white space runs outside <pre> are one space; white space next to a block-level tag is dropped (after an
@@ -158,7 +157,7 @@ function rate(key: 'strict' | 'word'): Rate {
   return { overall: pct(results, key), files };
 }
 
-describe.skipIf(!hasCorpus)('Markdown → DOCX → Markdown round trip (CommonMark and GFM spec examples)', () => {
+describe('Markdown → DOCX → Markdown round trip (CommonMark and GFM spec examples)', () => {
   beforeAll(() => {
     for (const file of SPEC_FILES) {
       for (const example of loadExamples(file)) {

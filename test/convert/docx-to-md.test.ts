@@ -1,6 +1,6 @@
 /**
  * DOCX → Markdown (docxToMarkdown, POST /v1/convert?to=md): structure read from packages Folio builds
- * (markdownToDocx, htmlToDocx) and from the shared corpus (files written by Word, LibreOffice, pandoc,
+ * (markdownToDocx, htmlToDocx) and from the corpus (test/fixtures/corpus: files written by Word, LibreOffice, pandoc,
  * docx4j, POI, mammoth), hostile packages refused or bounded, and the route over real HTTP.
  */
 import fs from 'node:fs';
@@ -10,10 +10,9 @@ import { docxToMarkdown, htmlToDocx, markdownToDocx, markdownToHtml } from '../.
 import { authed, startTestApi, type TestApi } from '../helpers/api.js';
 import { buildZip } from '../support/zip.js';
 import { refusal } from '../support/refusal.js';
+import { CORPUS_DOCX as CORPUS } from '../helpers/corpus.js';
 import { PNG_1x1 } from './helpers.js';
 
-const CORPUS = '/work/shared/corpus/docx';
-const hasCorpus = fs.existsSync(CORPUS);
 const corpus = (name: string) => new Uint8Array(fs.readFileSync(path.join(CORPUS, name)));
 const md = (bytes: Uint8Array, images?: 'inline' | 'drop') => docxToMarkdown(bytes, { images });
 const ALL = ['table', 'strikethrough', 'tasklist', 'footnotes', 'autolink'] as const;
@@ -249,7 +248,7 @@ describe('docxToMarkdown bounds', () => {
   });
 });
 
-describe.skipIf(!hasCorpus)('docxToMarkdown on the DOCX corpus', () => {
+describe('docxToMarkdown on the DOCX corpus', () => {
   it('converts every readable corpus file, and refuses the three broken ones cleanly', () => {
     const names = fs.readdirSync(CORPUS).filter((f) => /\.(docx|docm|dotx)$/.test(f));
     expect(names.length).toBeGreaterThan(100);

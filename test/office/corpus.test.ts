@@ -1,5 +1,5 @@
 /**
- * Fidelity over the shared DOCX corpus (/work/shared/corpus/docx, ~120 real files from pandoc, POI, docx4j,
+ * Fidelity over the DOCX corpus (test/fixtures/corpus/docx, ~120 real files from pandoc, POI, docx4j,
  * python-docx and mammoth) through one warm worker:
  * - every valid file converts, the three broken ones get a 4xx;
  * - word recall: the words of the document text (pandoc's plain-text reading, or the w:t runs when pandoc

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { strToU8, zipSync, type Zippable } from 'fflate';
+import { CORPUS_DOCX } from '../helpers/corpus.js';
 
-export const CORPUS_DOCX = '/work/shared/corpus/docx';
+export { CORPUS_DOCX };
 export const BROKEN_CORPUS_FILES = ['poi--bug53475-password-is-pass.docx', 'poi--truncated62886.docx', 'poi--clusterfuzz-XWPF-5313273089884160.docx'];
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';

@@ -14,10 +14,11 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FolioProcess, ROOT, serverEnv } from '../adversarial/server.js';
+import { CORPUS_TEMPLATES } from '../helpers/corpus.js';
 import { startTestIngest, type SeenRequest, type TestIngest } from '../telemetry/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const TEMPLATE = '/work/shared/corpus/templates/docx4j--binding-simple.docx';
+const TEMPLATE = path.join(CORPUS_TEMPLATES, 'docx4j--binding-simple.docx');
 const SHOTS = path.join(ROOT, '.tmp/test-results/playground');
 const WORK = path.join(ROOT, '.tmp/playground-test');
 const ASSETS = path.join(ROOT, 'dist/playground/index.html');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { CORPUS_DOCX } from '../helpers/corpus.js';
 import {
   auditAttachment,
   lastSignature,
@@ -22,8 +23,7 @@ import {
   writeTemp,
 } from './helpers.js';
 
-const CORPUS = '/work/shared/corpus/docx';
-const SAMPLE = path.join(CORPUS, 'docx4j--sample-docx.docx');
+const SAMPLE = path.join(CORPUS_DOCX, 'docx4j--sample-docx.docx');
 
 /** The words of the DOCX body text, in order, from its w:t runs. */
 function docxWords(docx: Uint8Array): string[] {
@@ -34,7 +34,7 @@ function docxWords(docx: Uint8Array): string[] {
 
 const normalise = (s: string) => s.replace(/[\u2018\u2019]/g, "'").replace(/\s+/g, ' ');
 
-describe.skipIf(!fs.existsSync(SAMPLE))('POST /v1/sign with a DOCX', () => {
+describe('POST /v1/sign with a DOCX', () => {
   let t: TestApi;
   let work: string;
   beforeAll(async () => {

@@ -14,11 +14,11 @@ import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORPUS_DOCX as CORPUS } from '../helpers/corpus.js';
 import { startTestIngest, type SeenRequest, type TestIngest } from './helpers.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bundle = path.join(root, 'packages/client/dist/folio-client.min.js');
-const CORPUS = '/work/shared/corpus/docx';
 const DOCS = {
   docid: 'pandoc--comments.docx', // w15:docId + created → rule 1
   created: 'pandoc--lists.docx', // created only → rule 2, export adds DocumentGuid

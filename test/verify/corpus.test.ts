@@ -1,5 +1,5 @@
 /**
- * Every file of shared/corpus/pdf-attacks gets the verdict its README gives. pdfsig calls every manipulated
+ * Every file of test/fixtures/pdf-attacks gets the verdict its README gives. pdfsig calls every manipulated
  * file "Signature is Valid"; these tests hold the verifier to the README's "expected (ours)" column.
  */
 import fs from 'node:fs';
